@@ -1,0 +1,23 @@
+//! # atmsim-kernel
+//!
+//! The discrete-event kernel under atmsim. It knows nothing about ATM: it offers
+//!
+//! * [`time`]: integer time in picoseconds ([`Time`]) and [`SerialClock`], which spaces
+//!   back-to-back transmissions of a fixed-size unit on a line of any rate without
+//!   accumulating rounding error;
+//! * [`queue`]: the event queue ([`EventQueue`]), a binary heap keyed by
+//!   `(time, insertion sequence)`, so that events at equal times run in insertion order;
+//! * [`rng`]: seeded random streams ([`RngStream`]), one independent stream per component,
+//!   derived from the run seed and the component's name.
+//!
+//! Same inputs and seed give bit-identical event orders and random draws on any machine:
+//! nothing here depends on hashing order, addresses, threads or wall-clock time.
+#![forbid(unsafe_code)]
+
+pub mod queue;
+pub mod rng;
+pub mod time;
+
+pub use queue::EventQueue;
+pub use rng::RngStream;
+pub use time::{SerialClock, Time, PS_PER_MS, PS_PER_S, PS_PER_US};

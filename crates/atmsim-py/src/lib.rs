@@ -1,0 +1,92 @@
+//! `atmsim._core`: the thin PyO3 layer. Python hands plain text (a TOML file's content, or
+//! JSON of a dict mirroring it); Rust validates, runs the whole simulation with the GIL
+//! released, and hands back JSON. No Python call happens per event.
+//!
+//! Errors map to exceptions: [`atmsim::RunError::Scenario`] -> `ScenarioError`
+//! (a `ValueError`), [`atmsim::RunError::Invariant`] -> `InvariantError` (a `RuntimeError`).
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+create_exception!(_core, ScenarioError, PyValueError, "A malformed or inconsistent scenario. The message names the key, the value and what is allowed.");
+create_exception!(_core, InvariantError, PyRuntimeError, "An internal invariant (such as cell conservation) failed: a bug in atmsim.");
+
+fn to_py(e: atmsim::RunError) -> PyErr {
+    match e {
+        atmsim::RunError::Scenario(s) => ScenarioError::new_err(s.to_string()),
+        atmsim::RunError::Invariant(m) => InvariantError::new_err(m),
+    }
+}
+
+/// Runs a scenario given as TOML text; returns the result as JSON text.
+#[pyfunction]
+fn run_toml(py: Python<'_>, text: String) -> PyResult<String> {
+    let r = py.detach(|| atmsim::run_toml(&text).map(|r| serde_json::to_string(&r).expect("result serializes")));
+    r.map_err(to_py)
+}
+
+/// Runs a scenario given as JSON text; returns the result as JSON text.
+#[pyfunction]
+fn run_json(py: Python<'_>, text: String) -> PyResult<String> {
+    let r = py.detach(|| atmsim::run_json(&text).map(|r| serde_json::to_string(&r).expect("result serializes")));
+    r.map_err(to_py)
+}
+
+/// Validates a scenario (TOML text if `toml` is true, else JSON); returns a JSON summary
+/// of what it holds (nodes, ports, connections) or raises ScenarioError.
+#[pyfunction]
+#[pyo3(signature = (text, toml = true))]
+fn validate(text: String, toml: bool) -> PyResult<String> {
+    let file = if toml { atmsim::scenario::from_toml_str(&text) } else { atmsim::scenario::from_json_str(&text) };
+    let file = file.map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let sc = atmsim::scenario::resolve::resolve(&file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let v = serde_json::json!({
+        "name": sc.name,
+        "nodes": sc.nodes.len(),
+        "ports": sc.ports.len(),
+        "connections": sc.connections.len(),
+        "duration_s": sc.duration as f64 / 1e12,
+        "routes": sc.connections.iter().map(|c| c.route.iter().map(|&n| sc.nodes[n].name.clone()).collect::<Vec<_>>()).collect::<Vec<_>>(),
+    });
+    Ok(v.to_string())
+}
+
+/// Converts a TOML scenario to the equivalent JSON (the dict form).
+#[pyfunction]
+fn toml_to_json(text: String) -> PyResult<String> {
+    let f = atmsim::scenario::from_toml_str(&text).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    Ok(serde_json::to_string(&f).expect("scenario serializes"))
+}
+
+/// The JSON Schema of scenario files.
+#[pyfunction]
+fn json_schema() -> String {
+    atmsim::scenario::json_schema()
+}
+
+/// Names and one-line descriptions of the drop policies.
+#[pyfunction]
+fn policies() -> Vec<(String, String)> {
+    atmsim::drop_policy::POLICY_NAMES.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+/// The engine version.
+#[pyfunction]
+fn version() -> &'static str {
+    atmsim::VERSION
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
+    m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("InvariantError", m.py().get_type::<InvariantError>())?;
+    Ok(())
+}

@@ -1,0 +1,67 @@
+//! # atmsim
+//!
+//! A cell-level simulator of TCP/IP over ATM networks (UBR now; ABR being built).
+//!
+//! ```text
+//! scenario (TOML / JSON) --parse--> ScenarioFile --resolve--> Scenario --run--> RunResult
+//! ```
+//!
+//! Layout, by domain:
+//! * [`cell`], [`aal5`]: the ATM cell and AAL5 segmentation and reassembly;
+//! * [`link`], [`port`], [`drop_policy`]: delay lines, output ports with per-class queues,
+//!   and the UBR buffer policies (tail drop, PPD, EPD, Selective Drop, FBA);
+//! * [`tcp`]: the TCP sender, receiver and RTO estimator;
+//! * [`network`], [`sim`]: the network built from a scenario, and the event loop;
+//! * [`scenario`]: the file schema, units, validation; [`metrics`], [`result`]: outputs.
+#![forbid(unsafe_code)]
+
+pub mod aal5;
+pub mod cell;
+pub mod drop_policy;
+pub mod link;
+pub mod metrics;
+pub mod network;
+pub mod port;
+pub mod result;
+pub mod scenario;
+pub mod sim;
+pub mod tcp;
+
+pub use result::RunResult;
+pub use scenario::{RunError, Scenario, ScenarioError, ScenarioFile};
+
+/// The atmsim version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Runs a resolved scenario to its end and returns the results.
+///
+/// Checks cell conservation (sent = delivered + dropped + in flight) at the end of the run;
+/// a violation is a bug and is returned as [`RunError::Invariant`], never hidden.
+pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
+    let start = std::time::Instant::now();
+    let mut sim = sim::Sim::new(sc);
+    sim.run();
+    let wall = start.elapsed().as_secs_f64();
+    let r = RunResult::collect(sim, sc, wall);
+    if !r.summary.conservation_ok {
+        let s = &r.summary;
+        return Err(RunError::Invariant(format!(
+            "cell conservation failed: sent {} != delivered {} + dropped {} + in flight {}",
+            s.cells_sent, s.cells_delivered, s.cells_dropped, s.cells_in_flight
+        )));
+    }
+    Ok(r)
+}
+
+/// Parses, validates and runs a TOML scenario.
+pub fn run_toml(text: &str) -> Result<RunResult, RunError> {
+    let sc = scenario::load_toml(text)?;
+    run(&sc)
+}
+
+/// Parses, validates and runs a JSON scenario.
+pub fn run_json(text: &str) -> Result<RunResult, RunError> {
+    let f = scenario::from_json_str(text)?;
+    let sc = scenario::resolve::resolve(&f)?;
+    run(&sc)
+}

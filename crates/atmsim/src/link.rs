@@ -1,0 +1,60 @@
+//! The propagation part of a link direction: a FIFO delay line.
+//!
+//! Cells leave a port one after another, and all take the same propagation delay, so they
+//! arrive in the order they left. The line therefore needs only one pending event: the
+//! arrival of its head cell (DESIGN.md, "the hot path is cells").
+
+use crate::cell::Cell;
+use atmsim_kernel::Time;
+use std::collections::VecDeque;
+
+/// A FIFO delay line holding cells with their arrival times.
+#[derive(Debug, Default)]
+pub struct DelayLine {
+    cells: VecDeque<(Time, Cell)>,
+}
+
+impl DelayLine {
+    /// Puts a cell on the line, arriving at `arrival`. Returns true if the line was empty
+    /// (the caller must then schedule the arrival event).
+    #[inline]
+    pub fn push(&mut self, arrival: Time, cell: Cell) -> bool {
+        debug_assert!(self.cells.back().is_none_or(|(t, _)| *t <= arrival));
+        self.cells.push_back((arrival, cell));
+        self.cells.len() == 1
+    }
+
+    /// Takes the head cell; returns it and the arrival time of the next one, if any.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Cell, Option<Time>)> {
+        let (_, c) = self.cells.pop_front()?;
+        Some((c, self.cells.front().map(|(t, _)| *t)))
+    }
+
+    /// Cells on the line.
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// True when no cell is on the line.
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifo_with_next_time() {
+        let mut l = DelayLine::default();
+        assert!(l.push(10, Cell::data(0, 1, false)));
+        assert!(!l.push(12, Cell::data(0, 2, true)));
+        let (c, next) = l.pop().unwrap();
+        assert_eq!((c.tag, next), (1, Some(12)));
+        let (c, next) = l.pop().unwrap();
+        assert_eq!((c.tag, next), (2, None));
+        assert!(l.pop().is_none());
+    }
+}

@@ -1,0 +1,87 @@
+//! Time series sampled at a fixed interval: per switch port the queue length (at the
+//! sample instant and the maximum over the interval) and the link utilization over the
+//! interval; per connection cwnd, cells received and goodput so far.
+
+use crate::network::Network;
+use crate::scenario::Scenario;
+use atmsim_kernel::{time, Time};
+use serde::Serialize;
+
+/// Recorded time series, column by column.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct TimeSeries {
+    /// Sample times, seconds.
+    pub time_s: Vec<f64>,
+    /// Names of the recorded ports.
+    pub port_names: Vec<String>,
+    /// Queue length at each sample, cells: `[port][sample]`.
+    pub queue_cells: Vec<Vec<u32>>,
+    /// Largest queue length over the interval ending at the sample, cells.
+    pub max_queue_cells: Vec<Vec<u32>>,
+    /// Fraction of the interval the port's link was transmitting.
+    pub utilization: Vec<Vec<f32>>,
+    /// Names of the connections.
+    pub connection_names: Vec<String>,
+    /// Congestion window, bytes.
+    pub cwnd_bytes: Vec<Vec<u64>>,
+    /// Cells received at the destination so far.
+    pub cells_received: Vec<Vec<u64>>,
+    /// Bytes delivered in order so far.
+    pub delivered_bytes: Vec<Vec<u64>>,
+}
+
+/// Collects [`TimeSeries`] during a run.
+#[derive(Debug)]
+pub struct Recorder {
+    ports: Vec<usize>,
+    cell_secs: Vec<f64>,
+    last: Time,
+    /// The series so far.
+    pub ts: TimeSeries,
+}
+
+impl Recorder {
+    /// A recorder for the switch ports that carry traffic and all connections.
+    pub fn new(sc: &Scenario, net: &Network) -> Self {
+        let mut used = vec![false; sc.ports.len()];
+        for c in &sc.connections {
+            for &p in c.fwd_ports.iter().chain(c.bwd_ports.iter()) {
+                used[p] = true;
+            }
+        }
+        let ports: Vec<usize> = (0..sc.ports.len()).filter(|&p| used[p] && net.ports[p].is_switch).collect();
+        let cell_secs = ports.iter().map(|&p| net.ports[p].clock.unit_secs()).collect();
+        let ts = TimeSeries {
+            port_names: ports.iter().map(|&p| sc.ports[p].name.clone()).collect(),
+            queue_cells: vec![Vec::new(); ports.len()],
+            max_queue_cells: vec![Vec::new(); ports.len()],
+            utilization: vec![Vec::new(); ports.len()],
+            connection_names: sc.connections.iter().map(|c| c.name.clone()).collect(),
+            cwnd_bytes: vec![Vec::new(); sc.connections.len()],
+            cells_received: vec![Vec::new(); sc.connections.len()],
+            delivered_bytes: vec![Vec::new(); sc.connections.len()],
+            ..Default::default()
+        };
+        Recorder { ports, cell_secs, last: 0, ts }
+    }
+
+    /// Takes a sample at `now`.
+    pub fn sample(&mut self, now: Time, net: &mut Network) {
+        let dt = time::to_secs_f64(now - self.last);
+        self.last = now;
+        self.ts.time_s.push(time::to_secs_f64(now));
+        for (k, &p) in self.ports.iter().enumerate() {
+            let port = &mut net.ports[p];
+            self.ts.queue_cells[k].push(port.buf.queued());
+            self.ts.max_queue_cells[k].push(port.buf.take_interval_max());
+            let u = if dt > 0.0 { port.sent_in_interval as f64 * self.cell_secs[k] / dt } else { 0.0 };
+            port.sent_in_interval = 0;
+            self.ts.utilization[k].push(u.min(1.0) as f32);
+        }
+        for (c, conn) in net.conns.iter().enumerate() {
+            self.ts.cwnd_bytes[c].push(conn.snd.cwnd);
+            self.ts.cells_received[c].push(net.flows[2 * c].cells_delivered);
+            self.ts.delivered_bytes[c].push(conn.delivered_bytes);
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! An output port: per-class queues served by strict priority, a shared buffer limit,
+//! per-VC accounting, the AAL5 frame-aware drop machinery, and counters.
+//!
+//! Counter identities (checked by tests and at the end of every run):
+//! `received = enqueued + dropped_total()` and `enqueued = sent + queued()`.
+//!
+//! The drop policy ([`crate::drop_policy`]) decides; the port applies. Per VC the port keeps
+//! whether the next cell starts a frame, and a mode: accepting the frame, discarding it whole
+//! (the policy refused it on its first cell), or discarding it partially (a cell was lost to
+//! overflow and the policy does PPD: drop the rest, but queue the EOM if it fits).
+//! RM cells are not part of AAL5 frames and only ever meet the buffer limit.
+
+use crate::cell::Cell;
+use crate::drop_policy::{AnyPolicy, BufferView, DropPolicy};
+use std::collections::VecDeque;
+
+/// Number of service classes (CBR, VBR, ABR, UBR).
+pub const CLASSES: usize = 4;
+
+/// Why a cell was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropReason {
+    /// No room in the buffer.
+    BufferFull = 0,
+    /// The policy refused the frame on its first cell (EPD, SD, FBA).
+    FrameDiscard = 1,
+    /// The rest of a frame that already lost a cell (PPD).
+    PartialDiscard = 2,
+}
+
+/// Names of [`DropReason`]s, in order, as reported in results.
+pub const DROP_REASONS: [&str; 3] = ["buffer_full", "frame_discard", "partial_discard"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Accepting,
+    DiscardWhole,
+    DiscardPartial,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct VcState {
+    cells: u32,
+    at_frame_start: bool,
+    mode: Mode,
+}
+
+impl Default for VcState {
+    fn default() -> Self {
+        VcState { cells: 0, at_frame_start: true, mode: Mode::Accepting }
+    }
+}
+
+/// Port counters.
+#[derive(Clone, Debug, Default)]
+pub struct PortCounters {
+    /// Cells that arrived at the port.
+    pub received: u64,
+    /// Cells put in a queue.
+    pub enqueued: u64,
+    /// Cells dropped, per [`DropReason`].
+    pub dropped: [u64; 3],
+    /// Cells transmitted.
+    pub sent: u64,
+    /// Largest total queue length seen (cells).
+    pub max_queue: u32,
+    /// Largest queue length per class.
+    pub max_class_queue: [u32; CLASSES],
+}
+
+impl PortCounters {
+    /// All drops.
+    pub fn dropped_total(&self) -> u64 {
+        self.dropped.iter().sum()
+    }
+}
+
+/// The outcome of a cell's arrival.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// Queued.
+    Enqueued,
+    /// Dropped, for this reason.
+    Dropped(DropReason),
+}
+
+/// An output port's buffer and queues.
+#[derive(Debug)]
+pub struct PortBuffer {
+    queues: [VecDeque<Cell>; CLASSES],
+    occupancy: u32,
+    capacity: u32,
+    policy: AnyPolicy,
+    vcs: Vec<VcState>,
+    active_vcs: u32,
+    /// Counters.
+    pub counters: PortCounters,
+    /// Largest occupancy since the last [`PortBuffer::take_interval_max`].
+    interval_max: u32,
+}
+
+impl PortBuffer {
+    /// A port buffer of `capacity` cells (None = unlimited) for `flows` flows.
+    pub fn new(capacity: Option<u32>, policy: AnyPolicy, flows: usize) -> Self {
+        let reserve = capacity.map(|c| c.min(4096) as usize).unwrap_or(1024);
+        PortBuffer {
+            queues: std::array::from_fn(|_| VecDeque::with_capacity(reserve)),
+            occupancy: 0,
+            capacity: capacity.unwrap_or(u32::MAX),
+            policy,
+            vcs: vec![VcState::default(); flows],
+            active_vcs: 0,
+            counters: PortCounters::default(),
+            interval_max: 0,
+        }
+    }
+
+    /// Offers an arriving cell of service class `class` to the buffer.
+    #[inline]
+    pub fn arrive(&mut self, cell: Cell, class: usize) -> Admission {
+        self.counters.received += 1;
+        let room = self.occupancy < self.capacity;
+        if cell.is_rm() {
+            return if room { self.enqueue(cell, class) } else { self.drop(DropReason::BufferFull) };
+        }
+        let flow = cell.flow as usize;
+        let eom = cell.is_eom();
+        let vc = self.vcs[flow];
+        let mut mode = vc.mode;
+        if vc.at_frame_start {
+            let view = BufferView {
+                occupancy: self.occupancy,
+                capacity: self.capacity,
+                active_vcs: self.active_vcs,
+                vc_cells: vc.cells,
+            };
+            mode = if self.policy.admit_frame(&view) { Mode::Accepting } else { Mode::DiscardWhole };
+        }
+        let (outcome, next_mode) = match mode {
+            Mode::DiscardWhole => (Err(DropReason::FrameDiscard), Mode::DiscardWhole),
+            Mode::DiscardPartial if eom && room => (Ok(()), Mode::Accepting),
+            Mode::DiscardPartial => (Err(if room { DropReason::PartialDiscard } else { DropReason::BufferFull }), Mode::DiscardPartial),
+            Mode::Accepting if room => (Ok(()), Mode::Accepting),
+            Mode::Accepting => (
+                Err(DropReason::BufferFull),
+                if self.policy.partial_discard() { Mode::DiscardPartial } else { Mode::Accepting },
+            ),
+        };
+        let st = &mut self.vcs[flow];
+        st.mode = next_mode;
+        st.at_frame_start = eom;
+        match outcome {
+            Ok(()) => self.enqueue(cell, class),
+            Err(r) => self.drop(r),
+        }
+    }
+
+    #[inline]
+    fn drop(&mut self, r: DropReason) -> Admission {
+        self.counters.dropped[r as usize] += 1;
+        Admission::Dropped(r)
+    }
+
+    #[inline]
+    fn enqueue(&mut self, cell: Cell, class: usize) -> Admission {
+        let st = &mut self.vcs[cell.flow as usize];
+        if st.cells == 0 {
+            self.active_vcs += 1;
+        }
+        st.cells += 1;
+        self.queues[class].push_back(cell);
+        self.occupancy += 1;
+        self.counters.enqueued += 1;
+        if self.occupancy > self.counters.max_queue {
+            self.counters.max_queue = self.occupancy;
+        }
+        if self.occupancy > self.interval_max {
+            self.interval_max = self.occupancy;
+        }
+        let ql = self.queues[class].len() as u32;
+        if ql > self.counters.max_class_queue[class] {
+            self.counters.max_class_queue[class] = ql;
+        }
+        Admission::Enqueued
+    }
+
+    /// Takes the next cell to transmit: highest-priority non-empty class first.
+    #[inline]
+    pub fn dequeue(&mut self) -> Option<Cell> {
+        for q in self.queues.iter_mut() {
+            if let Some(c) = q.pop_front() {
+                self.occupancy -= 1;
+                self.counters.sent += 1;
+                let st = &mut self.vcs[c.flow as usize];
+                st.cells -= 1;
+                if st.cells == 0 {
+                    self.active_vcs -= 1;
+                }
+                return Some(c);
+            }
+        }
+        None
+    }
+
+    /// Cells in the buffer (all classes).
+    #[inline]
+    pub fn queued(&self) -> u32 {
+        self.occupancy
+    }
+
+    /// Cells in one class's queue.
+    pub fn class_queued(&self, class: usize) -> u32 {
+        self.queues[class].len() as u32
+    }
+
+    /// VCs with cells in the buffer.
+    pub fn active_vcs(&self) -> u32 {
+        self.active_vcs
+    }
+
+    /// Cells of one flow in the buffer.
+    pub fn vc_cells(&self, flow: usize) -> u32 {
+        self.vcs[flow].cells
+    }
+
+    /// Largest occupancy since the last call; restarts the interval at the current occupancy.
+    pub fn take_interval_max(&mut self) -> u32 {
+        let m = self.interval_max;
+        self.interval_max = self.occupancy;
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drop_policy::{Epd, Fba, Ppd, SelectiveDrop, TailDrop};
+
+    const UBR: usize = 3;
+
+    fn frame(flow: u32, tag: u32, n: u32) -> Vec<Cell> {
+        (0..n).map(|i| Cell::data(flow, tag, i + 1 == n)).collect()
+    }
+
+    fn offer(p: &mut PortBuffer, cells: &[Cell]) -> Vec<Admission> {
+        cells.iter().map(|c| p.arrive(*c, UBR)).collect()
+    }
+
+    fn check_identities(p: &PortBuffer) {
+        let c = &p.counters;
+        assert_eq!(c.received, c.enqueued + c.dropped_total());
+        assert_eq!(c.enqueued, c.sent + p.queued() as u64);
+    }
+
+    #[test]
+    fn tail_drop_keeps_the_tail_of_a_damaged_frame() {
+        let mut p = PortBuffer::new(Some(5), AnyPolicy::TailDrop(TailDrop), 2);
+        let out = offer(&mut p, &frame(0, 1, 8));
+        assert_eq!(out.iter().filter(|a| **a == Admission::Enqueued).count(), 5);
+        // Room again: the rest of the damaged frame is still queued under tail drop.
+        p.dequeue();
+        p.dequeue();
+        let out = offer(&mut p, &frame(0, 2, 2));
+        assert_eq!(out, vec![Admission::Enqueued, Admission::Enqueued]);
+        check_identities(&p);
+    }
+
+    #[test]
+    fn ppd_drops_rest_of_frame_but_keeps_eom() {
+        let mut p = PortBuffer::new(Some(4), AnyPolicy::Ppd(Ppd), 1);
+        let f = frame(0, 1, 6);
+        let mut out = offer(&mut p, &f[..5]); // 4 in, 5th dropped (full)
+        assert_eq!(out[4], Admission::Dropped(DropReason::BufferFull));
+        p.dequeue(); // room for one
+        out = offer(&mut p, &f[5..]); // EOM fits: kept
+        assert_eq!(out, vec![Admission::Enqueued]);
+        // A next frame is accepted normally once there is room.
+        p.dequeue();
+        p.dequeue();
+        let out = offer(&mut p, &frame(0, 2, 1));
+        assert_eq!(out, vec![Admission::Enqueued]);
+        check_identities(&p);
+    }
+
+    #[test]
+    fn ppd_drops_middle_cells_even_when_room_returns() {
+        let mut p = PortBuffer::new(Some(2), AnyPolicy::Ppd(Ppd), 1);
+        let f = frame(0, 1, 5);
+        assert_eq!(p.arrive(f[0], UBR), Admission::Enqueued);
+        assert_eq!(p.arrive(f[1], UBR), Admission::Enqueued);
+        assert_eq!(p.arrive(f[2], UBR), Admission::Dropped(DropReason::BufferFull));
+        p.dequeue();
+        assert_eq!(p.arrive(f[3], UBR), Admission::Dropped(DropReason::PartialDiscard));
+        assert_eq!(p.arrive(f[4], UBR), Admission::Enqueued); // EOM
+        check_identities(&p);
+    }
+
+    #[test]
+    fn epd_drops_whole_new_frame_including_eom() {
+        let mut p = PortBuffer::new(Some(100), AnyPolicy::Epd(Epd { r: 10.0 }), 2);
+        offer(&mut p, &frame(0, 1, 10)); // X = 10 after this frame
+        let out = offer(&mut p, &frame(1, 1, 3));
+        assert!(out.iter().all(|a| *a == Admission::Dropped(DropReason::FrameDiscard)));
+        assert_eq!(p.queued(), 10);
+        // A frame whose first cell arrived below R is completed even past R.
+        let mut p = PortBuffer::new(Some(100), AnyPolicy::Epd(Epd { r: 10.0 }), 2);
+        offer(&mut p, &frame(0, 1, 9));
+        let out = offer(&mut p, &frame(1, 1, 5));
+        assert!(out.iter().all(|a| *a == Admission::Enqueued));
+        check_identities(&p);
+    }
+
+    #[test]
+    fn epd_falls_back_to_ppd_on_overflow_and_keeps_the_eom() {
+        let mut p = PortBuffer::new(Some(5), AnyPolicy::Epd(Epd { r: 4.0 }), 1);
+        let f = frame(0, 1, 8);
+        let out = offer(&mut p, &f[..7]);
+        assert_eq!(&out[..5], &[Admission::Enqueued; 5]);
+        assert_eq!(out[5], Admission::Dropped(DropReason::BufferFull));
+        assert_eq!(out[6], Admission::Dropped(DropReason::BufferFull));
+        p.dequeue();
+        assert_eq!(p.arrive(f[7], UBR), Admission::Enqueued);
+        check_identities(&p);
+    }
+
+    #[test]
+    fn selective_drop_uses_per_vc_accounting() {
+        // K = 100, R = 50. VC 0 hogs the buffer; VC 1 has little.
+        let mut p = PortBuffer::new(Some(100), AnyPolicy::SelectiveDrop(SelectiveDrop { r: 50.0, z: 0.8 }), 2);
+        for t in 0..5 {
+            offer(&mut p, &frame(0, t, 12)); // 60 cells of VC 0
+        }
+        offer(&mut p, &frame(1, 0, 2)); // X = 60 > R; VC 1 has 0 cells: admitted
+        assert_eq!(p.vc_cells(1), 2);
+        assert_eq!(p.active_vcs(), 2);
+        // VC 0: ratio = 60 * 2 / 62 = 1.94 > 0.8: whole frame dropped.
+        let out = offer(&mut p, &frame(0, 9, 12));
+        assert!(out.iter().all(|a| *a == Admission::Dropped(DropReason::FrameDiscard)));
+        // VC 1: ratio = 2 * 2 / 62 = 0.06: admitted.
+        let out = offer(&mut p, &frame(1, 1, 12));
+        assert!(out.iter().all(|a| *a == Admission::Enqueued));
+        check_identities(&p);
+    }
+
+    #[test]
+    fn fba_limit_tightens() {
+        let mut p = PortBuffer::new(Some(100), AnyPolicy::Fba(Fba { r: 50.0, z: 0.8 }), 2);
+        for t in 0..4 {
+            offer(&mut p, &frame(0, t, 12)); // 48 cells
+        }
+        offer(&mut p, &frame(1, 0, 12)); // 60 cells, VC1 = 12
+        // X = 60: limit = 0.8 * 50 / 10 = 4; VC 0 ratio = 48*2/60 = 1.6 <= 4: admitted.
+        assert!(offer(&mut p, &frame(0, 5, 12)).iter().all(|a| *a == Admission::Enqueued));
+        // X = 72: limit = 0.8*50/22 = 1.82; VC 0 ratio = 60*2/72 = 1.67: admitted.
+        assert!(offer(&mut p, &frame(0, 6, 12)).iter().all(|a| *a == Admission::Enqueued));
+        // X = 84: limit = 0.8*50/34 = 1.18; VC 0 ratio = 72*2/84 = 1.71: dropped.
+        assert!(offer(&mut p, &frame(0, 7, 12)).iter().all(|a| *a == Admission::Dropped(DropReason::FrameDiscard)));
+        check_identities(&p);
+    }
+
+    #[test]
+    fn strict_priority_and_rm_cells() {
+        let mut p = PortBuffer::new(Some(3), AnyPolicy::Epd(Epd { r: 1.0 }), 3);
+        let mut rm = Cell::data(2, 0, false);
+        rm.flags |= crate::cell::flag::RM;
+        assert_eq!(p.arrive(Cell::data(0, 1, true), 3), Admission::Enqueued);
+        assert_eq!(p.arrive(Cell::data(1, 1, true), 0), Admission::Dropped(DropReason::FrameDiscard));
+        // RM cells ignore frame policies, only the buffer limit applies.
+        assert_eq!(p.arrive(rm, 2), Admission::Enqueued);
+        assert_eq!(p.arrive(rm, 2), Admission::Enqueued);
+        assert_eq!(p.arrive(rm, 2), Admission::Dropped(DropReason::BufferFull));
+        // ABR (class 2) goes before UBR (class 3).
+        assert_eq!(p.dequeue().unwrap().flow, 2);
+        assert_eq!(p.dequeue().unwrap().flow, 2);
+        assert_eq!(p.dequeue().unwrap().flow, 0);
+        assert!(p.dequeue().is_none());
+        check_identities(&p);
+    }
+}

@@ -1,0 +1,273 @@
+//! What a run returns: a summary, per-connection and per-port tables, time series.
+//! Everything is plain data (serde), handed to Python as JSON.
+
+use crate::aal5;
+use crate::metrics::{jain_fairness, max_goodput_bps, TimeSeries};
+use crate::port::DROP_REASONS;
+use crate::scenario::{PolicyCfg, Scenario};
+use crate::sim::Sim;
+use atmsim_kernel::time;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Whole-run figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// Scenario name.
+    pub name: String,
+    /// Run seed.
+    pub seed: u64,
+    /// Simulated time, s.
+    pub duration_s: f64,
+    /// Warm-up excluded from goodput, s.
+    pub warmup_s: f64,
+    /// Sum of connection goodputs, bit/s.
+    pub total_goodput_bps: f64,
+    /// The rate efficiency refers to, bit/s.
+    pub efficiency_rate_bps: f64,
+    /// Largest possible goodput on that rate, bit/s (rate x MSS / (cells x 53)).
+    pub max_goodput_bps: f64,
+    /// total goodput / max possible goodput (seed 001 definition).
+    pub efficiency: f64,
+    /// Jain's index over connection goodputs (equal shares, as seed 001 computes it).
+    pub fairness: f64,
+    /// Largest queue at any switch port, cells.
+    pub max_switch_queue_cells: u32,
+    /// Cells created at sources.
+    pub cells_sent: u64,
+    /// Cells that reached their destination.
+    pub cells_delivered: u64,
+    /// Cells dropped at ports.
+    pub cells_dropped: u64,
+    /// Cells still queued or on a link at the end.
+    pub cells_in_flight: u64,
+    /// cells dropped / cells sent.
+    pub cell_loss_ratio: f64,
+    /// sent = delivered + dropped + in flight held.
+    pub conservation_ok: bool,
+    /// Events processed.
+    pub events: u64,
+    /// Cell-hops (a cell crossing one port and its link).
+    pub cell_hops: u64,
+    /// Wall-clock time of the event loop, s.
+    pub wall_seconds: f64,
+    /// cell_hops / wall_seconds.
+    pub cell_hops_per_second: f64,
+    /// events / wall_seconds.
+    pub events_per_second: f64,
+    /// atmsim version.
+    pub version: String,
+}
+
+/// Per-connection figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConnectionResult {
+    /// Name.
+    pub name: String,
+    /// Source host.
+    pub from: String,
+    /// Destination host.
+    pub to: String,
+    /// Goodput after warm-up, bit/s.
+    pub goodput_bps: f64,
+    /// Bytes delivered in order after warm-up.
+    pub goodput_bytes: u64,
+    /// Segments sent (new and retransmitted).
+    pub segments_sent: u64,
+    /// Retransmitted segments.
+    pub retransmissions: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast retransmits.
+    pub fast_retransmits: u64,
+    /// Duplicate ACKs received by the sender.
+    pub dup_acks: u64,
+    /// Data cells created.
+    pub cells_sent: u64,
+    /// Data cells that reached the destination.
+    pub cells_delivered: u64,
+    /// Data cells dropped.
+    pub cells_dropped: u64,
+    /// ACK cells dropped.
+    pub ack_cells_dropped: u64,
+    /// Data frames (segments) emitted.
+    pub frames_sent: u64,
+    /// Data frames reassembled good.
+    pub frames_delivered: u64,
+    /// Data frames lost (partly or wholly) among those the destination has seen past.
+    pub frames_lost: u64,
+    /// Data frames whose reassembly failed at the destination (CRC).
+    pub frames_corrupted: u64,
+    /// Congestion window at the end, bytes.
+    pub final_cwnd_bytes: u64,
+    /// Smoothed RTT at the end, s (NaN if never sampled).
+    pub srtt_s: f64,
+}
+
+/// Per-port figures.
+#[derive(Clone, Debug, Serialize)]
+pub struct PortResult {
+    /// `"node->toward"`.
+    pub name: String,
+    /// Owning node.
+    pub node: String,
+    /// Neighbour.
+    pub toward: String,
+    /// True for switch ports.
+    pub is_switch: bool,
+    /// Line rate, bit/s.
+    pub rate_bps: f64,
+    /// Buffer in cells (None = unlimited).
+    pub buffer_cells: Option<u32>,
+    /// Policy name.
+    pub policy: String,
+    /// Cells arrived.
+    pub received: u64,
+    /// Cells queued.
+    pub enqueued: u64,
+    /// Cells dropped.
+    pub dropped: u64,
+    /// Drops per reason.
+    pub drops: BTreeMap<String, u64>,
+    /// Cells transmitted.
+    pub sent: u64,
+    /// Largest queue, cells.
+    pub max_queue_cells: u32,
+    /// Queue at the end, cells.
+    pub final_queue_cells: u32,
+    /// Cells sent / cells the link could have sent in the run.
+    pub utilization: f64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    /// Whole-run figures.
+    pub summary: Summary,
+    /// Per connection.
+    pub connections: Vec<ConnectionResult>,
+    /// Per port that carried traffic.
+    pub ports: Vec<PortResult>,
+    /// Time series.
+    pub timeseries: TimeSeries,
+}
+
+fn policy_name(p: &PolicyCfg) -> &'static str {
+    match p {
+        PolicyCfg::TailDrop => "tail_drop",
+        PolicyCfg::Ppd => "ppd",
+        PolicyCfg::Epd { .. } => "epd",
+        PolicyCfg::SelectiveDrop { .. } => "selective_drop",
+        PolicyCfg::Fba { .. } => "fba",
+    }
+}
+
+impl RunResult {
+    /// Collects results from a finished simulation.
+    pub fn collect(sim: Sim<'_>, sc: &Scenario, wall_seconds: f64) -> RunResult {
+        let measured = time::to_secs_f64(sc.duration - sc.warmup);
+        let net = &sim.net;
+        let connections: Vec<ConnectionResult> = sc
+            .connections
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let conn = &net.conns[i];
+                let fwd = &net.flows[2 * i];
+                let bwd = &net.flows[2 * i + 1];
+                ConnectionResult {
+                    name: c.name.clone(),
+                    from: sc.nodes[c.from].name.clone(),
+                    to: sc.nodes[c.to].name.clone(),
+                    goodput_bps: conn.goodput_bytes as f64 * 8.0 / measured,
+                    goodput_bytes: conn.goodput_bytes,
+                    segments_sent: conn.snd.stats.segments_sent,
+                    retransmissions: conn.snd.stats.retransmissions,
+                    timeouts: conn.snd.stats.timeouts,
+                    fast_retransmits: conn.snd.stats.fast_retransmits,
+                    dup_acks: conn.snd.stats.dup_acks,
+                    cells_sent: fwd.cells_sent,
+                    cells_delivered: fwd.cells_delivered,
+                    cells_dropped: fwd.cells_dropped,
+                    ack_cells_dropped: bwd.cells_dropped,
+                    frames_sent: fwd.frames_sent,
+                    frames_delivered: fwd.frames_good,
+                    frames_lost: fwd.frames_seen - fwd.frames_good,
+                    frames_corrupted: fwd.frames_corrupted,
+                    final_cwnd_bytes: conn.snd.cwnd,
+                    srtt_s: conn.snd.srtt_secs().unwrap_or(f64::NAN),
+                }
+            })
+            .collect();
+        let mut used = vec![false; sc.ports.len()];
+        for c in &sc.connections {
+            for &p in c.fwd_ports.iter().chain(c.bwd_ports.iter()) {
+                used[p] = true;
+            }
+        }
+        let duration_s = time::to_secs_f64(sc.duration);
+        let ports: Vec<PortResult> = sc
+            .ports
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| used[*i])
+            .map(|(i, p)| {
+                let port = &net.ports[i];
+                let k = &port.buf.counters;
+                PortResult {
+                    name: p.name.clone(),
+                    node: sc.nodes[p.node].name.clone(),
+                    toward: sc.nodes[p.toward].name.clone(),
+                    is_switch: port.is_switch,
+                    rate_bps: p.rate_bps as f64,
+                    buffer_cells: p.buffer,
+                    policy: policy_name(&p.policy).into(),
+                    received: k.received,
+                    enqueued: k.enqueued,
+                    dropped: k.dropped_total(),
+                    drops: DROP_REASONS.iter().zip(k.dropped.iter()).map(|(n, v)| (n.to_string(), *v)).collect(),
+                    sent: k.sent,
+                    max_queue_cells: k.max_queue,
+                    final_queue_cells: port.buf.queued(),
+                    utilization: k.sent as f64 * port.clock.unit_secs() / duration_s,
+                }
+            })
+            .collect();
+        let goodputs: Vec<f64> = connections.iter().map(|c| c.goodput_bps).collect();
+        let total: f64 = goodputs.iter().sum();
+        let (mss, cells) = sc
+            .connections
+            .first()
+            .map(|c| (c.tcp.mss, aal5::cells_for_segment(c.tcp.mss, c.llc_snap)))
+            .unwrap_or((512, 12));
+        let max_goodput = max_goodput_bps(sc.efficiency_rate_bps, mss, cells);
+        let t = &sim.totals;
+        let in_flight = net.cells_in_network();
+        let events = sim.q.events_processed();
+        let summary = Summary {
+            name: sc.name.clone(),
+            seed: sc.seed,
+            duration_s,
+            warmup_s: time::to_secs_f64(sc.warmup),
+            total_goodput_bps: total,
+            efficiency_rate_bps: sc.efficiency_rate_bps,
+            max_goodput_bps: max_goodput,
+            efficiency: total / max_goodput,
+            fairness: jain_fairness(&goodputs),
+            max_switch_queue_cells: ports.iter().filter(|p| p.is_switch).map(|p| p.max_queue_cells).max().unwrap_or(0),
+            cells_sent: t.cells_sent,
+            cells_delivered: t.cells_delivered,
+            cells_dropped: t.cells_dropped,
+            cells_in_flight: in_flight,
+            cell_loss_ratio: if t.cells_sent > 0 { t.cells_dropped as f64 / t.cells_sent as f64 } else { 0.0 },
+            conservation_ok: t.cells_sent == t.cells_delivered + t.cells_dropped + in_flight,
+            events,
+            cell_hops: t.cell_hops,
+            wall_seconds,
+            cell_hops_per_second: t.cell_hops as f64 / wall_seconds.max(1e-9),
+            events_per_second: events as f64 / wall_seconds.max(1e-9),
+            version: crate::VERSION.into(),
+        };
+        RunResult { summary, connections, ports, timeseries: sim.rec.ts }
+    }
+}

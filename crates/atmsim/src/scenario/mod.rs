@@ -1,0 +1,62 @@
+//! Scenario files: schema ([`schema`]), quantities with units ([`units`]), parsing,
+//! and validation into a resolved [`Scenario`] ([`resolve`]).
+
+pub mod error;
+pub mod resolve;
+pub mod schema;
+pub mod units;
+
+pub use error::{RunError, ScenarioError};
+pub use resolve::{ConnectionCfg, NodeCfg, PolicyCfg, PortCfg, Scenario, ServiceClass, TcpParams};
+pub use schema::ScenarioFile;
+
+/// Parses a TOML scenario. Errors name the key path and, for syntax errors, the line.
+pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
+    let de = toml::Deserializer::new(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = clean_path(&e.path().to_string());
+        let inner = e.into_inner();
+        let mut msg = inner.message().to_string();
+        if let Some(span) = inner.span() {
+            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            msg = format!("{msg} (line {line})");
+        }
+        ScenarioError::new(path, msg)
+    })
+}
+
+/// Parses a JSON scenario (the form Python hands over: a dict mirroring the TOML file).
+pub fn from_json_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = clean_path(&e.path().to_string());
+        let inner = e.into_inner();
+        ScenarioError::new(path, strip_json_position(&inner.to_string()))
+    })
+}
+
+/// Parses TOML and resolves it in one step.
+pub fn load_toml(text: &str) -> Result<Scenario, ScenarioError> {
+    resolve::resolve(&from_toml_str(text)?)
+}
+
+/// The JSON Schema of scenario files, generated from the Rust types.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(ScenarioFile);
+    serde_json::to_string_pretty(&schema).expect("schema serializes")
+}
+
+fn clean_path(p: &str) -> String {
+    if p == "." {
+        String::new()
+    } else {
+        p.to_string()
+    }
+}
+
+fn strip_json_position(m: &str) -> String {
+    match m.rfind(" at line ") {
+        Some(i) => m[..i].to_string(),
+        None => m.to_string(),
+    }
+}

@@ -1,0 +1,585 @@
+//! Validation: from a parsed [`ScenarioFile`] to a resolved, consistent [`Scenario`].
+//!
+//! Every check that can fail names the key path, the value given and what is allowed.
+//! After this step the engine can trust its input; it never panics on user data.
+
+use super::error::ScenarioError;
+use super::schema::*;
+use super::units::{BufferSize, Granularity, Threshold};
+use atmsim_kernel::{Time, PS_PER_MS, PS_PER_S};
+use std::collections::{BTreeMap, VecDeque};
+
+/// Propagation delay of fibre: 5 us per km (seeds 000-003).
+pub const PS_PER_KM: f64 = 5.0e6;
+/// Default link rate: raw OC-3, 155.52 Mbit/s (seeds 000, 001).
+pub const DEFAULT_LINK_RATE_BPS: f64 = 155.52e6;
+
+/// ATM service class; also the strict-priority order at a port (lower = served first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ServiceClass {
+    /// Constant bit rate.
+    Cbr = 0,
+    /// Variable bit rate.
+    Vbr = 1,
+    /// Available bit rate.
+    Abr = 2,
+    /// Unspecified bit rate.
+    Ubr = 3,
+}
+
+/// A resolved node.
+#[derive(Clone, Debug)]
+pub struct NodeCfg {
+    /// Name.
+    pub name: String,
+    /// Host or switch.
+    pub kind: NodeKind,
+}
+
+/// A resolved drop policy with its threshold in cells.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PolicyCfg {
+    /// Tail drop.
+    TailDrop,
+    /// Partial packet discard.
+    Ppd,
+    /// Early packet discard with threshold R (cells).
+    Epd {
+        /// R in cells.
+        r: f64,
+    },
+    /// Selective drop.
+    SelectiveDrop {
+        /// R in cells.
+        r: f64,
+        /// Z.
+        z: f64,
+    },
+    /// Fair buffer allocation.
+    Fba {
+        /// R in cells.
+        r: f64,
+        /// Z.
+        z: f64,
+    },
+}
+
+/// A resolved output port (one direction of a link).
+#[derive(Clone, Debug)]
+pub struct PortCfg {
+    /// `"sw1->sw2"`.
+    pub name: String,
+    /// Owning node index.
+    pub node: usize,
+    /// Neighbour node index.
+    pub toward: usize,
+    /// Line rate, bit/s (integer, for exact cell timing).
+    pub rate_bps: u64,
+    /// One-way propagation delay.
+    pub prop: Time,
+    /// Buffer limit in cells (None = unlimited).
+    pub buffer: Option<u32>,
+    /// Drop policy.
+    pub policy: PolicyCfg,
+}
+
+/// Resolved TCP parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpParams {
+    /// MSS, bytes.
+    pub mss: u32,
+    /// Max window, bytes.
+    pub window: u64,
+    /// Reno if true, else Tahoe (no fast retransmit).
+    pub reno: bool,
+    /// Tick length, or None for exact timers.
+    pub tick: Option<Time>,
+    /// Initial RTO.
+    pub rto_initial: Time,
+    /// Minimum RTO.
+    pub rto_min: Time,
+    /// Maximum RTO.
+    pub rto_max: Time,
+    /// Delayed ACKs on.
+    pub delayed_ack: bool,
+    /// Delayed ACK timeout.
+    pub delayed_ack_timeout: Time,
+    /// Initial ssthresh, bytes.
+    pub initial_ssthresh: u64,
+    /// Tick phase offset.
+    pub tick_phase: Time,
+}
+
+/// A resolved connection.
+#[derive(Clone, Debug)]
+pub struct ConnectionCfg {
+    /// Name.
+    pub name: String,
+    /// Source node index.
+    pub from: usize,
+    /// Destination node index.
+    pub to: usize,
+    /// Node indices crossed, source to destination.
+    pub route: Vec<usize>,
+    /// Ports crossed by the forward (data) direction.
+    pub fwd_ports: Vec<usize>,
+    /// Ports crossed by the backward (ACK) direction.
+    pub bwd_ports: Vec<usize>,
+    /// Service class.
+    pub class: ServiceClass,
+    /// Start time.
+    pub start: Time,
+    /// Stop time (no new data after it).
+    pub stop: Option<Time>,
+    /// LLC/SNAP encapsulation.
+    pub llc_snap: bool,
+    /// TCP parameters.
+    pub tcp: TcpParams,
+}
+
+/// A validated scenario, ready to build.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// Name.
+    pub name: String,
+    /// Seed.
+    pub seed: u64,
+    /// Duration.
+    pub duration: Time,
+    /// Warm-up.
+    pub warmup: Time,
+    /// Sample interval (None = no time series).
+    pub sample_interval: Option<Time>,
+    /// Reference rate for efficiency, bit/s.
+    pub efficiency_rate_bps: f64,
+    /// Nodes.
+    pub nodes: Vec<NodeCfg>,
+    /// Ports.
+    pub ports: Vec<PortCfg>,
+    /// Connections.
+    pub connections: Vec<ConnectionCfg>,
+}
+
+fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError::new(path, msg))
+}
+
+fn list(names: &[&str]) -> String {
+    const MAX: usize = 12;
+    let mut s = names.iter().take(MAX).map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
+    if names.len() > MAX {
+        s.push_str(&format!(", ... ({} in all)", names.len()));
+    }
+    s
+}
+
+/// Validates and resolves a parsed scenario.
+pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
+    // Measurement.
+    let duration = f.measurement.duration.ps();
+    if duration == 0 {
+        return err("measurement.duration", "must be longer than 0 s");
+    }
+    let warmup = f.measurement.warmup.map(|d| d.ps()).unwrap_or(0);
+    if warmup >= duration {
+        return err(
+            "measurement.warmup",
+            format!(
+                "{} is not shorter than measurement.duration = {}",
+                f.measurement.warmup.unwrap(),
+                f.measurement.duration
+            ),
+        );
+    }
+    let sample_interval = match f.measurement.sample_interval {
+        None => Some((duration / 1000).max(1)),
+        Some(d) if d.ps() == 0 => None,
+        Some(d) if d.ps() > duration => {
+            return err(
+                "measurement.sample_interval",
+                format!("{d} is longer than measurement.duration = {}", f.measurement.duration),
+            )
+        }
+        Some(d) => Some(d.ps()),
+    };
+    if let Some(si) = sample_interval {
+        if duration / si > 10_000_000 {
+            return err(
+                "measurement.sample_interval",
+                format!("{} gives more than 10 million samples; choose a longer interval", f.measurement.sample_interval.unwrap()),
+            );
+        }
+    }
+
+    // Nodes.
+    if f.node.is_empty() {
+        return err("node", "no nodes are defined; add [[node]] tables with a name and kind = \"host\" or \"switch\"");
+    }
+    let mut node_index: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut nodes = Vec::with_capacity(f.node.len());
+    for (i, n) in f.node.iter().enumerate() {
+        if n.name.trim().is_empty() {
+            return err(format!("node[{i}].name"), "must not be empty");
+        }
+        if node_index.insert(n.name.as_str(), i).is_some() {
+            return err(format!("node[{i}].name"), format!("{:?} is defined twice; node names must be unique", n.name));
+        }
+        nodes.push(NodeCfg { name: n.name.clone(), kind: n.kind });
+    }
+    let node_names: Vec<&str> = f.node.iter().map(|n| n.name.as_str()).collect();
+    let find_node = |path: String, name: &str| -> Result<usize, ScenarioError> {
+        node_index.get(name).copied().ok_or_else(|| {
+            ScenarioError::new(path, format!("node {name:?} is not defined; defined nodes are {}", list(&node_names)))
+        })
+    };
+
+    // Links -> ports.
+    let default_rate = f.defaults.link_rate.map(|r| r.bps()).unwrap_or(DEFAULT_LINK_RATE_BPS);
+    if default_rate <= 0.0 {
+        return err("defaults.link_rate", "must be above 0 bps");
+    }
+    let default_buffer = f.defaults.switch_buffer.unwrap_or(BufferSize::Unlimited);
+    let default_policy = f.defaults.policy.clone().unwrap_or(PolicySpec::TailDrop);
+    let mut ports: Vec<PortCfg> = Vec::new();
+    let mut port_index: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    let mut port_spec_path: Vec<Option<String>> = Vec::new();
+    for (i, l) in f.link.iter().enumerate() {
+        let a = find_node(format!("link[{i}].between[0]"), &l.between[0])?;
+        let b = find_node(format!("link[{i}].between[1]"), &l.between[1])?;
+        if a == b {
+            return err(format!("link[{i}].between"), format!("joins {:?} to itself; a link needs two different nodes", l.between[0]));
+        }
+        let rate = l.rate.map(|r| r.bps()).unwrap_or(default_rate);
+        if rate < 424.0 {
+            return err(format!("link[{i}].rate"), format!("{} is below one cell per second; allowed: at least 424 bps", l.rate.unwrap()));
+        }
+        let prop = match (l.length, l.delay) {
+            (Some(_), Some(_)) => {
+                return err(format!("link[{i}]"), "sets both length and delay; give one of them (length implies 5 us per km)")
+            }
+            (Some(len), None) => (len.0 / 1000.0 * PS_PER_KM).round() as Time,
+            (None, Some(d)) => d.ps(),
+            (None, None) => 0,
+        };
+        for (from, to) in [(a, b), (b, a)] {
+            if port_index.contains_key(&(from, to)) {
+                return err(
+                    format!("link[{i}].between"),
+                    format!("{:?} and {:?} are already linked; at most one link joins two nodes", l.between[0], l.between[1]),
+                );
+            }
+            let is_switch = nodes[from].kind == NodeKind::Switch;
+            port_index.insert((from, to), ports.len());
+            ports.push(PortCfg {
+                name: format!("{}->{}", nodes[from].name, nodes[to].name),
+                node: from,
+                toward: to,
+                rate_bps: rate.round() as u64,
+                prop,
+                buffer: None,
+                policy: PolicyCfg::TailDrop,
+            });
+            port_spec_path.push(None);
+            let (buf, pol) = if is_switch {
+                (default_buffer, default_policy.clone())
+            } else {
+                (BufferSize::Unlimited, PolicySpec::TailDrop)
+            };
+            let p = ports.last_mut().unwrap();
+            p.buffer = match buf {
+                BufferSize::Cells(n) => Some(n),
+                BufferSize::Unlimited => None,
+            };
+            p.policy = resolve_policy(if is_switch { "defaults.policy" } else { "" }, &pol, p.buffer)?;
+        }
+    }
+
+    // Port overrides.
+    for (i, ps) in f.port.iter().enumerate() {
+        let a = find_node(format!("port[{i}].node"), &ps.node)?;
+        let b = find_node(format!("port[{i}].toward"), &ps.toward)?;
+        let Some(&pi) = port_index.get(&(a, b)) else {
+            return err(format!("port[{i}].toward"), format!("no link joins {:?} to {:?}; add a [[link]] between them first", ps.node, ps.toward));
+        };
+        if let Some(prev) = &port_spec_path[pi] {
+            return err(format!("port[{i}]"), format!("port {} is already set by {prev}; set each port once", ports[pi].name));
+        }
+        port_spec_path[pi] = Some(format!("port[{i}]"));
+        if let Some(b) = ps.buffer {
+            if b == BufferSize::Cells(0) {
+                return err(format!("port[{i}].buffer"), "0 cells would drop every cell; allowed: at least 1 cell, or \"unlimited\"");
+            }
+            ports[pi].buffer = match b {
+                BufferSize::Cells(n) => Some(n),
+                BufferSize::Unlimited => None,
+            };
+        }
+        let pol = ps.policy.clone().unwrap_or(if nodes[a].kind == NodeKind::Switch { default_policy.clone() } else { PolicySpec::TailDrop });
+        ports[pi].policy = resolve_policy(&format!("port[{i}].policy"), &pol, ports[pi].buffer)?;
+    }
+    if let BufferSize::Cells(0) = default_buffer {
+        return err("defaults.switch_buffer", "0 cells would drop every cell; allowed: at least 1 cell, or \"unlimited\"");
+    }
+
+    // Connections.
+    if f.connection.is_empty() {
+        return err("connection", "no connections are defined; add [[connection]] tables");
+    }
+    let default_tcp = f.defaults.tcp.clone().unwrap_or_default();
+    let mut conn_names: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut connections = Vec::with_capacity(f.connection.len());
+    for (i, c) in f.connection.iter().enumerate() {
+        let p = format!("connection[{i}]");
+        if c.name.trim().is_empty() {
+            return err(format!("{p}.name"), "must not be empty");
+        }
+        if conn_names.insert(c.name.as_str(), i).is_some() {
+            return err(format!("{p}.name"), format!("{:?} is used twice; connection names must be unique", c.name));
+        }
+        let from = find_node(format!("{p}.from"), &c.from)?;
+        let to = find_node(format!("{p}.to"), &c.to)?;
+        for (key, n) in [("from", from), ("to", to)] {
+            if nodes[n].kind != NodeKind::Host {
+                return err(format!("{p}.{key}"), format!("{:?} is a switch; connections start and end at hosts", nodes[n].name));
+            }
+        }
+        if from == to {
+            return err(format!("{p}.to"), format!("{:?} is also the source; a connection needs two different hosts", c.to));
+        }
+        let route: Vec<usize> = match &c.route {
+            Some(r) => {
+                let mut idx = Vec::with_capacity(r.len());
+                for (k, name) in r.iter().enumerate() {
+                    idx.push(find_node(format!("{p}.route[{k}]"), name)?);
+                }
+                if idx.first() != Some(&from) || idx.last() != Some(&to) {
+                    return err(format!("{p}.route"), format!("must start at from = {:?} and end at to = {:?}; got {:?}", c.from, c.to, r));
+                }
+                for k in 1..idx.len() {
+                    if !port_index.contains_key(&(idx[k - 1], idx[k])) {
+                        return err(
+                            format!("{p}.route[{k}]"),
+                            format!("no link joins {:?} to {:?}; add a [[link]] between them or change the route", r[k - 1], r[k]),
+                        );
+                    }
+                    if k + 1 < idx.len() && nodes[idx[k]].kind != NodeKind::Switch {
+                        return err(format!("{p}.route[{k}]"), format!("{:?} is a host; only switches can be crossed", r[k]));
+                    }
+                }
+                let mut seen = std::collections::BTreeSet::new();
+                for (k, n) in idx.iter().enumerate() {
+                    if !seen.insert(*n) {
+                        return err(format!("{p}.route[{k}]"), format!("{:?} appears twice; a route may not loop", r[k]));
+                    }
+                }
+                idx
+            }
+            None => shortest_route(from, to, &nodes, &port_index)
+                .ok_or_else(|| ScenarioError::new(format!("{p}.to"), format!("no path of links leads from {:?} to {:?} through switches", c.from, c.to)))?,
+        };
+        let fwd_ports: Vec<usize> = route.windows(2).map(|w| port_index[&(w[0], w[1])]).collect();
+        let bwd_ports: Vec<usize> = route.windows(2).rev().map(|w| port_index[&(w[1], w[0])]).collect();
+        let class = match c.service {
+            ServiceSpec::Ubr => ServiceClass::Ubr,
+            other => {
+                return err(
+                    format!("{p}.service"),
+                    format!("{:?} is not available for tcp traffic yet; allowed: \"ubr\" (ABR end systems are being built)", format!("{other:?}").to_lowercase()),
+                )
+            }
+        };
+        let start = c.start.map(|d| d.ps()).unwrap_or(0);
+        let stop = c.stop.map(|d| d.ps());
+        if let Some(s) = stop {
+            if s <= start {
+                return err(format!("{p}.stop"), format!("{} is not after start = {}", c.stop.unwrap(), c.start.map(|d| d.to_string()).unwrap_or("0 s".into())));
+            }
+        }
+        let tcp_spec = match &c.traffic {
+            TrafficSpec::Tcp { tcp } => tcp.clone().unwrap_or_default(),
+        };
+        let tcp = resolve_tcp(&format!("{p}.traffic.tcp"), &tcp_spec, &default_tcp)?;
+        connections.push(ConnectionCfg {
+            name: c.name.clone(),
+            from,
+            to,
+            route,
+            fwd_ports,
+            bwd_ports,
+            class,
+            start,
+            stop,
+            llc_snap: c.llc_snap.unwrap_or(true),
+            tcp,
+        });
+    }
+
+    let efficiency_rate_bps = match f.measurement.efficiency_rate {
+        Some(r) if r.bps() <= 0.0 => return err("measurement.efficiency_rate", "must be above 0 bps"),
+        Some(r) => r.bps(),
+        None => connections
+            .iter()
+            .flat_map(|c| c.fwd_ports.iter())
+            .map(|&p| ports[p].rate_bps as f64)
+            .fold(f64::INFINITY, f64::min),
+    };
+
+    Ok(Scenario {
+        name: f.name.clone().unwrap_or_else(|| "unnamed".into()),
+        seed: f.seed,
+        duration,
+        warmup,
+        sample_interval,
+        efficiency_rate_bps,
+        nodes,
+        ports,
+        connections,
+    })
+}
+
+fn shortest_route(from: usize, to: usize, nodes: &[NodeCfg], ports: &BTreeMap<(usize, usize), usize>) -> Option<Vec<usize>> {
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for &(a, b) in ports.keys() {
+        adj[a].push(b);
+    }
+    let mut prev = vec![usize::MAX; nodes.len()];
+    let mut q = VecDeque::from([from]);
+    prev[from] = from;
+    while let Some(n) = q.pop_front() {
+        if n == to {
+            break;
+        }
+        if n != from && nodes[n].kind != NodeKind::Switch {
+            continue;
+        }
+        for &m in &adj[n] {
+            if prev[m] == usize::MAX {
+                prev[m] = n;
+                q.push_back(m);
+            }
+        }
+    }
+    if prev[to] == usize::MAX {
+        return None;
+    }
+    let mut r = vec![to];
+    while *r.last().unwrap() != from {
+        r.push(prev[*r.last().unwrap()]);
+    }
+    r.reverse();
+    Some(r)
+}
+
+fn resolve_policy(path: &str, p: &PolicySpec, buffer: Option<u32>) -> Result<PolicyCfg, ScenarioError> {
+    let threshold = |t: &Threshold, key: &str| -> Result<f64, ScenarioError> {
+        let Some(k) = buffer else {
+            return err(
+                format!("{path}.{key}"),
+                "a threshold needs a finite buffer; set the port's buffer to a number of cells, or use kind = \"tail_drop\"",
+            );
+        };
+        match t {
+            Threshold::Percent(v) if *v > 100.0 => err(format!("{path}.{key}"), format!("{t} is above 100 %; allowed: 0 % to 100 % of the buffer")),
+            Threshold::Cells(c) if *c > k => err(format!("{path}.{key}"), format!("{t} exceeds the buffer of {k} cells")),
+            _ => Ok(t.cells(k)),
+        }
+    };
+    let zcheck = |z: f64| -> Result<f64, ScenarioError> {
+        if !(z > 0.0 && z.is_finite()) {
+            return err(format!("{path}.z"), format!("{z} is not allowed; Z must be a positive number (the papers use 0.5 to 1.0)"));
+        }
+        Ok(z)
+    };
+    Ok(match p {
+        PolicySpec::TailDrop => PolicyCfg::TailDrop,
+        PolicySpec::Ppd => PolicyCfg::Ppd,
+        PolicySpec::Epd { threshold: t } => PolicyCfg::Epd { r: threshold(t, "threshold")? },
+        PolicySpec::SelectiveDrop { threshold: t, z } => PolicyCfg::SelectiveDrop { r: threshold(t, "threshold")?, z: zcheck(*z)? },
+        PolicySpec::Fba { threshold: t, z } => {
+            let r = threshold(t, "threshold")?;
+            if Some(r as u32) == buffer {
+                return err(format!("{path}.threshold"), "FBA needs R below the buffer size K (its limit divides by K - R)");
+            }
+            PolicyCfg::Fba { r, z: zcheck(*z)? }
+        }
+    })
+}
+
+fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, ScenarioError> {
+    // A field comes from the connection, then defaults.tcp, then the built-in default;
+    // the error path names where the value came from.
+    macro_rules! pick {
+        ($f:ident) => {
+            match (c.$f.clone(), d.$f.clone()) {
+                (Some(v), _) => (Some(v), format!("{path}.{}", stringify!($f))),
+                (None, Some(v)) => (Some(v), format!("defaults.tcp.{}", stringify!($f))),
+                (None, None) => (None, format!("{path}.{}", stringify!($f))),
+            }
+        };
+    }
+    let (mss, mss_p) = pick!(mss);
+    let mss = mss.map(|b| b.0).unwrap_or(512);
+    if !(1..=65495).contains(&mss) {
+        return err(mss_p, format!("{mss} B is not allowed; MSS must be 1 B to 65495 B"));
+    }
+    let (win, win_p) = pick!(window);
+    let window = win.map(|b| b.0).unwrap_or(65536);
+    let (ws, _) = pick!(window_scaling);
+    let scaling = ws.unwrap_or(true);
+    if window < mss {
+        return err(win_p, format!("{window} B is smaller than the MSS ({mss} B); the window must hold at least one segment"));
+    }
+    if window > 65535 && !scaling {
+        return err(win_p, format!("{window} B needs window_scaling = true; without it a TCP window is at most 65535 B"));
+    }
+    if window > (1u64 << 30) {
+        return err(win_p, format!("{window} B exceeds the largest scaled TCP window, 2^30 B"));
+    }
+    let (cg, _) = pick!(congestion);
+    let reno = cg.unwrap_or(CongestionSpec::Tahoe) == CongestionSpec::Reno;
+    let (g, _) = pick!(timer_granularity);
+    let tick = match g.unwrap_or(Granularity::Tick(100 * PS_PER_MS)) {
+        Granularity::Tick(t) => Some(t),
+        Granularity::Exact => None,
+    };
+    let (ri, _) = pick!(rto_initial);
+    let rto_initial = ri.map(|d| d.ps()).unwrap_or(3 * PS_PER_S);
+    let (rmin, rmin_p) = pick!(rto_min);
+    let rto_min = rmin.map(|d| d.ps()).unwrap_or(tick.map(|t| 2 * t).unwrap_or(200 * PS_PER_MS));
+    let (rmax, rmax_p) = pick!(rto_max);
+    let rto_max = rmax.map(|d| d.ps()).unwrap_or(64 * PS_PER_S);
+    if rto_min == 0 {
+        return err(rmin_p, "must be above 0 s");
+    }
+    if rto_max < rto_min {
+        return err(rmax_p, format!("is below rto_min ({})", super::units::Duration(rto_min)));
+    }
+    if rto_initial == 0 {
+        return err(format!("{path}.rto_initial"), "must be above 0 s");
+    }
+    let (da, _) = pick!(delayed_ack);
+    let (dat, dat_p) = pick!(delayed_ack_timeout);
+    let delayed_ack_timeout = dat.map(|d| d.ps()).unwrap_or(200 * PS_PER_MS);
+    if delayed_ack_timeout == 0 {
+        return err(dat_p, "must be above 0 s");
+    }
+    let (iss, iss_p) = pick!(initial_ssthresh);
+    let initial_ssthresh = iss.map(|b| b.0).unwrap_or(window);
+    if initial_ssthresh < mss as u64 {
+        return err(iss_p, format!("{initial_ssthresh} B is below the MSS ({mss} B)"));
+    }
+    let (ph, _) = pick!(tick_phase);
+    Ok(TcpParams {
+        mss: mss as u32,
+        window,
+        reno,
+        tick,
+        rto_initial,
+        rto_min,
+        rto_max,
+        delayed_ack: da.unwrap_or(false),
+        delayed_ack_timeout,
+        initial_ssthresh,
+        tick_phase: ph.map(|d| d.ps()).unwrap_or(0),
+    })
+}

@@ -1,0 +1,332 @@
+//! The event loop: cells through ports and links, TCP end systems, timers, sampling.
+//!
+//! Events are a closed enum ([`Ev`]) dispatched by `match`. Per cell-hop there are two
+//! events when a port is busy (transmit-done, and the head arrival on the delay line);
+//! nothing allocates per cell (queues keep their capacity).
+
+use crate::aal5::Reassembled;
+use crate::metrics::Recorder;
+use crate::network::Network;
+use crate::port::Admission;
+use crate::scenario::Scenario;
+use crate::tcp::AckAction;
+use atmsim_kernel::{EventQueue, Time};
+
+/// Engine events.
+#[derive(Clone, Copy, Debug)]
+pub enum Ev {
+    /// Port finished transmitting a cell.
+    TxDone(u32),
+    /// The head cell of a port's delay line arrives at the far end.
+    Arrive(u32),
+    /// A connection's application starts.
+    Start(u32),
+    /// A connection's application stops handing new data.
+    Stop(u32),
+    /// Timer tick of a connection's host (tick-mode TCP).
+    Tick(u32),
+    /// Exact-mode retransmit timer of a connection (with generation).
+    Rexmt(u32, u32),
+    /// Delayed-ACK timer of a connection's receiver.
+    DelAck(u32),
+    /// Record a time-series sample.
+    Sample,
+}
+
+/// Totals the engine counts as it runs.
+#[derive(Clone, Debug, Default)]
+pub struct Totals {
+    /// Cells created at sources.
+    pub cells_sent: u64,
+    /// Cells that reached their destination end system.
+    pub cells_delivered: u64,
+    /// Cells dropped at ports.
+    pub cells_dropped: u64,
+    /// Port transmissions (one cell crossing one port and its link).
+    pub cell_hops: u64,
+}
+
+/// A running simulation.
+pub struct Sim<'a> {
+    /// The scenario.
+    pub sc: &'a Scenario,
+    /// The network.
+    pub net: Network,
+    /// Pending events.
+    pub q: EventQueue<Ev>,
+    /// Totals.
+    pub totals: Totals,
+    /// Time-series recorder.
+    pub rec: Recorder,
+}
+
+impl<'a> Sim<'a> {
+    /// Builds the simulation and schedules the initial events.
+    pub fn new(sc: &'a Scenario) -> Self {
+        let net = Network::build(sc);
+        let mut q = EventQueue::with_capacity(4 * (net.ports.len() + net.conns.len()) + 16);
+        for (i, c) in sc.connections.iter().enumerate() {
+            q.schedule(c.start, Ev::Start(i as u32));
+            if let Some(stop) = c.stop {
+                q.schedule(stop, Ev::Stop(i as u32));
+            }
+            if let Some(t) = c.tcp.tick {
+                q.schedule(first_edge(0, t, c.tcp.tick_phase), Ev::Tick(i as u32));
+            }
+        }
+        let rec = Recorder::new(sc, &net);
+        if let Some(si) = sc.sample_interval {
+            q.schedule(si, Ev::Sample);
+        }
+        Sim { sc, net, q, totals: Totals::default(), rec }
+    }
+
+    /// Runs until the scenario's duration (events at exactly that time included).
+    pub fn run(&mut self) {
+        let end = self.sc.duration;
+        while let Some(t) = self.q.peek_time() {
+            if t > end {
+                break;
+            }
+            let (now, ev) = self.q.pop().expect("peeked");
+            self.dispatch(now, ev);
+        }
+    }
+
+    #[inline]
+    fn dispatch(&mut self, now: Time, ev: Ev) {
+        match ev {
+            Ev::TxDone(p) => self.tx_done(now, p as usize),
+            Ev::Arrive(p) => self.arrive(now, p as usize),
+            Ev::Start(c) => {
+                self.net.conns[c as usize].started = true;
+                self.pump(now, c as usize);
+            }
+            Ev::Stop(c) => self.net.conns[c as usize].snd.close(),
+            Ev::Tick(c) => {
+                let ci = c as usize;
+                let tick = self.sc.connections[ci].tcp.tick.expect("tick mode");
+                if self.net.conns[ci].snd.on_tick() {
+                    self.pump(now, ci);
+                }
+                self.q.schedule(now + tick, Ev::Tick(c));
+            }
+            Ev::Rexmt(c, gen) => self.rexmt_timer(now, c as usize, gen),
+            Ev::DelAck(c) => {
+                let ci = c as usize;
+                self.net.conns[ci].delack_pending = false;
+                if let Some(ack) = self.net.conns[ci].rcv.on_delack_timer() {
+                    self.send_ack(now, ci, ack);
+                }
+            }
+            Ev::Sample => {
+                self.rec.sample(now, &mut self.net);
+                if let Some(si) = self.sc.sample_interval {
+                    self.q.schedule(now + si, Ev::Sample);
+                }
+            }
+        }
+    }
+
+    /// Offers a cell to port `p` and starts the transmitter if it is idle.
+    #[inline]
+    fn offer(&mut self, now: Time, p: usize, cell: crate::cell::Cell) {
+        let port = &mut self.net.ports[p];
+        match port.buf.arrive(cell, cell.class()) {
+            Admission::Enqueued => {
+                if !port.tx_pending {
+                    if now >= port.busy_until {
+                        self.start_tx(now, p);
+                    } else {
+                        port.tx_pending = true;
+                        let at = port.busy_until;
+                        self.q.schedule(at, Ev::TxDone(p as u32));
+                    }
+                }
+            }
+            Admission::Dropped(_) => {
+                self.net.flows[cell.flow as usize].cells_dropped += 1;
+                self.totals.cells_dropped += 1;
+            }
+        }
+    }
+
+    #[inline]
+    fn start_tx(&mut self, now: Time, p: usize) {
+        let port = &mut self.net.ports[p];
+        let Some(cell) = port.buf.dequeue() else {
+            port.tx_pending = false;
+            return;
+        };
+        let d = port.clock.next_duration();
+        let arrival = now + d + port.prop;
+        if port.line.push(arrival, cell) {
+            self.q.schedule(arrival, Ev::Arrive(p as u32));
+        }
+        port.busy_until = now + d;
+        port.sent_in_interval += 1;
+        self.totals.cell_hops += 1;
+        if port.buf.queued() > 0 {
+            port.tx_pending = true;
+            self.q.schedule(now + d, Ev::TxDone(p as u32));
+        } else {
+            port.tx_pending = false;
+        }
+    }
+
+    #[inline]
+    fn tx_done(&mut self, now: Time, p: usize) {
+        self.net.ports[p].tx_pending = false;
+        self.start_tx(now, p);
+    }
+
+    #[inline]
+    fn arrive(&mut self, now: Time, p: usize) {
+        let Some((mut cell, next)) = self.net.ports[p].line.pop() else {
+            return;
+        };
+        if let Some(t) = next {
+            self.q.schedule(t, Ev::Arrive(p as u32));
+        }
+        let f = cell.flow as usize;
+        let hop = cell.hop as usize + 1;
+        if hop < self.net.flows[f].route_len as usize {
+            cell.hop = hop as u16;
+            let np = self.net.route_port(f, hop);
+            self.offer(now, np, cell);
+        } else {
+            self.deliver(now, cell);
+        }
+    }
+
+    fn deliver(&mut self, now: Time, cell: crate::cell::Cell) {
+        self.totals.cells_delivered += 1;
+        let f = cell.flow as usize;
+        let flow = &mut self.net.flows[f];
+        flow.cells_delivered += 1;
+        let expected = flow.cells_per_frame;
+        match flow.reasm.push(&cell, expected) {
+            Reassembled::Partial => {}
+            Reassembled::Failed => {
+                flow.frames_corrupted += 1;
+                flow.frames_seen = flow.frames_seen.max(cell.frame as u64 + 1);
+            }
+            Reassembled::Frame(tag) => {
+                flow.frames_good += 1;
+                flow.frames_seen = flow.frames_seen.max(cell.frame as u64 + 1);
+                let c = f >> 1;
+                if f & 1 == 0 {
+                    self.on_segment(now, c, tag);
+                } else {
+                    self.net.conns[c].snd.on_ack(tag, now);
+                    self.pump(now, c);
+                }
+            }
+        }
+    }
+
+    fn on_segment(&mut self, now: Time, c: usize, seg: u32) {
+        let conn = &mut self.net.conns[c];
+        let (action, delivered) = conn.rcv.on_segment(seg);
+        let bytes = delivered as u64 * conn.mss as u64;
+        conn.delivered_bytes += bytes;
+        if now >= self.sc.warmup {
+            conn.goodput_bytes += bytes;
+        }
+        match action {
+            AckAction::Now(ack) => self.send_ack(now, c, ack),
+            AckAction::Delay => {
+                if !conn.delack_pending {
+                    conn.delack_pending = true;
+                    let tcp = &self.sc.connections[c].tcp;
+                    let at = first_edge(now, tcp.delayed_ack_timeout, tcp.tick_phase);
+                    self.q.schedule(at, Ev::DelAck(c as u32));
+                }
+            }
+        }
+    }
+
+    fn send_ack(&mut self, now: Time, c: usize, ack: u32) {
+        self.emit_frame(now, 2 * c + 1, ack);
+    }
+
+    /// Segments a frame into cells and offers them to the flow's first port.
+    fn emit_frame(&mut self, now: Time, f: usize, tag: u32) {
+        let p = self.net.route_port(f, 0);
+        let flow = &mut self.net.flows[f];
+        let n = flow.cells_per_frame;
+        let frame = flow.next_frame;
+        flow.next_frame = flow.next_frame.wrapping_add(1);
+        flow.frames_sent += 1;
+        flow.cells_sent += n as u64;
+        self.totals.cells_sent += n as u64;
+        for i in 0..n {
+            let cell = self.net.new_cell(f, tag, frame, i + 1 == n);
+            self.offer(now, p, cell);
+        }
+    }
+
+    /// Lets connection `c` send all the segments its window allows.
+    fn pump(&mut self, now: Time, c: usize) {
+        if !self.net.conns[c].started {
+            return;
+        }
+        while let Some(seg) = self.net.conns[c].snd.next_segment(now) {
+            self.emit_frame(now, 2 * c, seg);
+        }
+        self.sync_exact_timer(c);
+    }
+
+    /// Exact timers: keep one pending event no later than the sender's deadline.
+    fn sync_exact_timer(&mut self, c: usize) {
+        let conn = &mut self.net.conns[c];
+        let Some(d) = conn.snd.deadline() else {
+            return;
+        };
+        match conn.timer_at {
+            Some(t) if t <= d => {} // the pending event will re-check and re-arm
+            _ => {
+                conn.timer_gen = conn.timer_gen.wrapping_add(1);
+                conn.timer_at = Some(d);
+                self.q.schedule(d, Ev::Rexmt(c as u32, conn.timer_gen));
+            }
+        }
+    }
+
+    fn rexmt_timer(&mut self, now: Time, c: usize, gen: u32) {
+        let conn = &mut self.net.conns[c];
+        if gen != conn.timer_gen {
+            return;
+        }
+        conn.timer_at = None;
+        if conn.snd.on_deadline(now) {
+            self.pump(now, c);
+        } else {
+            self.sync_exact_timer(c);
+        }
+    }
+}
+
+/// The first time strictly after `now` on the grid `phase + k * period`.
+pub fn first_edge(now: Time, period: Time, phase: Time) -> Time {
+    let phase = phase % period;
+    if now < phase {
+        return phase;
+    }
+    let k = (now - phase) / period + 1;
+    phase + k * period
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_edge;
+
+    #[test]
+    fn edges() {
+        assert_eq!(first_edge(0, 100, 0), 100);
+        assert_eq!(first_edge(99, 100, 0), 100);
+        assert_eq!(first_edge(100, 100, 0), 200);
+        assert_eq!(first_edge(0, 100, 30), 30);
+        assert_eq!(first_edge(30, 100, 30), 130);
+    }
+}

@@ -1,0 +1,197 @@
+//! Retransmission timeout: Jacobson/Karels with Karn's rule and exponential back-off
+//! (spec section 6.1; 4.4BSD-Lite `tcp_xmit_timer`).
+//!
+//! The estimator works in *timer units*: ticks when the timer granularity is a tick
+//! (BSD integer arithmetic, srtt scaled by 8 and rttvar by 4, so RTO = srtt + 4 rttvar),
+//! or picoseconds with exact timers (double precision). Samples are taken by the sender.
+
+/// Back-off multipliers of BSD's `tcp_backoff` table.
+const BACKOFF: [u64; 13] = [1, 2, 4, 8, 16, 32, 64, 64, 64, 64, 64, 64, 64];
+/// Retransmissions after which BSD forgets srtt (TCP_MAXRXTSHIFT / 4).
+const FORGET_SHIFT: u32 = 3;
+
+/// The RTO state of one connection.
+#[derive(Clone, Debug)]
+pub enum RtoEstimator {
+    /// Tick-based BSD estimator; values in ticks.
+    Ticks {
+        /// Smoothed RTT, ticks x 8 (0 = no sample yet).
+        srtt8: i64,
+        /// RTT variance, ticks x 4.
+        rttvar4: i64,
+        /// Initial RTO, ticks.
+        initial: u64,
+        /// Minimum RTO, ticks.
+        min: u64,
+        /// Maximum RTO, ticks.
+        max: u64,
+        /// Back-off shift (number of consecutive timeouts).
+        shift: u32,
+    },
+    /// Exact estimator; values in seconds.
+    Exact {
+        /// Smoothed RTT, s (None = no sample yet).
+        srtt: Option<f64>,
+        /// RTT variance, s.
+        rttvar: f64,
+        /// Initial RTO, s.
+        initial: f64,
+        /// Minimum RTO, s.
+        min: f64,
+        /// Maximum RTO, s.
+        max: f64,
+        /// Back-off shift.
+        shift: u32,
+    },
+}
+
+impl RtoEstimator {
+    /// Records an RTT sample: `ticks` is BSD's `t_rtt` (1 + ticks elapsed) in tick mode,
+    /// or seconds in exact mode. Clears the back-off.
+    pub fn sample(&mut self, m: f64) {
+        match self {
+            RtoEstimator::Ticks { srtt8, rttvar4, shift, .. } => {
+                let rtt = m as i64;
+                if *srtt8 != 0 {
+                    let mut delta = rtt - 1 - (*srtt8 >> 3);
+                    *srtt8 += delta;
+                    if *srtt8 <= 0 {
+                        *srtt8 = 1;
+                    }
+                    if delta < 0 {
+                        delta = -delta;
+                    }
+                    delta -= *rttvar4 >> 2;
+                    *rttvar4 += delta;
+                    if *rttvar4 <= 0 {
+                        *rttvar4 = 1;
+                    }
+                } else {
+                    *srtt8 = rtt << 3;
+                    *rttvar4 = rtt << 1;
+                }
+                *shift = 0;
+            }
+            RtoEstimator::Exact { srtt, rttvar, shift, .. } => {
+                match srtt {
+                    Some(s) => {
+                        let err = m - *s;
+                        *s += err / 8.0;
+                        *rttvar += (err.abs() - *rttvar) / 4.0;
+                    }
+                    None => {
+                        *srtt = Some(m);
+                        *rttvar = m / 2.0;
+                    }
+                }
+                *shift = 0;
+            }
+        }
+    }
+
+    /// The current timeout in timer units (ticks, or seconds), with back-off, clamped.
+    pub fn current(&self) -> f64 {
+        match self {
+            RtoEstimator::Ticks { srtt8, rttvar4, initial, min, max, shift } => {
+                let base = if *srtt8 == 0 && *rttvar4 == 0 { *initial } else { ((*srtt8 >> 3) + *rttvar4).max(0) as u64 };
+                let v = base.saturating_mul(BACKOFF[(*shift as usize).min(12)]);
+                v.clamp(*min, *max) as f64
+            }
+            RtoEstimator::Exact { srtt, rttvar, initial, min, max, shift } => {
+                let base = match srtt {
+                    Some(s) => s + 4.0 * rttvar,
+                    None => *initial,
+                };
+                (base * BACKOFF[(*shift as usize).min(12)] as f64).clamp(*min, *max)
+            }
+        }
+    }
+
+    /// A timeout happened: back off (and after several, forget srtt as BSD does).
+    pub fn back_off(&mut self) {
+        match self {
+            RtoEstimator::Ticks { srtt8, rttvar4, shift, .. } => {
+                *shift = (*shift + 1).min(12);
+                if *shift > FORGET_SHIFT && *srtt8 != 0 {
+                    *rttvar4 += *srtt8 >> 3;
+                    *srtt8 = 0;
+                }
+            }
+            RtoEstimator::Exact { shift, .. } => {
+                *shift = (*shift + 1).min(12);
+            }
+        }
+    }
+
+    /// Smoothed RTT in timer units, if sampled.
+    pub fn srtt(&self) -> Option<f64> {
+        match self {
+            RtoEstimator::Ticks { srtt8, .. } => (*srtt8 != 0).then(|| *srtt8 as f64 / 8.0),
+            RtoEstimator::Exact { srtt, .. } => *srtt,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ticks() -> RtoEstimator {
+        RtoEstimator::Ticks { srtt8: 0, rttvar4: 0, initial: 30, min: 2, max: 640, shift: 0 }
+    }
+
+    #[test]
+    fn initial_rto_then_first_sample() {
+        let mut r = ticks();
+        assert_eq!(r.current(), 30.0);
+        // First sample t_rtt = 1 (sub-tick RTT): srtt = 1, rttvar = 0.5 -> RTO = 1 + 2 = 3 ticks.
+        r.sample(1.0);
+        assert_eq!(r.current(), 3.0);
+    }
+
+    #[test]
+    fn backoff_doubles_and_clamps() {
+        let mut r = ticks();
+        r.sample(1.0);
+        r.back_off();
+        assert_eq!(r.current(), 6.0);
+        r.back_off();
+        assert_eq!(r.current(), 12.0);
+        for _ in 0..20 {
+            r.back_off();
+        }
+        assert!(r.current() <= 640.0);
+        // A valid sample (Karn: only from a segment not retransmitted) clears the back-off.
+        r.sample(1.0);
+        assert!(r.current() < 12.0);
+    }
+
+    #[test]
+    fn sub_tick_rtts_settle_at_three_ticks_and_min_clamps() {
+        // BSD integer arithmetic with t_rtt = 1 (RTT below one tick) settles at
+        // srtt8 = 7, rttvar4 = 3: RTO = 0 + 3 = 3 ticks.
+        let mut r = ticks();
+        for _ in 0..50 {
+            r.sample(1.0);
+        }
+        assert_eq!(r.current(), 3.0);
+        let mut r = RtoEstimator::Ticks { srtt8: 0, rttvar4: 0, initial: 30, min: 5, max: 640, shift: 0 };
+        for _ in 0..50 {
+            r.sample(1.0);
+        }
+        assert_eq!(r.current(), 5.0);
+    }
+
+    #[test]
+    fn exact_jacobson_karels() {
+        let mut r = RtoEstimator::Exact { srtt: None, rttvar: 0.0, initial: 3.0, min: 0.2, max: 64.0, shift: 0 };
+        assert_eq!(r.current(), 3.0);
+        r.sample(0.1);
+        assert!((r.current() - 0.3).abs() < 1e-12); // 0.1 + 4*0.05
+        r.sample(0.1);
+        // err = 0, srtt = 0.1, rttvar = 0.05*0.75 = 0.0375 -> 0.25
+        assert!((r.current() - 0.25).abs() < 1e-12);
+        r.back_off();
+        assert!((r.current() - 0.5).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,471 @@
+//! The TCP sender of an infinite bulk-transfer application (spec section 6.1).
+//!
+//! Sequence numbers count whole segments (segment `s` carries bytes `s*MSS .. (s+1)*MSS`);
+//! cwnd and ssthresh are in bytes, as in BSD. The send window is `min(cwnd, window)`, and a
+//! segment goes only when it fits whole (sender silly-window avoidance).
+//!
+//! * Slow start while cwnd <= ssthresh: +MSS per new ACK; congestion avoidance above it:
+//!   +MSS*MSS/cwnd (integer, 4.4BSD-Lite `tcp_input`).
+//! * Timeout: ssthresh = max(min(cwnd, window)/2, 2 MSS), cwnd = 1 MSS, go back to the
+//!   first unacknowledged segment, back off the RTO, stop timing (Karn).
+//! * RTT: one segment timed at a time, only new data (never a retransmission; Karn).
+//! * Timers: in tick mode the retransmit timer counts ticks (it fires on a tick edge, so
+//!   a timeout of n ticks takes between n-1 and n tick periods, as in BSD); in exact mode
+//!   it is a deadline.
+//! * Reno (option): fast retransmit on the third duplicate ACK, then fast recovery
+//!   (cwnd = ssthresh + 3 MSS, +MSS per further duplicate, deflate on the next new ACK).
+
+use super::rto::RtoEstimator;
+use crate::scenario::TcpParams;
+use atmsim_kernel::{time, Time};
+
+/// Counters of a sender.
+#[derive(Clone, Debug, Default)]
+pub struct TcpStats {
+    /// Segments transmitted (new and retransmitted).
+    pub segments_sent: u64,
+    /// Retransmitted segments.
+    pub retransmissions: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast retransmits (Reno).
+    pub fast_retransmits: u64,
+    /// Duplicate ACKs received.
+    pub dup_acks: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Timer {
+    Off,
+    Ticks(u64),
+    Deadline(Time),
+}
+
+/// A TCP sender.
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    mss: u64,
+    window: u64,
+    reno: bool,
+    tick: Option<Time>,
+    /// Oldest unacknowledged segment.
+    pub snd_una: u32,
+    /// Next segment to send.
+    pub snd_nxt: u32,
+    /// One past the highest segment sent.
+    pub snd_max: u32,
+    /// Congestion window, bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold, bytes.
+    pub ssthresh: u64,
+    dupacks: u32,
+    fast_rexmit: Option<u32>,
+    timer: Timer,
+    rto: RtoEstimator,
+    /// Timing: (segment, t_rtt ticks or start time in ps).
+    timing: Option<(u32, u64)>,
+    closed: bool,
+    /// Counters.
+    pub stats: TcpStats,
+}
+
+const CWND_MAX: u64 = 1 << 30;
+
+impl TcpSender {
+    /// A sender with the resolved parameters.
+    pub fn new(p: &TcpParams) -> Self {
+        let rto = match p.tick {
+            Some(t) => RtoEstimator::Ticks {
+                srtt8: 0,
+                rttvar4: 0,
+                initial: p.rto_initial.div_ceil(t),
+                min: p.rto_min.div_ceil(t).max(1),
+                max: (p.rto_max / t).max(1),
+                shift: 0,
+            },
+            None => RtoEstimator::Exact {
+                srtt: None,
+                rttvar: 0.0,
+                initial: time::to_secs_f64(p.rto_initial),
+                min: time::to_secs_f64(p.rto_min),
+                max: time::to_secs_f64(p.rto_max),
+                shift: 0,
+            },
+        };
+        TcpSender {
+            mss: p.mss as u64,
+            window: p.window,
+            reno: p.reno,
+            tick: p.tick,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            cwnd: p.mss as u64,
+            ssthresh: p.initial_ssthresh,
+            dupacks: 0,
+            fast_rexmit: None,
+            timer: Timer::Off,
+            rto,
+            timing: None,
+            closed: false,
+            stats: TcpStats::default(),
+        }
+    }
+
+    /// The application stops handing new data; only retransmissions go out from now on.
+    pub fn close(&mut self) {
+        self.closed = true;
+    }
+
+    /// The next segment to transmit now, if the window allows one.
+    pub fn next_segment(&mut self, now: Time) -> Option<u32> {
+        if let Some(onxt) = self.fast_rexmit.take() {
+            // Fast retransmit: resend the first unacknowledged segment, then inflate.
+            let seg = self.snd_una;
+            self.snd_nxt = self.snd_una + 1;
+            self.cwnd = self.ssthresh + 3 * self.mss;
+            if onxt > self.snd_nxt {
+                self.snd_nxt = onxt;
+            }
+            self.stats.segments_sent += 1;
+            self.stats.retransmissions += 1;
+            self.stats.fast_retransmits += 1;
+            self.arm_if_idle(now);
+            return Some(seg);
+        }
+        if self.closed && self.snd_nxt >= self.snd_max {
+            return None;
+        }
+        let win = self.cwnd.min(self.window);
+        let outstanding = (self.snd_nxt - self.snd_una) as u64;
+        if (outstanding + 1) * self.mss > win {
+            return None;
+        }
+        let seg = self.snd_nxt;
+        self.snd_nxt += 1;
+        self.stats.segments_sent += 1;
+        if self.snd_nxt > self.snd_max {
+            self.snd_max = self.snd_nxt;
+            if self.timing.is_none() {
+                let start = if self.tick.is_some() { 1 } else { now };
+                self.timing = Some((seg, start));
+            }
+        } else {
+            self.stats.retransmissions += 1;
+        }
+        self.arm_if_idle(now);
+        Some(seg)
+    }
+
+    fn arm_if_idle(&mut self, now: Time) {
+        if matches!(self.timer, Timer::Off) && self.snd_nxt != self.snd_una {
+            self.restart_timer(now);
+        }
+    }
+
+    fn restart_timer(&mut self, now: Time) {
+        let v = self.rto.current();
+        self.timer = match self.tick {
+            Some(_) => Timer::Ticks(v as u64),
+            None => Timer::Deadline(now + time::from_secs_f64(v)),
+        };
+    }
+
+    /// An ACK arrived acknowledging all segments below `ack`.
+    pub fn on_ack(&mut self, ack: u32, now: Time) {
+        if ack > self.snd_max {
+            return; // acknowledges data never sent: ignore
+        }
+        if ack <= self.snd_una {
+            if ack == self.snd_una && self.snd_max > self.snd_una {
+                self.stats.dup_acks += 1;
+                self.on_dup_ack(now);
+            }
+            return;
+        }
+        // New data acknowledged.
+        if self.reno && self.dupacks >= 3 && self.cwnd > self.ssthresh {
+            self.cwnd = self.ssthresh; // leave fast recovery
+        }
+        self.dupacks = 0;
+        if let Some((seg, start)) = self.timing {
+            if ack > seg {
+                let m = match self.tick {
+                    Some(_) => start as f64,
+                    None => time::to_secs_f64(now - start),
+                };
+                self.rto.sample(m);
+                self.timing = None;
+            }
+        }
+        if ack == self.snd_max {
+            self.timer = Timer::Off;
+        } else {
+            self.restart_timer(now);
+        }
+        let incr = if self.cwnd > self.ssthresh { (self.mss * self.mss / self.cwnd).max(1) } else { self.mss };
+        self.cwnd = (self.cwnd + incr).min(CWND_MAX);
+        self.snd_una = ack;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+    }
+
+    fn on_dup_ack(&mut self, _now: Time) {
+        if !self.reno {
+            return;
+        }
+        if matches!(self.timer, Timer::Off) {
+            self.dupacks = 0;
+            return;
+        }
+        self.dupacks += 1;
+        if self.dupacks == 3 {
+            let win = (self.window.min(self.cwnd) / 2 / self.mss).max(2);
+            self.ssthresh = win * self.mss;
+            self.timer = Timer::Off;
+            self.timing = None;
+            self.fast_rexmit = Some(self.snd_nxt);
+        } else if self.dupacks > 3 {
+            self.cwnd = (self.cwnd + self.mss).min(CWND_MAX);
+        }
+    }
+
+    /// A timer tick (tick mode). Returns true if the retransmit timer fired.
+    pub fn on_tick(&mut self) -> bool {
+        let mut fired = false;
+        if let Timer::Ticks(n) = &mut self.timer {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.timer = Timer::Off;
+                self.timeout();
+                fired = true;
+            }
+        }
+        if let Some((_, t)) = &mut self.timing {
+            *t += 1;
+        }
+        fired
+    }
+
+    /// The deadline of the retransmit timer (exact mode), if armed.
+    pub fn deadline(&self) -> Option<Time> {
+        match self.timer {
+            Timer::Deadline(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Exact mode: fire the retransmit timer if its deadline is `now`. Returns true if fired.
+    pub fn on_deadline(&mut self, now: Time) -> bool {
+        match self.timer {
+            Timer::Deadline(d) if d <= now => {
+                self.timer = Timer::Off;
+                self.timeout();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn timeout(&mut self) {
+        self.stats.timeouts += 1;
+        self.rto.back_off();
+        let win = (self.window.min(self.cwnd) / 2 / self.mss).max(2);
+        self.ssthresh = win * self.mss;
+        self.cwnd = self.mss;
+        self.snd_nxt = self.snd_una;
+        self.timing = None;
+        self.dupacks = 0;
+        self.fast_rexmit = None;
+    }
+
+    /// Segments in flight (sent, not acknowledged).
+    pub fn outstanding(&self) -> u32 {
+        self.snd_max - self.snd_una
+    }
+
+    /// Smoothed RTT in seconds, if sampled.
+    pub fn srtt_secs(&self) -> Option<f64> {
+        let s = self.rto.srtt()?;
+        Some(match self.tick {
+            Some(t) => s * time::to_secs_f64(t),
+            None => s,
+        })
+    }
+
+    /// Current RTO in seconds.
+    pub fn rto_secs(&self) -> f64 {
+        let v = self.rto.current();
+        match self.tick {
+            Some(t) => v * time::to_secs_f64(t),
+            None => v,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atmsim_kernel::PS_PER_MS;
+
+    fn params(reno: bool) -> TcpParams {
+        TcpParams {
+            mss: 512,
+            window: 65536,
+            reno,
+            tick: Some(100 * PS_PER_MS),
+            rto_initial: 3_000 * PS_PER_MS,
+            rto_min: 200 * PS_PER_MS,
+            rto_max: 64_000 * PS_PER_MS,
+            delayed_ack: false,
+            delayed_ack_timeout: 200 * PS_PER_MS,
+            initial_ssthresh: 65536,
+            tick_phase: 0,
+        }
+    }
+
+    fn drain(s: &mut TcpSender) -> Vec<u32> {
+        std::iter::from_fn(|| s.next_segment(0)).collect()
+    }
+
+    #[test]
+    fn slow_start_doubles_per_round_trip() {
+        let mut s = TcpSender::new(&params(false));
+        assert_eq!(drain(&mut s), vec![0]);
+        s.on_ack(1, 0);
+        assert_eq!(drain(&mut s), vec![1, 2]);
+        s.on_ack(2, 0);
+        s.on_ack(3, 0);
+        assert_eq!(drain(&mut s), vec![3, 4, 5, 6]);
+        assert_eq!(s.cwnd, 4 * 512);
+    }
+
+    #[test]
+    fn window_caps_flight() {
+        let mut s = TcpSender::new(&params(false));
+        s.cwnd = 1 << 20;
+        assert_eq!(drain(&mut s).len(), 128); // 65536 / 512
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_about_one_mss_per_window() {
+        let mut p = params(false);
+        p.initial_ssthresh = 4 * 512;
+        let mut s = TcpSender::new(&p);
+        s.cwnd = 8 * 512;
+        drain(&mut s);
+        for a in 1..=8 {
+            s.on_ack(a, 0);
+        }
+        // 8 ACKs of +512*512/cwnd each: a bit less than one MSS in all.
+        assert!(s.cwnd > 8 * 512 + 400 && s.cwnd < 9 * 512, "cwnd {}", s.cwnd);
+    }
+
+    #[test]
+    fn timeout_goes_back_n_and_halves() {
+        let mut s = TcpSender::new(&params(false));
+        s.cwnd = 16 * 512;
+        s.ssthresh = 1 << 20;
+        assert_eq!(drain(&mut s).len(), 16);
+        // Initial RTO is 3 s = 30 ticks; nothing fires before the 30th tick.
+        for _ in 0..29 {
+            assert!(!s.on_tick());
+        }
+        assert!(s.on_tick());
+        assert_eq!(s.stats.timeouts, 1);
+        assert_eq!(s.cwnd, 512);
+        assert_eq!(s.ssthresh, 8 * 512);
+        assert_eq!(s.snd_nxt, 0);
+        assert_eq!(drain(&mut s), vec![0]); // go-back-N, one segment
+        assert_eq!(s.stats.retransmissions, 1);
+        // The receiver had 1..15 buffered: one ACK covers them all.
+        s.on_ack(16, 0);
+        assert_eq!(s.snd_nxt, 16);
+        assert_eq!(drain(&mut s), vec![16, 17]);
+    }
+
+    #[test]
+    fn karn_no_sample_from_retransmission_and_backoff_kept() {
+        let mut s = TcpSender::new(&params(false));
+        drain(&mut s);
+        for _ in 0..30 {
+            s.on_tick();
+        }
+        assert_eq!(s.stats.timeouts, 1);
+        drain(&mut s); // retransmit segment 0
+        s.on_ack(1, 0);
+        assert!(s.srtt_secs().is_none(), "no RTT sample from a retransmitted segment");
+        assert!((s.rto_secs() - 6.0).abs() < 1e-9, "backed-off RTO kept: {}", s.rto_secs());
+    }
+
+    #[test]
+    fn rtt_measured_in_ticks() {
+        let mut s = TcpSender::new(&params(false));
+        drain(&mut s);
+        s.on_tick();
+        s.on_tick(); // t_rtt = 3
+        s.on_ack(1, 0);
+        // srtt = 3 ticks, rttvar = 1.5 -> RTO = 3 + 6 = 9 ticks
+        assert!((s.srtt_secs().unwrap() - 0.3).abs() < 1e-9);
+        assert!((s.rto_secs() - 0.9).abs() < 1e-9);
+    }
+
+    #[test]
+    fn tahoe_ignores_duplicate_acks() {
+        let mut s = TcpSender::new(&params(false));
+        s.cwnd = 8 * 512;
+        drain(&mut s);
+        for _ in 0..5 {
+            s.on_ack(0, 0);
+        }
+        assert_eq!(s.stats.dup_acks, 5);
+        assert_eq!(s.stats.fast_retransmits, 0);
+        assert!(drain(&mut s).is_empty());
+    }
+
+    #[test]
+    fn reno_fast_retransmit_and_recovery() {
+        let mut s = TcpSender::new(&params(true));
+        s.cwnd = 8 * 512;
+        s.ssthresh = 1 << 20;
+        assert_eq!(drain(&mut s).len(), 8);
+        s.on_ack(1, 0); // segment 1 lost; 2..7 arrive -> dup ACKs of 1
+        assert_eq!(drain(&mut s), vec![8, 9]); // cwnd 9: flight 7 -> two more
+        s.on_ack(1, 0);
+        s.on_ack(1, 0);
+        assert!(drain(&mut s).is_empty());
+        s.on_ack(1, 0); // third duplicate
+        assert_eq!(drain(&mut s), vec![1]); // fast retransmit
+        assert_eq!(s.ssthresh, 4 * 512); // flight min(cwnd 9, wnd)/2 = 4
+        assert_eq!(s.cwnd, 4 * 512 + 3 * 512);
+        assert_eq!(s.snd_nxt, 10);
+        s.on_ack(1, 0); // 4th dup: inflate
+        assert_eq!(s.cwnd, 8 * 512);
+        s.on_ack(10, 0); // new ACK: deflate to ssthresh, then the usual increment
+        assert_eq!(s.cwnd, 5 * 512); // cwnd == ssthresh still counts as slow start (BSD)
+        assert_eq!(s.stats.fast_retransmits, 1);
+    }
+
+    #[test]
+    fn exact_timer_deadline() {
+        let mut p = params(false);
+        p.tick = None;
+        let mut s = TcpSender::new(&p);
+        assert_eq!(s.next_segment(1000), Some(0));
+        assert_eq!(s.deadline(), Some(1000 + 3_000 * PS_PER_MS));
+        assert!(!s.on_deadline(1000));
+        assert!(s.on_deadline(1000 + 3_000 * PS_PER_MS));
+        assert_eq!(s.stats.timeouts, 1);
+    }
+
+    #[test]
+    fn closed_sender_sends_only_retransmissions() {
+        let mut s = TcpSender::new(&params(false));
+        s.cwnd = 4 * 512;
+        drain(&mut s);
+        s.close();
+        s.on_ack(4, 0);
+        assert!(drain(&mut s).is_empty());
+    }
+}
