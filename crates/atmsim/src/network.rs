@@ -10,7 +10,7 @@ use crate::link::DelayLine;
 use crate::port::PortBuffer;
 use crate::scenario::{Scenario, ServiceClass};
 use crate::tcp::{TcpReceiver, TcpSender};
-use atmsim_kernel::{SerialClock, Time};
+use atmsim_kernel::{RngStream, SerialClock, Time};
 
 /// An output port: buffer, transmitter and the delay line of its link direction.
 #[derive(Debug)]
@@ -85,6 +85,8 @@ pub struct Connection {
     pub goodput_bytes: u64,
     /// Bytes delivered in order in all.
     pub delivered_bytes: u64,
+    /// Phase of this connection's host timer ticks.
+    pub tick_phase: Time,
 }
 
 /// The whole network.
@@ -160,6 +162,11 @@ impl Network {
                 delack_pending: false,
                 goodput_bytes: 0,
                 delivered_bytes: 0,
+                tick_phase: match (c.tcp.tick_phase, c.tcp.tick) {
+                    (Some(p), _) => p,
+                    (None, Some(t)) => RngStream::new(s.seed, &format!("tcp/{}/tick_phase", c.name)).below(t),
+                    (None, None) => RngStream::new(s.seed, &format!("tcp/{}/tick_phase", c.name)).below(c.tcp.delayed_ack_timeout),
+                },
             });
         }
         Network { ports, flows, route_ports, conns }

@@ -71,7 +71,7 @@ impl<'a> Sim<'a> {
                 q.schedule(stop, Ev::Stop(i as u32));
             }
             if let Some(t) = c.tcp.tick {
-                q.schedule(first_edge(0, t, c.tcp.tick_phase), Ev::Tick(i as u32));
+                q.schedule(first_edge(0, t, net.conns[i].tick_phase), Ev::Tick(i as u32));
             }
         }
         let rec = Recorder::new(sc, &net);
@@ -239,7 +239,7 @@ impl<'a> Sim<'a> {
                 if !conn.delack_pending {
                     conn.delack_pending = true;
                     let tcp = &self.sc.connections[c].tcp;
-                    let at = first_edge(now, tcp.delayed_ack_timeout, tcp.tick_phase);
+                    let at = first_edge(now, tcp.delayed_ack_timeout, conn.tick_phase);
                     self.q.schedule(at, Ev::DelAck(c as u32));
                 }
             }

@@ -5,7 +5,7 @@
 
 use super::error::ScenarioError;
 use super::schema::*;
-use super::units::{BufferSize, Granularity, Threshold};
+use super::units::{BufferSize, Granularity, Threshold, TickPhase};
 use atmsim_kernel::{Time, PS_PER_MS, PS_PER_S};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -106,8 +106,8 @@ pub struct TcpParams {
     pub delayed_ack_timeout: Time,
     /// Initial ssthresh, bytes.
     pub initial_ssthresh: u64,
-    /// Tick phase offset.
-    pub tick_phase: Time,
+    /// Tick phase offset (None = random, drawn at build time from the run seed).
+    pub tick_phase: Option<Time>,
 }
 
 /// A resolved connection.
@@ -580,6 +580,9 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
         delayed_ack: da.unwrap_or(false),
         delayed_ack_timeout,
         initial_ssthresh,
-        tick_phase: ph.map(|d| d.ps()).unwrap_or(0),
+        tick_phase: match ph.unwrap_or(TickPhase::Random) {
+            TickPhase::Random => None,
+            TickPhase::Fixed(t) => Some(t),
+        },
     })
 }

@@ -4,7 +4,7 @@
 //! Defaults are the values of the UBR+ study (seed 001) unless a field says otherwise.
 //! A JSON Schema for editors and docs is generated from these types (`atmsim schema`).
 
-use super::units::{BufferSize, Bytes, Duration, Granularity, Length, Rate, Threshold};
+use super::units::{BufferSize, Bytes, Duration, Granularity, Length, Rate, Threshold, TickPhase};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -264,7 +264,9 @@ pub struct TcpSpec {
     /// Initial slow-start threshold (default: the maximum window).
     #[serde(default)]
     pub initial_ssthresh: Option<Bytes>,
-    /// Phase of this host's timer ticks: `"0 s"` aligns all hosts (default); any offset shifts it.
+    /// Phase of the sending host's timer ticks (retransmit and delayed-ACK timers):
+    /// `"random"` (default: uniform over one tick, from the run seed, as independent hosts
+    /// would have), or a fixed offset such as `"0 s"`, which aligns every host's ticks.
     #[serde(default)]
-    pub tick_phase: Option<Duration>,
+    pub tick_phase: Option<TickPhase>,
 }

@@ -348,6 +348,33 @@ quantity!(
     }
 );
 
+/// The phase of a host's TCP timer ticks: `"random"` (uniform over one tick, drawn from
+/// the run seed) or a fixed offset such as `"0 s"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TickPhase {
+    /// Uniform in [0, tick), from the connection's own random stream.
+    Random,
+    /// This offset from time 0.
+    Fixed(Time),
+}
+
+quantity!(
+    TickPhase,
+    "tick phase",
+    "random",
+    "the word random, or a duration (ps, ns, us, ms, s)",
+    |s| {
+        if s.trim() == "random" {
+            return Some(TickPhase::Random);
+        }
+        Duration::parse(s).ok().map(|d| TickPhase::Fixed(d.0))
+    },
+    |p, f| match p {
+        TickPhase::Random => write!(f, "random"),
+        TickPhase::Fixed(t) => write!(f, "{}", Duration(*t)),
+    }
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

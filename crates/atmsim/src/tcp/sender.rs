@@ -321,7 +321,7 @@ mod tests {
             delayed_ack: false,
             delayed_ack_timeout: 200 * PS_PER_MS,
             initial_ssthresh: 65536,
-            tick_phase: 0,
+            tick_phase: Some(0),
         }
     }
 
