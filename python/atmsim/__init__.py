@@ -1,0 +1,36 @@
+"""atmsim: a fast, faithful, cell-level simulator of TCP/IP over ATM networks.
+
+Quick use::
+
+    import atmsim
+    from atmsim.topology import n_source
+
+    scenario = n_source(5, link_delay="5 ms", buffer="12000 cells",
+                        policy={"kind": "fba", "threshold": "50 %", "z": 0.8},
+                        tcp={"window": "600000 B"})
+    result = atmsim.run(scenario)
+    result.summary["efficiency"], result.connections[["name", "goodput_bps"]]
+
+A scenario is a TOML file (``atmsim.run("file.toml")``), TOML text, or a dict mirroring the
+TOML layout. The engine is Rust; a run releases the GIL, so threads run scenarios in parallel.
+"""
+
+from __future__ import annotations
+
+from ._core import InvariantError, ScenarioError
+from ._core import version as _engine_version
+from .result import RunResult
+from .scenario import load_scenario, run, to_toml, validate
+
+__version__ = _engine_version()
+
+__all__ = [
+    "InvariantError",
+    "RunResult",
+    "ScenarioError",
+    "__version__",
+    "load_scenario",
+    "run",
+    "to_toml",
+    "validate",
+]

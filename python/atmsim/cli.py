@@ -1,0 +1,243 @@
+"""The ``atmsim`` command.
+
+Every user error (a bad scenario, a missing file, an unknown experiment) prints one clear
+message and exits with status 2; nothing prints a Python traceback for user error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+DESCRIPTION = """\
+atmsim: a cell-level simulator of TCP/IP over ATM networks (UBR; ABR being built).
+
+A scenario is a TOML file: nodes (hosts and switches), full-duplex links (rate, length),
+connections (route, service class, TCP parameters), port settings (buffer, drop policy),
+measurement (duration, warm-up, sampling interval) and a seed. Quantities carry their
+units: "155.52 Mbps", "1000 km", "5 us", "20 s", "512 B", "36000 cells", "80 %".
+"""
+
+EPILOG = """\
+examples:
+  atmsim reproduce ubr-plus --out results/ubr-plus   reproduce both tables of seed 001
+  atmsim run examples/ubr_wan5_fba.toml --out out/   run one scenario, write tables and a plot
+  atmsim validate my.toml                            check a scenario without running it
+  atmsim list                                        experiments, drop policies, TCP variants
+  atmsim schema > scenario.schema.json               JSON Schema for editors
+  atmsim bench --json                                engine speed on a fixed scenario
+
+Run 'atmsim COMMAND --help' for a command's options.
+"""
+
+
+class UserError(Exception):
+    """An error caused by the user's input: printed as one line, exit status 2."""
+
+
+def _fmt_rate(bps: float) -> str:
+    return f"{bps / 1e6:.2f} Mbps"
+
+
+def _print_result(r) -> None:
+    s = r.summary
+    print(f"{s['name']}: {s['duration_s']:g} s simulated in {s['wall_seconds']:.2f} s "
+          f"({s['cell_hops_per_second'] / 1e6:.1f} M cell-hops/s)")
+    print(f"  efficiency       {s['efficiency']:.4f}  (goodput {_fmt_rate(s['total_goodput_bps'])} of max {_fmt_rate(s['max_goodput_bps'])})")
+    print(f"  fairness (Jain)  {s['fairness']:.4f}")
+    print(f"  max switch queue {s['max_switch_queue_cells']} cells")
+    print(f"  cells            sent {s['cells_sent']}, delivered {s['cells_delivered']}, dropped {s['cells_dropped']}, "
+          f"in flight {s['cells_in_flight']} (conservation {'ok' if s['conservation_ok'] else 'VIOLATED'})")
+    c = r.connections
+    if len(c):
+        print()
+        cols = ["name", "goodput_bps", "retransmissions", "timeouts", "cells_dropped", "frames_lost"]
+        t = c[cols].copy()
+        t["goodput_bps"] = (t["goodput_bps"] / 1e6).map("{:.2f}".format)
+        t = t.rename(columns={"goodput_bps": "goodput_Mbps"})
+        print(textwrap.indent(t.to_string(index=False), "  "))
+
+
+def cmd_run(a) -> int:
+    import atmsim
+
+    r = atmsim.run(a.file)
+    if a.json:
+        print(json.dumps(r.summary, indent=2))
+    else:
+        _print_result(r)
+    if a.out:
+        out = r.save(a.out, plot=not a.no_plot)
+        print(f"\nwrote {out}/ (summary.json, connections.csv, ports.csv, *_series.csv, scenario.toml"
+              + ("" if a.no_plot else ", run.png") + ")", file=sys.stderr)
+    return 0
+
+
+def cmd_validate(a) -> int:
+    import atmsim
+
+    info = atmsim.validate(a.file)
+    print(f"{a.file}: valid. {info['nodes']} nodes, {info['ports']} ports, {info['connections']} connections, "
+          f"{info['duration_s']:g} s.")
+    for route in info["routes"][: a.routes]:
+        print("  route: " + " -> ".join(route))
+    return 0
+
+
+def cmd_list(a) -> int:
+    from . import _core
+    from .experiments import EXPERIMENTS
+
+    print("experiments (atmsim reproduce ID):")
+    for k, e in sorted(EXPERIMENTS.items()):
+        print(f"  {k:16s} {e.title}  [{e.source}]")
+    print("\ndrop policies (port policy kind = ...):")
+    for name, desc in _core.policies():
+        print(f"  {name:16s} {desc}")
+    print("\nTCP congestion control (tcp.congestion = ...):")
+    print("  tahoe            slow start, congestion avoidance, timeouts; no fast retransmit (seeds' default)")
+    print("  reno             tahoe plus fast retransmit and fast recovery")
+    print("\nservice classes (connection service = ...):")
+    print("  ubr              unspecified bit rate (available now)")
+    print("  abr, cbr, vbr    not yet available for TCP traffic (ABR end systems are being built)")
+    print("\nrate allocators (ABR): none yet (ERICA, ERICA+, KVR are being built)")
+    print("\ntopology builders (python: atmsim.topology):")
+    print("  n_source         N sources -> sw1 -> sw2 -> N destinations (seeds 000-002)")
+    return 0
+
+
+def cmd_reproduce(a) -> int:
+    from .experiments import get
+
+    try:
+        exp = get(a.id)
+    except KeyError as e:
+        raise UserError(str(e.args[0])) from None
+    out = Path(a.out or f"results/{a.id}")
+    comparison = exp.run(out, quick=a.quick, workers=a.workers, progress=not a.no_progress)
+    with pd_options():
+        print(comparison.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    report = (out / "report.md").read_text()
+    checks = [ln for ln in report.splitlines() if ln.startswith("| ") and ("| pass |" in ln or "| FAIL |" in ln)]
+    if checks:
+        print("\nchecks:")
+        for ln in checks:
+            parts = [p.strip() for p in ln.strip("|").split("|")]
+            print(f"  [{parts[1]}] {parts[0]}: {parts[2]}")
+    print(f"\nwrote {out}/comparison.csv, report.md and plots")
+    return 0
+
+
+class pd_options:
+    def __enter__(self):
+        import pandas as pd
+
+        self._ctx = pd.option_context("display.max_rows", 500, "display.width", 160)
+        self._ctx.__enter__()
+
+    def __exit__(self, *exc):
+        self._ctx.__exit__(*exc)
+
+
+def cmd_bench(a) -> int:
+    from .bench import run_bench
+
+    r = run_bench(repeat=a.repeat)
+    if a.json:
+        print(json.dumps({k: r[k] for k in ("cell_hops_per_second", "events_per_second", "wall_seconds")}))
+    else:
+        print(f"scenario            {r['scenario']}")
+        print(f"cell-hops/s         {r['cell_hops_per_second'] / 1e6:.2f} M  ({r['cell_hops']} cell-hops)")
+        print(f"events/s            {r['events_per_second'] / 1e6:.2f} M  ({r['events']} events)")
+        print(f"wall time           {r['wall_seconds']:.3f} s for {r['simulated_seconds']:g} s simulated (best of {r['repeat']})")
+    return 0
+
+
+def cmd_schema(a) -> int:
+    from . import _core
+
+    print(_core.json_schema())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="atmsim", description=DESCRIPTION, epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"atmsim {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    r = sub.add_parser("run", help="run a scenario file and print its results",
+                       description="Run one scenario (TOML) and print the summary and a per-connection table.")
+    r.add_argument("file", help="scenario file (TOML)")
+    r.add_argument("--out", metavar="DIR", help="also write summary.json, CSV tables and time series, and run.png here")
+    r.add_argument("--json", action="store_true", help="print the summary as JSON")
+    r.add_argument("--no-plot", action="store_true", help="with --out: skip the plot")
+    r.set_defaults(func=cmd_run)
+
+    v = sub.add_parser("validate", help="check a scenario file without running it",
+                       description="Parse and validate a scenario. Errors name the key, the value and what is allowed.")
+    v.add_argument("file", help="scenario file (TOML)")
+    v.add_argument("--routes", type=int, default=5, metavar="N", help="show the first N resolved routes (default 5)")
+    v.set_defaults(func=cmd_validate)
+
+    ls = sub.add_parser("list", help="list experiments, drop policies and models", description="List what atmsim offers.")
+    ls.set_defaults(func=cmd_list)
+
+    rp = sub.add_parser("reproduce", help="reproduce a published table (see 'atmsim list')",
+                        description="Run every case of a reproduction in parallel and compare with the published numbers. "
+                                    "Writes comparison.csv (experiment, case, metric, published, simulated), runs.csv, "
+                                    "report.md and PNG plots.")
+    rp.add_argument("id", help="experiment id, e.g. ubr-plus")
+    rp.add_argument("--out", metavar="DIR", help="output directory (default results/ID)")
+    rp.add_argument("--quick", action="store_true", help="shortened runs (a tenth of the durations), for tests")
+    rp.add_argument("--workers", type=int, default=None, metavar="N", help="parallel runs (default: all cores)")
+    rp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rp.set_defaults(func=cmd_reproduce)
+
+    b = sub.add_parser("bench", help="measure engine speed on a fixed scenario",
+                       description="Run the UBR+ WAN scenario (15 sources, 36000-cell buffers, FBA, 20 s) on one core "
+                                   "and report cell-hops per second, events per second and wall time.")
+    b.add_argument("--json", action="store_true", help="print one JSON object")
+    b.add_argument("--repeat", type=int, default=3, metavar="N", help="runs; the best is reported (default 3)")
+    b.set_defaults(func=cmd_bench)
+
+    s = sub.add_parser("schema", help="print the JSON Schema of scenario files", description="Print the JSON Schema of scenario files.")
+    s.set_defaults(func=cmd_schema)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    a = parser.parse_args(argv)
+    if not getattr(a, "command", None):
+        parser.print_help()
+        return 0
+    try:
+        from . import InvariantError, ScenarioError
+
+        try:
+            return a.func(a)
+        except ScenarioError as e:
+            raise UserError(f"invalid scenario: {e}") from None
+        except InvariantError as e:
+            print(f"atmsim: internal error (please report it): {e}", file=sys.stderr)
+            return 3
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
+            raise UserError(str(e)) from None
+    except UserError as e:
+        print(f"atmsim: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("atmsim: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

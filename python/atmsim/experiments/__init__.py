@@ -1,0 +1,16 @@
+"""The reproductions of published results, by id (``atmsim reproduce ID``)."""
+
+from __future__ import annotations
+
+from .base import Experiment
+from .ubr_plus import UbrPlus
+
+EXPERIMENTS: dict[str, type[Experiment]] = {UbrPlus.id: UbrPlus}
+
+
+def get(exp_id: str) -> Experiment:
+    """The experiment with this id; raises KeyError listing the ids that exist."""
+    try:
+        return EXPERIMENTS[exp_id]()
+    except KeyError:
+        raise KeyError(f"no experiment {exp_id!r}; available: {', '.join(sorted(EXPERIMENTS))}") from None

@@ -1,0 +1,93 @@
+"""What every reproduction shares: cases to run, a comparison table, a report.
+
+``comparison.csv`` has the columns ``experiment, case, metric, published, simulated``:
+one row per published number. Reproductions that judge claims add a ``verdict`` column.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..parallel import run_many
+from ..result import RunResult
+
+COMPARISON_COLUMNS = ["experiment", "case", "metric", "published", "simulated"]
+
+
+@dataclass
+class Case:
+    """One simulation of a reproduction."""
+
+    key: str
+    scenario: dict[str, Any]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class Experiment:
+    """Base class of reproductions."""
+
+    id: str = ""
+    title: str = ""
+    source: str = ""
+
+    def cases(self, quick: bool) -> list[Case]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def compare(self, cases: list[Case], results: dict[str, RunResult]) -> pd.DataFrame:  # pragma: no cover
+        raise NotImplementedError
+
+    def report(self, out: Path, comparison: pd.DataFrame, cases: list[Case], results: dict[str, RunResult], quick: bool) -> str:  # pragma: no cover
+        raise NotImplementedError
+
+    def run(self, out: str | Path, quick: bool = False, workers: int | None = None, progress: bool = True) -> pd.DataFrame:
+        """Runs every case, writes comparison.csv, plots and report.md to ``out``."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        cases = self.cases(quick)
+        t0 = time.perf_counter()
+        results = run_many(((c.key, c.scenario) for c in cases), workers=workers, progress=progress, desc=self.id)
+        wall = time.perf_counter() - t0
+        comparison = self.compare(cases, results)
+        comparison.to_csv(out / "comparison.csv", index=False)
+        runs = pd.DataFrame(
+            [{"case": c.key, **c.meta, **{k: results[c.key].summary[k] for k in _RUN_COLUMNS}} for c in cases]
+        )
+        runs.to_csv(out / "runs.csv", index=False)
+        text = self.report(out, comparison, cases, results, quick)
+        text += f"\n\n---\n{len(cases)} simulations in {wall:.1f} s wall time" + (" (--quick: shortened runs)" if quick else "") + ".\n"
+        (out / "report.md").write_text(text)
+        return comparison
+
+
+_RUN_COLUMNS = [
+    "efficiency",
+    "fairness",
+    "total_goodput_bps",
+    "max_switch_queue_cells",
+    "cells_dropped",
+    "cell_loss_ratio",
+    "duration_s",
+    "cell_hops",
+    "wall_seconds",
+]
+
+
+def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.3f}") -> str:
+    """A GitHub-flavoured Markdown table (no extra dependency)."""
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(str(c) for c in cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for _, row in df.iterrows():
+        cells = []
+        for c in cols:
+            v = row[c]
+            if isinstance(v, float):
+                cells.append(floatfmt.format(v) if v == v else "")
+            else:
+                cells.append(str(v))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

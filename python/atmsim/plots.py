@@ -1,0 +1,45 @@
+"""Plots (matplotlib, written to PNG files)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .result import RunResult
+
+
+def plot_run(result: "RunResult", path: str | Path) -> Path:
+    """Four panels against time: switch queue lengths, link utilization, cwnd, cells received."""
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8), sharex=True)
+    ps, cs = result.port_series, result.connection_series
+    busy = result.ports[(result.ports["is_switch"]) & (result.ports["max_queue_cells"] > 0)]["name"] if len(result.ports) else []
+    for port in busy:
+        d = ps[ps["port"] == port]
+        axes[0, 0].plot(d["time_s"], d["max_queue_cells"], label=port, lw=0.8)
+        axes[0, 1].plot(d["time_s"], d["utilization"], label=port, lw=0.8)
+    many = cs["connection"].nunique() > 10
+    for name, d in cs.groupby("connection", sort=False):
+        axes[1, 0].plot(d["time_s"], d["cwnd_bytes"] / 1024, label=None if many else name, lw=0.7)
+        axes[1, 1].plot(d["time_s"], d["cells_received"], label=None if many else name, lw=0.7)
+    axes[0, 0].set_ylabel("queue (cells, max over interval)")
+    axes[0, 1].set_ylabel("link utilization")
+    axes[1, 0].set_ylabel("cwnd (KiB)")
+    axes[1, 1].set_ylabel("cells received")
+    for ax in axes.flat:
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="best")
+    for ax in axes[1]:
+        ax.set_xlabel("time (s)")
+    fig.suptitle(result.summary["name"])
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,92 @@
+"""Loading, validating, writing and running scenarios.
+
+A scenario can be given as a path to a TOML file, TOML text, or a dict with the same
+layout as the TOML file (see ``atmsim schema`` for the JSON Schema).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Union
+
+from . import _core
+from .result import RunResult
+
+ScenarioLike = Union[str, os.PathLike, dict]
+
+
+def _looks_like_path(s: str) -> bool:
+    return "\n" not in s and (s.endswith(".toml") or os.path.exists(s))
+
+
+def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
+    """Returns the scenario as a dict (parsing TOML files or text; dicts are copied).
+
+    Raises :class:`atmsim.ScenarioError` for malformed TOML, unknown keys or bad units.
+    """
+    if isinstance(scenario, dict):
+        return json.loads(json.dumps(scenario))
+    if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and _looks_like_path(scenario)):
+        path = Path(scenario)
+        try:
+            text = path.read_text()
+        except OSError as e:
+            raise FileNotFoundError(f"cannot read scenario file {str(path)!r}: {e.strerror}") from None
+    elif isinstance(scenario, str):
+        text = scenario
+    else:
+        raise TypeError(f"a scenario is a path, TOML text or a dict, not {type(scenario).__name__}")
+    return json.loads(_core.toml_to_json(text))
+
+
+def validate(scenario: ScenarioLike) -> dict[str, Any]:
+    """Checks a scenario without running it; returns what it holds (counts and routes).
+
+    Raises :class:`atmsim.ScenarioError` naming the key, the value and what is allowed.
+    """
+    return json.loads(_core.validate(json.dumps(load_scenario(scenario)), toml=False))
+
+
+def run(scenario: ScenarioLike) -> RunResult:
+    """Runs a scenario to its end and returns a :class:`RunResult`.
+
+    The simulation runs in Rust with the GIL released. Cell conservation is checked at the
+    end of every run; a violation raises :class:`atmsim.InvariantError`.
+    """
+    sc = load_scenario(scenario)
+    raw = json.loads(_core.run_json(json.dumps(sc)))
+    return RunResult(raw, sc)
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items() if x is not None) + " }"
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+def to_toml(scenario: dict[str, Any]) -> str:
+    """Writes a scenario dict as a TOML file's text (tables, then arrays of tables)."""
+    out: list[str] = []
+    for k, v in scenario.items():
+        if v is not None and not isinstance(v, (dict, list)):
+            out.append(f"{k} = {_toml_value(v)}")
+    for k, v in scenario.items():
+        if isinstance(v, dict):
+            out.append(f"\n[{k}]")
+            out += [f"{kk} = {_toml_value(vv)}" for kk, vv in v.items() if vv is not None]
+    for k, v in scenario.items():
+        if isinstance(v, list):
+            for item in v:
+                out.append(f"\n[[{k}]]")
+                out += [f"{kk} = {_toml_value(vv)}" for kk, vv in item.items() if vv is not None]
+    return "\n".join(out) + "\n"
