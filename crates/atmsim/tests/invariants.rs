@@ -1,0 +1,110 @@
+//! Invariants every run must keep: cell conservation, port counter identities,
+//! determinism (same scenario and seed = bit-identical results), and physical sanity.
+
+mod common;
+
+use atmsim::RunResult;
+
+fn run(text: &str) -> RunResult {
+    atmsim::run_toml(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The result as JSON without the wall-clock fields.
+fn fingerprint(r: &RunResult) -> String {
+    let mut v = serde_json::to_value(r).unwrap();
+    let s = v["summary"].as_object_mut().unwrap();
+    for k in ["wall_seconds", "cell_hops_per_second", "events_per_second"] {
+        s.remove(k);
+    }
+    v.to_string()
+}
+
+const POLICIES: [&str; 5] = [
+    "{ kind = \"tail_drop\" }",
+    "{ kind = \"ppd\" }",
+    "{ kind = \"epd\", threshold = \"80 %\" }",
+    "{ kind = \"selective_drop\", threshold = \"90 %\", z = 0.8 }",
+    "{ kind = \"fba\", threshold = \"50 %\", z = 0.8 }",
+];
+
+#[test]
+fn conservation_and_port_identities_hold_under_every_policy() {
+    for pol in POLICIES {
+        let r = run(&common::n_source(4, "300 cells", pol, "0.3 s", 3));
+        let s = &r.summary;
+        assert!(s.conservation_ok, "{pol}");
+        assert_eq!(s.cells_sent, s.cells_delivered + s.cells_dropped + s.cells_in_flight, "{pol}");
+        assert!(s.cells_dropped > 0, "a 300-cell buffer with 4 greedy sources must drop ({pol})");
+        for p in &r.ports {
+            assert_eq!(p.received, p.enqueued + p.dropped, "{pol} {}", p.name);
+            assert_eq!(p.enqueued, p.sent + p.final_queue_cells as u64, "{pol} {}", p.name);
+            assert_eq!(p.drops.values().sum::<u64>(), p.dropped, "{pol} {}", p.name);
+            if let Some(b) = p.buffer_cells {
+                assert!(p.max_queue_cells <= b, "{pol} {}: queue above the buffer", p.name);
+            }
+        }
+        let per_conn: u64 = r.connections.iter().map(|c| c.cells_dropped + c.ack_cells_dropped).sum();
+        assert_eq!(per_conn, s.cells_dropped, "{pol}: drops attributed to connections");
+    }
+}
+
+#[test]
+fn frame_policies_do_not_drop_whole_frames_under_tail_drop() {
+    let r = run(&common::n_source(4, "300 cells", POLICIES[0], "0.3 s", 3));
+    for p in &r.ports {
+        assert_eq!(p.drops["frame_discard"], 0);
+        assert_eq!(p.drops["partial_discard"], 0);
+    }
+    let r = run(&common::n_source(4, "300 cells", POLICIES[2], "0.3 s", 3));
+    let sw = r.ports.iter().find(|p| p.name == "sw1->sw2").unwrap();
+    assert!(sw.drops["frame_discard"] > 0, "EPD must discard whole frames");
+}
+
+#[test]
+fn same_seed_same_bits() {
+    let t = common::n_source(3, "400 cells", POLICIES[4], "0.3 s", 11);
+    assert_eq!(fingerprint(&run(&t)), fingerprint(&run(&t)));
+    let small = common::small_toml();
+    assert_eq!(fingerprint(&run(&small)), fingerprint(&run(&small)));
+}
+
+#[test]
+fn seed_moves_random_tick_phases() {
+    let a = run(&common::n_source(3, "400 cells", POLICIES[0], "0.5 s", 1));
+    let b = run(&common::n_source(3, "400 cells", POLICIES[0], "0.5 s", 2));
+    assert_ne!(fingerprint(&a), fingerprint(&b));
+}
+
+#[test]
+fn unlimited_buffers_lose_nothing_and_fill_the_link() {
+    let r = run(&common::n_source(2, "unlimited", POLICIES[0], "1 s", 1));
+    assert_eq!(r.summary.cells_dropped, 0);
+    assert!(r.summary.efficiency > 0.95 && r.summary.efficiency <= 1.0, "{}", r.summary.efficiency);
+    assert!(r.connections.iter().all(|c| c.retransmissions == 0 && c.timeouts == 0));
+}
+
+#[test]
+fn goodput_never_exceeds_the_bottleneck() {
+    for pol in POLICIES {
+        let r = run(&common::n_source(5, "500 cells", pol, "0.5 s", 5));
+        assert!(r.summary.efficiency <= 1.0 + 1e-9, "{pol}: {}", r.summary.efficiency);
+        for p in &r.ports {
+            assert!(p.utilization <= 1.0 + 1e-9);
+        }
+    }
+}
+
+#[test]
+fn start_times_are_honoured() {
+    let r = run(&common::small_toml());
+    let c = r.connections.iter().find(|c| c.name == "c").unwrap();
+    assert!(c.goodput_bytes > 0);
+    // Connection c starts at 50 ms: its first delivery cannot precede that.
+    let ts = &r.timeseries;
+    let k = ts.connection_names.iter().position(|n| n == "c").unwrap();
+    for (t, cells) in ts.time_s.iter().zip(&ts.cells_received[k]) {
+        if *t < 0.05 {
+            assert_eq!(*cells, 0);
+        }
+    }
+}
