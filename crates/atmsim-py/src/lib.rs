@@ -10,7 +10,12 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(_core, ScenarioError, PyValueError, "A malformed or inconsistent scenario. The message names the key, the value and what is allowed.");
-create_exception!(_core, InvariantError, PyRuntimeError, "An internal invariant (such as cell conservation) failed: a bug in atmsim.");
+create_exception!(
+    _core,
+    InvariantError,
+    PyRuntimeError,
+    "An internal invariant (such as cell conservation) failed: a bug in atmsim."
+);
 
 fn to_py(e: atmsim::RunError) -> PyErr {
     match e {
@@ -22,14 +27,18 @@ fn to_py(e: atmsim::RunError) -> PyErr {
 /// Runs a scenario given as TOML text; returns the result as JSON text.
 #[pyfunction]
 fn run_toml(py: Python<'_>, text: String) -> PyResult<String> {
-    let r = py.detach(|| atmsim::run_toml(&text).map(|r| serde_json::to_string(&r).expect("result serializes")));
+    let r = py.detach(|| {
+        atmsim::run_toml(&text).map(|r| serde_json::to_string(&r).expect("result serializes"))
+    });
     r.map_err(to_py)
 }
 
 /// Runs a scenario given as JSON text; returns the result as JSON text.
 #[pyfunction]
 fn run_json(py: Python<'_>, text: String) -> PyResult<String> {
-    let r = py.detach(|| atmsim::run_json(&text).map(|r| serde_json::to_string(&r).expect("result serializes")));
+    let r = py.detach(|| {
+        atmsim::run_json(&text).map(|r| serde_json::to_string(&r).expect("result serializes"))
+    });
     r.map_err(to_py)
 }
 
@@ -38,9 +47,14 @@ fn run_json(py: Python<'_>, text: String) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (text, toml = true))]
 fn validate(text: String, toml: bool) -> PyResult<String> {
-    let file = if toml { atmsim::scenario::from_toml_str(&text) } else { atmsim::scenario::from_json_str(&text) };
+    let file = if toml {
+        atmsim::scenario::from_toml_str(&text)
+    } else {
+        atmsim::scenario::from_json_str(&text)
+    };
     let file = file.map_err(|e| ScenarioError::new_err(e.to_string()))?;
-    let sc = atmsim::scenario::resolve::resolve(&file).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let sc = atmsim::scenario::resolve::resolve(&file)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let v = serde_json::json!({
         "name": sc.name,
         "nodes": sc.nodes.len(),
@@ -55,7 +69,8 @@ fn validate(text: String, toml: bool) -> PyResult<String> {
 /// Converts a TOML scenario to the equivalent JSON (the dict form).
 #[pyfunction]
 fn toml_to_json(text: String) -> PyResult<String> {
-    let f = atmsim::scenario::from_toml_str(&text).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let f = atmsim::scenario::from_toml_str(&text)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     Ok(serde_json::to_string(&f).expect("scenario serializes"))
 }
 
@@ -68,7 +83,10 @@ fn json_schema() -> String {
 /// Names and one-line descriptions of the drop policies.
 #[pyfunction]
 fn policies() -> Vec<(String, String)> {
-    atmsim::drop_policy::POLICY_NAMES.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    atmsim::drop_policy::POLICY_NAMES
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
 }
 
 /// The engine version.

@@ -11,7 +11,13 @@ fn main() {
         std::process::exit(2)
     });
     match atmsim::run_toml(&text) {
-        Ok(r) => { if std::env::var("FULL").is_ok() { println!("{}", serde_json::to_string_pretty(&r.connections).unwrap()); println!("{}", serde_json::to_string_pretty(&r.ports).unwrap()); } println!("{}", serde_json::to_string_pretty(&r.summary).unwrap()) }
+        Ok(r) => {
+            if std::env::var("FULL").is_ok() {
+                println!("{}", serde_json::to_string_pretty(&r.connections).unwrap());
+                println!("{}", serde_json::to_string_pretty(&r.ports).unwrap());
+            }
+            println!("{}", serde_json::to_string_pretty(&r.summary).unwrap())
+        }
         Err(e) => {
             eprintln!("{e}");
             std::process::exit(1)

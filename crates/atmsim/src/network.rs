@@ -132,7 +132,10 @@ impl Network {
             }) << crate::cell::flag::CLASS_SHIFT;
             for (ports_of, cells) in [
                 (&c.fwd_ports, aal5::cells_for_segment(c.tcp.mss, c.llc_snap)),
-                (&c.bwd_ports, aal5::cells_for_ip(aal5::TCPIP_HEADERS, c.llc_snap)),
+                (
+                    &c.bwd_ports,
+                    aal5::cells_for_ip(aal5::TCPIP_HEADERS, c.llc_snap),
+                ),
             ] {
                 flows.push(Flow {
                     route_start: route_ports.len() as u32,
@@ -164,12 +167,20 @@ impl Network {
                 delivered_bytes: 0,
                 tick_phase: match (c.tcp.tick_phase, c.tcp.tick) {
                     (Some(p), _) => p,
-                    (None, Some(t)) => RngStream::new(s.seed, &format!("tcp/{}/tick_phase", c.name)).below(t),
-                    (None, None) => RngStream::new(s.seed, &format!("tcp/{}/tick_phase", c.name)).below(c.tcp.delayed_ack_timeout),
+                    (None, Some(t)) => {
+                        RngStream::new(s.seed, &format!("tcp/{}/tick_phase", c.name)).below(t)
+                    }
+                    (None, None) => RngStream::new(s.seed, &format!("tcp/{}/tick_phase", c.name))
+                        .below(c.tcp.delayed_ack_timeout),
                 },
             });
         }
-        Network { ports, flows, route_ports, conns }
+        Network {
+            ports,
+            flows,
+            route_ports,
+            conns,
+        }
     }
 
     /// The port at hop `hop` of `flow`.
@@ -180,7 +191,10 @@ impl Network {
 
     /// Cells queued in ports or travelling on lines.
     pub fn cells_in_network(&self) -> u64 {
-        self.ports.iter().map(|p| p.buf.queued() as u64 + p.line.len() as u64).sum()
+        self.ports
+            .iter()
+            .map(|p| p.buf.queued() as u64 + p.line.len() as u64)
+            .sum()
     }
 
     /// A fresh data cell of `flow`.

@@ -47,7 +47,11 @@ struct VcState {
 
 impl Default for VcState {
     fn default() -> Self {
-        VcState { cells: 0, at_frame_start: true, mode: Mode::Accepting }
+        VcState {
+            cells: 0,
+            at_frame_start: true,
+            mode: Mode::Accepting,
+        }
     }
 }
 
@@ -121,7 +125,11 @@ impl PortBuffer {
         self.counters.received += 1;
         let room = self.occupancy < self.capacity;
         if cell.is_rm() {
-            return if room { self.enqueue(cell, class) } else { self.drop(DropReason::BufferFull) };
+            return if room {
+                self.enqueue(cell, class)
+            } else {
+                self.drop(DropReason::BufferFull)
+            };
         }
         let flow = cell.flow as usize;
         let eom = cell.is_eom();
@@ -134,16 +142,31 @@ impl PortBuffer {
                 active_vcs: self.active_vcs,
                 vc_cells: vc.cells,
             };
-            mode = if self.policy.admit_frame(&view) { Mode::Accepting } else { Mode::DiscardWhole };
+            mode = if self.policy.admit_frame(&view) {
+                Mode::Accepting
+            } else {
+                Mode::DiscardWhole
+            };
         }
         let (outcome, next_mode) = match mode {
             Mode::DiscardWhole => (Err(DropReason::FrameDiscard), Mode::DiscardWhole),
             Mode::DiscardPartial if eom && room => (Ok(()), Mode::Accepting),
-            Mode::DiscardPartial => (Err(if room { DropReason::PartialDiscard } else { DropReason::BufferFull }), Mode::DiscardPartial),
+            Mode::DiscardPartial => (
+                Err(if room {
+                    DropReason::PartialDiscard
+                } else {
+                    DropReason::BufferFull
+                }),
+                Mode::DiscardPartial,
+            ),
             Mode::Accepting if room => (Ok(()), Mode::Accepting),
             Mode::Accepting => (
                 Err(DropReason::BufferFull),
-                if self.policy.partial_discard() { Mode::DiscardPartial } else { Mode::Accepting },
+                if self.policy.partial_discard() {
+                    Mode::DiscardPartial
+                } else {
+                    Mode::Accepting
+                },
             ),
         };
         let st = &mut self.vcs[flow];
@@ -288,9 +311,15 @@ mod tests {
         let f = frame(0, 1, 5);
         assert_eq!(p.arrive(f[0], UBR), Admission::Enqueued);
         assert_eq!(p.arrive(f[1], UBR), Admission::Enqueued);
-        assert_eq!(p.arrive(f[2], UBR), Admission::Dropped(DropReason::BufferFull));
+        assert_eq!(
+            p.arrive(f[2], UBR),
+            Admission::Dropped(DropReason::BufferFull)
+        );
         p.dequeue();
-        assert_eq!(p.arrive(f[3], UBR), Admission::Dropped(DropReason::PartialDiscard));
+        assert_eq!(
+            p.arrive(f[3], UBR),
+            Admission::Dropped(DropReason::PartialDiscard)
+        );
         assert_eq!(p.arrive(f[4], UBR), Admission::Enqueued); // EOM
         check_identities(&p);
     }
@@ -300,7 +329,9 @@ mod tests {
         let mut p = PortBuffer::new(Some(100), AnyPolicy::Epd(Epd { r: 10.0 }), 2);
         offer(&mut p, &frame(0, 1, 10)); // X = 10 after this frame
         let out = offer(&mut p, &frame(1, 1, 3));
-        assert!(out.iter().all(|a| *a == Admission::Dropped(DropReason::FrameDiscard)));
+        assert!(out
+            .iter()
+            .all(|a| *a == Admission::Dropped(DropReason::FrameDiscard)));
         assert_eq!(p.queued(), 10);
         // A frame whose first cell arrived below R is completed even past R.
         let mut p = PortBuffer::new(Some(100), AnyPolicy::Epd(Epd { r: 10.0 }), 2);
@@ -326,7 +357,11 @@ mod tests {
     #[test]
     fn selective_drop_uses_per_vc_accounting() {
         // K = 100, R = 50. VC 0 hogs the buffer; VC 1 has little.
-        let mut p = PortBuffer::new(Some(100), AnyPolicy::SelectiveDrop(SelectiveDrop { r: 50.0, z: 0.8 }), 2);
+        let mut p = PortBuffer::new(
+            Some(100),
+            AnyPolicy::SelectiveDrop(SelectiveDrop { r: 50.0, z: 0.8 }),
+            2,
+        );
         for t in 0..5 {
             offer(&mut p, &frame(0, t, 12)); // 60 cells of VC 0
         }
@@ -335,7 +370,9 @@ mod tests {
         assert_eq!(p.active_vcs(), 2);
         // VC 0: ratio = 60 * 2 / 62 = 1.94 > 0.8: whole frame dropped.
         let out = offer(&mut p, &frame(0, 9, 12));
-        assert!(out.iter().all(|a| *a == Admission::Dropped(DropReason::FrameDiscard)));
+        assert!(out
+            .iter()
+            .all(|a| *a == Admission::Dropped(DropReason::FrameDiscard)));
         // VC 1: ratio = 2 * 2 / 62 = 0.06: admitted.
         let out = offer(&mut p, &frame(1, 1, 12));
         assert!(out.iter().all(|a| *a == Admission::Enqueued));
@@ -349,12 +386,18 @@ mod tests {
             offer(&mut p, &frame(0, t, 12)); // 48 cells
         }
         offer(&mut p, &frame(1, 0, 12)); // 60 cells, VC1 = 12
-        // X = 60: limit = 0.8 * 50 / 10 = 4; VC 0 ratio = 48*2/60 = 1.6 <= 4: admitted.
-        assert!(offer(&mut p, &frame(0, 5, 12)).iter().all(|a| *a == Admission::Enqueued));
+                                         // X = 60: limit = 0.8 * 50 / 10 = 4; VC 0 ratio = 48*2/60 = 1.6 <= 4: admitted.
+        assert!(offer(&mut p, &frame(0, 5, 12))
+            .iter()
+            .all(|a| *a == Admission::Enqueued));
         // X = 72: limit = 0.8*50/22 = 1.82; VC 0 ratio = 60*2/72 = 1.67: admitted.
-        assert!(offer(&mut p, &frame(0, 6, 12)).iter().all(|a| *a == Admission::Enqueued));
+        assert!(offer(&mut p, &frame(0, 6, 12))
+            .iter()
+            .all(|a| *a == Admission::Enqueued));
         // X = 84: limit = 0.8*50/34 = 1.18; VC 0 ratio = 72*2/84 = 1.71: dropped.
-        assert!(offer(&mut p, &frame(0, 7, 12)).iter().all(|a| *a == Admission::Dropped(DropReason::FrameDiscard)));
+        assert!(offer(&mut p, &frame(0, 7, 12))
+            .iter()
+            .all(|a| *a == Admission::Dropped(DropReason::FrameDiscard)));
         check_identities(&p);
     }
 
@@ -364,7 +407,10 @@ mod tests {
         let mut rm = Cell::data(2, 0, false);
         rm.flags |= crate::cell::flag::RM;
         assert_eq!(p.arrive(Cell::data(0, 1, true), 3), Admission::Enqueued);
-        assert_eq!(p.arrive(Cell::data(1, 1, true), 0), Admission::Dropped(DropReason::FrameDiscard));
+        assert_eq!(
+            p.arrive(Cell::data(1, 1, true), 0),
+            Admission::Dropped(DropReason::FrameDiscard)
+        );
         // RM cells ignore frame policies, only the buffer limit applies.
         assert_eq!(p.arrive(rm, 2), Admission::Enqueued);
         assert_eq!(p.arrive(rm, 2), Admission::Enqueued);

@@ -225,7 +225,11 @@ impl RunResult {
                     received: k.received,
                     enqueued: k.enqueued,
                     dropped: k.dropped_total(),
-                    drops: DROP_REASONS.iter().zip(k.dropped.iter()).map(|(n, v)| (n.to_string(), *v)).collect(),
+                    drops: DROP_REASONS
+                        .iter()
+                        .zip(k.dropped.iter())
+                        .map(|(n, v)| (n.to_string(), *v))
+                        .collect(),
                     sent: k.sent,
                     max_queue_cells: k.max_queue,
                     final_queue_cells: port.buf.queued(),
@@ -254,12 +258,21 @@ impl RunResult {
             max_goodput_bps: max_goodput,
             efficiency: total / max_goodput,
             fairness: jain_fairness(&goodputs),
-            max_switch_queue_cells: ports.iter().filter(|p| p.is_switch).map(|p| p.max_queue_cells).max().unwrap_or(0),
+            max_switch_queue_cells: ports
+                .iter()
+                .filter(|p| p.is_switch)
+                .map(|p| p.max_queue_cells)
+                .max()
+                .unwrap_or(0),
             cells_sent: t.cells_sent,
             cells_delivered: t.cells_delivered,
             cells_dropped: t.cells_dropped,
             cells_in_flight: in_flight,
-            cell_loss_ratio: if t.cells_sent > 0 { t.cells_dropped as f64 / t.cells_sent as f64 } else { 0.0 },
+            cell_loss_ratio: if t.cells_sent > 0 {
+                t.cells_dropped as f64 / t.cells_sent as f64
+            } else {
+                0.0
+            },
             conservation_ok: t.cells_sent == t.cells_delivered + t.cells_dropped + in_flight,
             events,
             cell_hops: t.cell_hops,
@@ -268,6 +281,11 @@ impl RunResult {
             events_per_second: events as f64 / wall_seconds.max(1e-9),
             version: crate::VERSION.into(),
         };
-        RunResult { summary, connections, ports, timeseries: sim.rec.ts }
+        RunResult {
+            summary,
+            connections,
+            ports,
+            timeseries: sim.rec.ts,
+        }
     }
 }

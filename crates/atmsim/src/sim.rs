@@ -71,14 +71,23 @@ impl<'a> Sim<'a> {
                 q.schedule(stop, Ev::Stop(i as u32));
             }
             if let Some(t) = c.tcp.tick {
-                q.schedule(first_edge(0, t, net.conns[i].tick_phase), Ev::Tick(i as u32));
+                q.schedule(
+                    first_edge(0, t, net.conns[i].tick_phase),
+                    Ev::Tick(i as u32),
+                );
             }
         }
         let rec = Recorder::new(sc, &net);
         if let Some(si) = sc.sample_interval {
             q.schedule(si, Ev::Sample);
         }
-        Sim { sc, net, q, totals: Totals::default(), rec }
+        Sim {
+            sc,
+            net,
+            q,
+            totals: Totals::default(),
+            rec,
+        }
     }
 
     /// Runs until the scenario's duration (events at exactly that time included).

@@ -18,14 +18,31 @@ fn snapshot_text() -> String {
     for c in &r.connections {
         out += &format!(
             "{} {} {} {} {} {} {} {} {}\n",
-            c.name, c.goodput_bytes, c.segments_sent, c.retransmissions, c.timeouts, c.fast_retransmits, c.cells_dropped, c.frames_lost, c.final_cwnd_bytes
+            c.name,
+            c.goodput_bytes,
+            c.segments_sent,
+            c.retransmissions,
+            c.timeouts,
+            c.fast_retransmits,
+            c.cells_dropped,
+            c.frames_lost,
+            c.final_cwnd_bytes
         );
     }
-    out += "port received enqueued sent dropped buffer_full frame_discard partial_discard max_queue\n";
+    out +=
+        "port received enqueued sent dropped buffer_full frame_discard partial_discard max_queue\n";
     for p in &r.ports {
         out += &format!(
             "{} {} {} {} {} {} {} {} {}\n",
-            p.name, p.received, p.enqueued, p.sent, p.dropped, p.drops["buffer_full"], p.drops["frame_discard"], p.drops["partial_discard"], p.max_queue_cells
+            p.name,
+            p.received,
+            p.enqueued,
+            p.sent,
+            p.dropped,
+            p.drops["buffer_full"],
+            p.drops["frame_discard"],
+            p.drops["partial_discard"],
+            p.max_queue_cells
         );
     }
     out
@@ -39,10 +56,16 @@ fn small_ubr_matches_snapshot() {
         std::fs::write(&path, &got).unwrap();
         eprintln!("wrote {}", path.display());
         if std::env::var_os("UPDATE_SNAPSHOTS").is_none() {
-            panic!("snapshot {} did not exist; written now, commit it", path.display());
+            panic!(
+                "snapshot {} did not exist; written now, commit it",
+                path.display()
+            );
         }
         return;
     }
     let want = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(got, want, "simulation results moved; if on purpose, regenerate (see the module doc)");
+    assert_eq!(
+        got, want,
+        "simulation results moved; if on purpose, regenerate (see the module doc)"
+    );
 }

@@ -33,18 +33,41 @@ fn conservation_and_port_identities_hold_under_every_policy() {
         let r = run(&common::n_source(4, "300 cells", pol, "0.3 s", 3));
         let s = &r.summary;
         assert!(s.conservation_ok, "{pol}");
-        assert_eq!(s.cells_sent, s.cells_delivered + s.cells_dropped + s.cells_in_flight, "{pol}");
-        assert!(s.cells_dropped > 0, "a 300-cell buffer with 4 greedy sources must drop ({pol})");
+        assert_eq!(
+            s.cells_sent,
+            s.cells_delivered + s.cells_dropped + s.cells_in_flight,
+            "{pol}"
+        );
+        assert!(
+            s.cells_dropped > 0,
+            "a 300-cell buffer with 4 greedy sources must drop ({pol})"
+        );
         for p in &r.ports {
             assert_eq!(p.received, p.enqueued + p.dropped, "{pol} {}", p.name);
-            assert_eq!(p.enqueued, p.sent + p.final_queue_cells as u64, "{pol} {}", p.name);
+            assert_eq!(
+                p.enqueued,
+                p.sent + p.final_queue_cells as u64,
+                "{pol} {}",
+                p.name
+            );
             assert_eq!(p.drops.values().sum::<u64>(), p.dropped, "{pol} {}", p.name);
             if let Some(b) = p.buffer_cells {
-                assert!(p.max_queue_cells <= b, "{pol} {}: queue above the buffer", p.name);
+                assert!(
+                    p.max_queue_cells <= b,
+                    "{pol} {}: queue above the buffer",
+                    p.name
+                );
             }
         }
-        let per_conn: u64 = r.connections.iter().map(|c| c.cells_dropped + c.ack_cells_dropped).sum();
-        assert_eq!(per_conn, s.cells_dropped, "{pol}: drops attributed to connections");
+        let per_conn: u64 = r
+            .connections
+            .iter()
+            .map(|c| c.cells_dropped + c.ack_cells_dropped)
+            .sum();
+        assert_eq!(
+            per_conn, s.cells_dropped,
+            "{pol}: drops attributed to connections"
+        );
     }
 }
 
@@ -57,7 +80,10 @@ fn frame_policies_do_not_drop_whole_frames_under_tail_drop() {
     }
     let r = run(&common::n_source(4, "300 cells", POLICIES[2], "0.3 s", 3));
     let sw = r.ports.iter().find(|p| p.name == "sw1->sw2").unwrap();
-    assert!(sw.drops["frame_discard"] > 0, "EPD must discard whole frames");
+    assert!(
+        sw.drops["frame_discard"] > 0,
+        "EPD must discard whole frames"
+    );
 }
 
 #[test]
@@ -79,15 +105,26 @@ fn seed_moves_random_tick_phases() {
 fn unlimited_buffers_lose_nothing_and_fill_the_link() {
     let r = run(&common::n_source(2, "unlimited", POLICIES[0], "1 s", 1));
     assert_eq!(r.summary.cells_dropped, 0);
-    assert!(r.summary.efficiency > 0.95 && r.summary.efficiency <= 1.0, "{}", r.summary.efficiency);
-    assert!(r.connections.iter().all(|c| c.retransmissions == 0 && c.timeouts == 0));
+    assert!(
+        r.summary.efficiency > 0.95 && r.summary.efficiency <= 1.0,
+        "{}",
+        r.summary.efficiency
+    );
+    assert!(r
+        .connections
+        .iter()
+        .all(|c| c.retransmissions == 0 && c.timeouts == 0));
 }
 
 #[test]
 fn goodput_never_exceeds_the_bottleneck() {
     for pol in POLICIES {
         let r = run(&common::n_source(5, "500 cells", pol, "0.5 s", 5));
-        assert!(r.summary.efficiency <= 1.0 + 1e-9, "{pol}: {}", r.summary.efficiency);
+        assert!(
+            r.summary.efficiency <= 1.0 + 1e-9,
+            "{pol}: {}",
+            r.summary.efficiency
+        );
         for p in &r.ports {
             assert!(p.utilization <= 1.0 + 1e-9);
         }

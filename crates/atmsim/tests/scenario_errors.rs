@@ -10,31 +10,52 @@ fn err(text: &str) -> String {
 }
 
 fn base() -> String {
-    common::n_source(2, "1000 cells", "{ kind = \"epd\", threshold = \"80 %\" }", "0.1 s", 1)
+    common::n_source(
+        2,
+        "1000 cells",
+        "{ kind = \"epd\", threshold = \"80 %\" }",
+        "0.1 s",
+        1,
+    )
 }
 
 #[test]
 fn unknown_keys_are_named() {
     let e = err(&format!("colour = \"red\"\n{}", base()));
     assert!(e.contains("colour"), "{e}");
-    let e = err(&base().replace("duration = \"0.1 s\"", "duration = \"0.1 s\"\nwarmpu = \"1 s\""));
+    let e = err(&base().replace(
+        "duration = \"0.1 s\"",
+        "duration = \"0.1 s\"\nwarmpu = \"1 s\"",
+    ));
     assert!(e.contains("measurement") && e.contains("warmpu"), "{e}");
 }
 
 #[test]
 fn bad_units_name_the_key_and_the_allowed_units() {
     let e = err(&base().replace("[defaults]", "[defaults]\nlink_rate = \"155 furlongs\""));
-    assert!(e.contains("defaults.link_rate") && e.contains("Mbps"), "{e}");
+    assert!(
+        e.contains("defaults.link_rate") && e.contains("Mbps"),
+        "{e}"
+    );
     let e = err(&base().replace("[defaults]", "[defaults]\nlink_rate = 155"));
-    assert!(e.contains("defaults.link_rate") && e.contains("unit is missing"), "{e}");
+    assert!(
+        e.contains("defaults.link_rate") && e.contains("unit is missing"),
+        "{e}"
+    );
     let e = err(&base().replace("duration = \"0.1 s\"", "duration = \"0.1 parsecs\""));
     assert!(e.contains("measurement.duration"), "{e}");
 }
 
 #[test]
 fn negative_buffer_is_refused() {
-    let e = err(&base().replace("switch_buffer = \"1000 cells\"", "switch_buffer = \"-5 cells\""));
-    assert!(e.contains("defaults.switch_buffer") && e.contains("cells"), "{e}");
+    let e = err(&base().replace(
+        "switch_buffer = \"1000 cells\"",
+        "switch_buffer = \"-5 cells\"",
+    ));
+    assert!(
+        e.contains("defaults.switch_buffer") && e.contains("cells"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -44,31 +65,64 @@ fn route_through_a_missing_link() {
         "name = \"c1\"\nfrom = \"s1\"\nto = \"d1\"\nroute = [\"s1\", \"sw2\", \"d1\"]\n",
     );
     let e = err(&t);
-    assert!(e.contains("connection[0].route[1]") && e.contains("no link joins"), "{e}");
+    assert!(
+        e.contains("connection[0].route[1]") && e.contains("no link joins"),
+        "{e}"
+    );
 }
 
 #[test]
 fn undefined_nodes_are_listed() {
     let t = base().replace("to = \"d1\"", "to = \"d9\"");
     let e = err(&t);
-    assert!(e.contains("connection[0].to") && e.contains("\"d9\"") && e.contains("defined nodes"), "{e}");
+    assert!(
+        e.contains("connection[0].to") && e.contains("\"d9\"") && e.contains("defined nodes"),
+        "{e}"
+    );
 }
 
 #[test]
 fn inconsistent_values() {
     let e = err(&base().replace("duration = \"0.1 s\"", "duration = \"0 s\""));
     assert!(e.contains("measurement.duration"), "{e}");
-    let e = err(&base().replace("duration = \"0.1 s\"", "duration = \"0.1 s\"\nwarmup = \"1 s\""));
+    let e = err(&base().replace(
+        "duration = \"0.1 s\"",
+        "duration = \"0.1 s\"\nwarmup = \"1 s\"",
+    ));
     assert!(e.contains("measurement.warmup"), "{e}");
     let e = err(&base().replace("threshold = \"80 %\"", "threshold = \"180 %\""));
-    assert!(e.contains("defaults.policy.threshold") && e.contains("100 %"), "{e}");
-    let e = err(&base().replace("switch_buffer = \"1000 cells\"", "switch_buffer = \"unlimited\""));
-    assert!(e.contains("threshold") && e.contains("finite buffer"), "{e}");
-    let e = err(&base().replace("[defaults]", "[defaults]\ntcp = { window = \"600000 B\", window_scaling = false }"));
-    assert!(e.contains("defaults.tcp.window") && e.contains("window_scaling"), "{e}");
-    let e = err(&base().replace("traffic = { kind = \"tcp\" }", "service = \"abr\"\ntraffic = { kind = \"tcp\" }"));
-    assert!(e.contains("connection[0].service") && e.contains("ubr"), "{e}");
-    let e = err(&base().replace("name = \"d1\"\nkind = \"host\"", "name = \"s1\"\nkind = \"host\""));
+    assert!(
+        e.contains("defaults.policy.threshold") && e.contains("100 %"),
+        "{e}"
+    );
+    let e = err(&base().replace(
+        "switch_buffer = \"1000 cells\"",
+        "switch_buffer = \"unlimited\"",
+    ));
+    assert!(
+        e.contains("threshold") && e.contains("finite buffer"),
+        "{e}"
+    );
+    let e = err(&base().replace(
+        "[defaults]",
+        "[defaults]\ntcp = { window = \"600000 B\", window_scaling = false }",
+    ));
+    assert!(
+        e.contains("defaults.tcp.window") && e.contains("window_scaling"),
+        "{e}"
+    );
+    let e = err(&base().replace(
+        "traffic = { kind = \"tcp\" }",
+        "service = \"abr\"\ntraffic = { kind = \"tcp\" }",
+    ));
+    assert!(
+        e.contains("connection[0].service") && e.contains("ubr"),
+        "{e}"
+    );
+    let e = err(&base().replace(
+        "name = \"d1\"\nkind = \"host\"",
+        "name = \"s1\"\nkind = \"host\"",
+    ));
     assert!(e.contains("node[") && e.contains("twice"), "{e}");
 }
 

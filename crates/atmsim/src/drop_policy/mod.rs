@@ -69,10 +69,22 @@ pub enum AnyPolicy {
 /// Registry names of the policies, as scenario files spell them.
 pub const POLICY_NAMES: &[(&str, &str)] = &[
     ("tail_drop", "drop a cell when the buffer is full"),
-    ("ppd", "partial packet discard: after a loss, drop the rest of the frame but its EOM"),
-    ("epd", "early packet discard: drop whole new frames when X >= R (threshold)"),
-    ("selective_drop", "drop a new frame of VC i when X > R and Y_i*N_a/X > Z (per-VC accounting)"),
-    ("fba", "fair buffer allocation: drop when X > R and Y_i*N_a/X > Z*(K-R)/(X-R)"),
+    (
+        "ppd",
+        "partial packet discard: after a loss, drop the rest of the frame but its EOM",
+    ),
+    (
+        "epd",
+        "early packet discard: drop whole new frames when X >= R (threshold)",
+    ),
+    (
+        "selective_drop",
+        "drop a new frame of VC i when X > R and Y_i*N_a/X > Z (per-VC accounting)",
+    ),
+    (
+        "fba",
+        "fair buffer allocation: drop when X > R and Y_i*N_a/X > Z*(K-R)/(X-R)",
+    ),
 ];
 
 impl AnyPolicy {
@@ -118,5 +130,10 @@ impl DropPolicy for AnyPolicy {
 
 #[cfg(test)]
 pub(crate) fn view(x: u32, k: u32, na: u32, y: u32) -> BufferView {
-    BufferView { occupancy: x, capacity: k, active_vcs: na, vc_cells: y }
+    BufferView {
+        occupancy: x,
+        capacity: k,
+        active_vcs: na,
+        vc_cells: y,
+    }
 }

@@ -49,8 +49,13 @@ impl Recorder {
                 used[p] = true;
             }
         }
-        let ports: Vec<usize> = (0..sc.ports.len()).filter(|&p| used[p] && net.ports[p].is_switch).collect();
-        let cell_secs = ports.iter().map(|&p| net.ports[p].clock.unit_secs()).collect();
+        let ports: Vec<usize> = (0..sc.ports.len())
+            .filter(|&p| used[p] && net.ports[p].is_switch)
+            .collect();
+        let cell_secs = ports
+            .iter()
+            .map(|&p| net.ports[p].clock.unit_secs())
+            .collect();
         let ts = TimeSeries {
             port_names: ports.iter().map(|&p| sc.ports[p].name.clone()).collect(),
             queue_cells: vec![Vec::new(); ports.len()],
@@ -62,7 +67,12 @@ impl Recorder {
             delivered_bytes: vec![Vec::new(); sc.connections.len()],
             ..Default::default()
         };
-        Recorder { ports, cell_secs, last: 0, ts }
+        Recorder {
+            ports,
+            cell_secs,
+            last: 0,
+            ts,
+        }
     }
 
     /// Takes a sample at `now`.
@@ -74,7 +84,11 @@ impl Recorder {
             let port = &mut net.ports[p];
             self.ts.queue_cells[k].push(port.buf.queued());
             self.ts.max_queue_cells[k].push(port.buf.take_interval_max());
-            let u = if dt > 0.0 { port.sent_in_interval as f64 * self.cell_secs[k] / dt } else { 0.0 };
+            let u = if dt > 0.0 {
+                port.sent_in_interval as f64 * self.cell_secs[k] / dt
+            } else {
+                0.0
+            };
             port.sent_in_interval = 0;
             self.ts.utilization[k].push(u.min(1.0) as f32);
         }

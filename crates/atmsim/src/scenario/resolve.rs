@@ -166,7 +166,12 @@ fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, Scenario
 
 fn list(names: &[&str]) -> String {
     const MAX: usize = 12;
-    let mut s = names.iter().take(MAX).map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ");
+    let mut s = names
+        .iter()
+        .take(MAX)
+        .map(|n| format!("{n:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     if names.len() > MAX {
         s.push_str(&format!(", ... ({} in all)", names.len()));
     }
@@ -197,7 +202,10 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         Some(d) if d.ps() > duration => {
             return err(
                 "measurement.sample_interval",
-                format!("{d} is longer than measurement.duration = {}", f.measurement.duration),
+                format!(
+                    "{d} is longer than measurement.duration = {}",
+                    f.measurement.duration
+                ),
             )
         }
         Some(d) => Some(d.ps()),
@@ -206,7 +214,10 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         if duration / si > 10_000_000 {
             return err(
                 "measurement.sample_interval",
-                format!("{} gives more than 10 million samples; choose a longer interval", f.measurement.sample_interval.unwrap()),
+                format!(
+                    "{} gives more than 10 million samples; choose a longer interval",
+                    f.measurement.sample_interval.unwrap()
+                ),
             );
         }
     }
@@ -222,19 +233,35 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             return err(format!("node[{i}].name"), "must not be empty");
         }
         if node_index.insert(n.name.as_str(), i).is_some() {
-            return err(format!("node[{i}].name"), format!("{:?} is defined twice; node names must be unique", n.name));
+            return err(
+                format!("node[{i}].name"),
+                format!("{:?} is defined twice; node names must be unique", n.name),
+            );
         }
-        nodes.push(NodeCfg { name: n.name.clone(), kind: n.kind });
+        nodes.push(NodeCfg {
+            name: n.name.clone(),
+            kind: n.kind,
+        });
     }
     let node_names: Vec<&str> = f.node.iter().map(|n| n.name.as_str()).collect();
     let find_node = |path: String, name: &str| -> Result<usize, ScenarioError> {
         node_index.get(name).copied().ok_or_else(|| {
-            ScenarioError::new(path, format!("node {name:?} is not defined; defined nodes are {}", list(&node_names)))
+            ScenarioError::new(
+                path,
+                format!(
+                    "node {name:?} is not defined; defined nodes are {}",
+                    list(&node_names)
+                ),
+            )
         })
     };
 
     // Links -> ports.
-    let default_rate = f.defaults.link_rate.map(|r| r.bps()).unwrap_or(DEFAULT_LINK_RATE_BPS);
+    let default_rate = f
+        .defaults
+        .link_rate
+        .map(|r| r.bps())
+        .unwrap_or(DEFAULT_LINK_RATE_BPS);
     if default_rate <= 0.0 {
         return err("defaults.link_rate", "must be above 0 bps");
     }
@@ -247,15 +274,30 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         let a = find_node(format!("link[{i}].between[0]"), &l.between[0])?;
         let b = find_node(format!("link[{i}].between[1]"), &l.between[1])?;
         if a == b {
-            return err(format!("link[{i}].between"), format!("joins {:?} to itself; a link needs two different nodes", l.between[0]));
+            return err(
+                format!("link[{i}].between"),
+                format!(
+                    "joins {:?} to itself; a link needs two different nodes",
+                    l.between[0]
+                ),
+            );
         }
         let rate = l.rate.map(|r| r.bps()).unwrap_or(default_rate);
         if rate < 424.0 {
-            return err(format!("link[{i}].rate"), format!("{} is below one cell per second; allowed: at least 424 bps", l.rate.unwrap()));
+            return err(
+                format!("link[{i}].rate"),
+                format!(
+                    "{} is below one cell per second; allowed: at least 424 bps",
+                    l.rate.unwrap()
+                ),
+            );
         }
         let prop = match (l.length, l.delay) {
             (Some(_), Some(_)) => {
-                return err(format!("link[{i}]"), "sets both length and delay; give one of them (length implies 5 us per km)")
+                return err(
+                    format!("link[{i}]"),
+                    "sets both length and delay; give one of them (length implies 5 us per km)",
+                )
             }
             (Some(len), None) => (len.0 / 1000.0 * PS_PER_KM).round() as Time,
             (None, Some(d)) => d.ps(),
@@ -265,7 +307,10 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             if port_index.contains_key(&(from, to)) {
                 return err(
                     format!("link[{i}].between"),
-                    format!("{:?} and {:?} are already linked; at most one link joins two nodes", l.between[0], l.between[1]),
+                    format!(
+                        "{:?} and {:?} are already linked; at most one link joins two nodes",
+                        l.between[0], l.between[1]
+                    ),
                 );
             }
             let is_switch = nodes[from].kind == NodeKind::Switch;
@@ -290,7 +335,11 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
                 BufferSize::Cells(n) => Some(n),
                 BufferSize::Unlimited => None,
             };
-            p.policy = resolve_policy(if is_switch { "defaults.policy" } else { "" }, &pol, p.buffer)?;
+            p.policy = resolve_policy(
+                if is_switch { "defaults.policy" } else { "" },
+                &pol,
+                p.buffer,
+            )?;
         }
     }
 
@@ -299,31 +348,59 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         let a = find_node(format!("port[{i}].node"), &ps.node)?;
         let b = find_node(format!("port[{i}].toward"), &ps.toward)?;
         let Some(&pi) = port_index.get(&(a, b)) else {
-            return err(format!("port[{i}].toward"), format!("no link joins {:?} to {:?}; add a [[link]] between them first", ps.node, ps.toward));
+            return err(
+                format!("port[{i}].toward"),
+                format!(
+                    "no link joins {:?} to {:?}; add a [[link]] between them first",
+                    ps.node, ps.toward
+                ),
+            );
         };
         if let Some(prev) = &port_spec_path[pi] {
-            return err(format!("port[{i}]"), format!("port {} is already set by {prev}; set each port once", ports[pi].name));
+            return err(
+                format!("port[{i}]"),
+                format!(
+                    "port {} is already set by {prev}; set each port once",
+                    ports[pi].name
+                ),
+            );
         }
         port_spec_path[pi] = Some(format!("port[{i}]"));
         if let Some(b) = ps.buffer {
             if b == BufferSize::Cells(0) {
-                return err(format!("port[{i}].buffer"), "0 cells would drop every cell; allowed: at least 1 cell, or \"unlimited\"");
+                return err(
+                    format!("port[{i}].buffer"),
+                    "0 cells would drop every cell; allowed: at least 1 cell, or \"unlimited\"",
+                );
             }
             ports[pi].buffer = match b {
                 BufferSize::Cells(n) => Some(n),
                 BufferSize::Unlimited => None,
             };
         }
-        let pol = ps.policy.clone().unwrap_or(if nodes[a].kind == NodeKind::Switch { default_policy.clone() } else { PolicySpec::TailDrop });
+        let pol = ps
+            .policy
+            .clone()
+            .unwrap_or(if nodes[a].kind == NodeKind::Switch {
+                default_policy.clone()
+            } else {
+                PolicySpec::TailDrop
+            });
         ports[pi].policy = resolve_policy(&format!("port[{i}].policy"), &pol, ports[pi].buffer)?;
     }
     if let BufferSize::Cells(0) = default_buffer {
-        return err("defaults.switch_buffer", "0 cells would drop every cell; allowed: at least 1 cell, or \"unlimited\"");
+        return err(
+            "defaults.switch_buffer",
+            "0 cells would drop every cell; allowed: at least 1 cell, or \"unlimited\"",
+        );
     }
 
     // Connections.
     if f.connection.is_empty() {
-        return err("connection", "no connections are defined; add [[connection]] tables");
+        return err(
+            "connection",
+            "no connections are defined; add [[connection]] tables",
+        );
     }
     let default_tcp = f.defaults.tcp.clone().unwrap_or_default();
     let mut conn_names: BTreeMap<&str, usize> = BTreeMap::new();
@@ -334,17 +411,35 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             return err(format!("{p}.name"), "must not be empty");
         }
         if conn_names.insert(c.name.as_str(), i).is_some() {
-            return err(format!("{p}.name"), format!("{:?} is used twice; connection names must be unique", c.name));
+            return err(
+                format!("{p}.name"),
+                format!(
+                    "{:?} is used twice; connection names must be unique",
+                    c.name
+                ),
+            );
         }
         let from = find_node(format!("{p}.from"), &c.from)?;
         let to = find_node(format!("{p}.to"), &c.to)?;
         for (key, n) in [("from", from), ("to", to)] {
             if nodes[n].kind != NodeKind::Host {
-                return err(format!("{p}.{key}"), format!("{:?} is a switch; connections start and end at hosts", nodes[n].name));
+                return err(
+                    format!("{p}.{key}"),
+                    format!(
+                        "{:?} is a switch; connections start and end at hosts",
+                        nodes[n].name
+                    ),
+                );
             }
         }
         if from == to {
-            return err(format!("{p}.to"), format!("{:?} is also the source; a connection needs two different hosts", c.to));
+            return err(
+                format!("{p}.to"),
+                format!(
+                    "{:?} is also the source; a connection needs two different hosts",
+                    c.to
+                ),
+            );
         }
         let route: Vec<usize> = match &c.route {
             Some(r) => {
@@ -353,7 +448,13 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
                     idx.push(find_node(format!("{p}.route[{k}]"), name)?);
                 }
                 if idx.first() != Some(&from) || idx.last() != Some(&to) {
-                    return err(format!("{p}.route"), format!("must start at from = {:?} and end at to = {:?}; got {:?}", c.from, c.to, r));
+                    return err(
+                        format!("{p}.route"),
+                        format!(
+                            "must start at from = {:?} and end at to = {:?}; got {:?}",
+                            c.from, c.to, r
+                        ),
+                    );
                 }
                 for k in 1..idx.len() {
                     if !port_index.contains_key(&(idx[k - 1], idx[k])) {
@@ -363,22 +464,42 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
                         );
                     }
                     if k + 1 < idx.len() && nodes[idx[k]].kind != NodeKind::Switch {
-                        return err(format!("{p}.route[{k}]"), format!("{:?} is a host; only switches can be crossed", r[k]));
+                        return err(
+                            format!("{p}.route[{k}]"),
+                            format!("{:?} is a host; only switches can be crossed", r[k]),
+                        );
                     }
                 }
                 let mut seen = std::collections::BTreeSet::new();
                 for (k, n) in idx.iter().enumerate() {
                     if !seen.insert(*n) {
-                        return err(format!("{p}.route[{k}]"), format!("{:?} appears twice; a route may not loop", r[k]));
+                        return err(
+                            format!("{p}.route[{k}]"),
+                            format!("{:?} appears twice; a route may not loop", r[k]),
+                        );
                     }
                 }
                 idx
             }
-            None => shortest_route(from, to, &nodes, &port_index)
-                .ok_or_else(|| ScenarioError::new(format!("{p}.to"), format!("no path of links leads from {:?} to {:?} through switches", c.from, c.to)))?,
+            None => shortest_route(from, to, &nodes, &port_index).ok_or_else(|| {
+                ScenarioError::new(
+                    format!("{p}.to"),
+                    format!(
+                        "no path of links leads from {:?} to {:?} through switches",
+                        c.from, c.to
+                    ),
+                )
+            })?,
         };
-        let fwd_ports: Vec<usize> = route.windows(2).map(|w| port_index[&(w[0], w[1])]).collect();
-        let bwd_ports: Vec<usize> = route.windows(2).rev().map(|w| port_index[&(w[1], w[0])]).collect();
+        let fwd_ports: Vec<usize> = route
+            .windows(2)
+            .map(|w| port_index[&(w[0], w[1])])
+            .collect();
+        let bwd_ports: Vec<usize> = route
+            .windows(2)
+            .rev()
+            .map(|w| port_index[&(w[1], w[0])])
+            .collect();
         let class = match c.service {
             ServiceSpec::Ubr => ServiceClass::Ubr,
             other => {
@@ -392,7 +513,14 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         let stop = c.stop.map(|d| d.ps());
         if let Some(s) = stop {
             if s <= start {
-                return err(format!("{p}.stop"), format!("{} is not after start = {}", c.stop.unwrap(), c.start.map(|d| d.to_string()).unwrap_or("0 s".into())));
+                return err(
+                    format!("{p}.stop"),
+                    format!(
+                        "{} is not after start = {}",
+                        c.stop.unwrap(),
+                        c.start.map(|d| d.to_string()).unwrap_or("0 s".into())
+                    ),
+                );
             }
         }
         let tcp_spec = match &c.traffic {
@@ -415,7 +543,9 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
     }
 
     let efficiency_rate_bps = match f.measurement.efficiency_rate {
-        Some(r) if r.bps() <= 0.0 => return err("measurement.efficiency_rate", "must be above 0 bps"),
+        Some(r) if r.bps() <= 0.0 => {
+            return err("measurement.efficiency_rate", "must be above 0 bps")
+        }
         Some(r) => r.bps(),
         None => connections
             .iter()
@@ -437,7 +567,12 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
     })
 }
 
-fn shortest_route(from: usize, to: usize, nodes: &[NodeCfg], ports: &BTreeMap<(usize, usize), usize>) -> Option<Vec<usize>> {
+fn shortest_route(
+    from: usize,
+    to: usize,
+    nodes: &[NodeCfg],
+    ports: &BTreeMap<(usize, usize), usize>,
+) -> Option<Vec<usize>> {
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
     for &(a, b) in ports.keys() {
         adj[a].push(b);
@@ -470,7 +605,11 @@ fn shortest_route(from: usize, to: usize, nodes: &[NodeCfg], ports: &BTreeMap<(u
     Some(r)
 }
 
-fn resolve_policy(path: &str, p: &PolicySpec, buffer: Option<u32>) -> Result<PolicyCfg, ScenarioError> {
+fn resolve_policy(
+    path: &str,
+    p: &PolicySpec,
+    buffer: Option<u32>,
+) -> Result<PolicyCfg, ScenarioError> {
     let threshold = |t: &Threshold, key: &str| -> Result<f64, ScenarioError> {
         let Some(k) = buffer else {
             return err(
@@ -479,26 +618,45 @@ fn resolve_policy(path: &str, p: &PolicySpec, buffer: Option<u32>) -> Result<Pol
             );
         };
         match t {
-            Threshold::Percent(v) if *v > 100.0 => err(format!("{path}.{key}"), format!("{t} is above 100 %; allowed: 0 % to 100 % of the buffer")),
-            Threshold::Cells(c) if *c > k => err(format!("{path}.{key}"), format!("{t} exceeds the buffer of {k} cells")),
+            Threshold::Percent(v) if *v > 100.0 => err(
+                format!("{path}.{key}"),
+                format!("{t} is above 100 %; allowed: 0 % to 100 % of the buffer"),
+            ),
+            Threshold::Cells(c) if *c > k => err(
+                format!("{path}.{key}"),
+                format!("{t} exceeds the buffer of {k} cells"),
+            ),
             _ => Ok(t.cells(k)),
         }
     };
     let zcheck = |z: f64| -> Result<f64, ScenarioError> {
         if !(z > 0.0 && z.is_finite()) {
-            return err(format!("{path}.z"), format!("{z} is not allowed; Z must be a positive number (the papers use 0.5 to 1.0)"));
+            return err(
+                format!("{path}.z"),
+                format!(
+                    "{z} is not allowed; Z must be a positive number (the papers use 0.5 to 1.0)"
+                ),
+            );
         }
         Ok(z)
     };
     Ok(match p {
         PolicySpec::TailDrop => PolicyCfg::TailDrop,
         PolicySpec::Ppd => PolicyCfg::Ppd,
-        PolicySpec::Epd { threshold: t } => PolicyCfg::Epd { r: threshold(t, "threshold")? },
-        PolicySpec::SelectiveDrop { threshold: t, z } => PolicyCfg::SelectiveDrop { r: threshold(t, "threshold")?, z: zcheck(*z)? },
+        PolicySpec::Epd { threshold: t } => PolicyCfg::Epd {
+            r: threshold(t, "threshold")?,
+        },
+        PolicySpec::SelectiveDrop { threshold: t, z } => PolicyCfg::SelectiveDrop {
+            r: threshold(t, "threshold")?,
+            z: zcheck(*z)?,
+        },
         PolicySpec::Fba { threshold: t, z } => {
             let r = threshold(t, "threshold")?;
             if Some(r as u32) == buffer {
-                return err(format!("{path}.threshold"), "FBA needs R below the buffer size K (its limit divides by K - R)");
+                return err(
+                    format!("{path}.threshold"),
+                    "FBA needs R below the buffer size K (its limit divides by K - R)",
+                );
             }
             PolicyCfg::Fba { r, z: zcheck(*z)? }
         }
@@ -520,7 +678,10 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
     let (mss, mss_p) = pick!(mss);
     let mss = mss.map(|b| b.0).unwrap_or(512);
     if !(1..=65495).contains(&mss) {
-        return err(mss_p, format!("{mss} B is not allowed; MSS must be 1 B to 65495 B"));
+        return err(
+            mss_p,
+            format!("{mss} B is not allowed; MSS must be 1 B to 65495 B"),
+        );
     }
     let (win, win_p) = pick!(window);
     let window = win.map(|b| b.0).unwrap_or(65536);
@@ -533,7 +694,10 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
         return err(win_p, format!("{window} B needs window_scaling = true; without it a TCP window is at most 65535 B"));
     }
     if window > (1u64 << 30) {
-        return err(win_p, format!("{window} B exceeds the largest scaled TCP window, 2^30 B"));
+        return err(
+            win_p,
+            format!("{window} B exceeds the largest scaled TCP window, 2^30 B"),
+        );
     }
     let (cg, _) = pick!(congestion);
     let reno = cg.unwrap_or(CongestionSpec::Tahoe) == CongestionSpec::Reno;
@@ -545,14 +709,19 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
     let (ri, _) = pick!(rto_initial);
     let rto_initial = ri.map(|d| d.ps()).unwrap_or(3 * PS_PER_S);
     let (rmin, rmin_p) = pick!(rto_min);
-    let rto_min = rmin.map(|d| d.ps()).unwrap_or(tick.map(|t| 2 * t).unwrap_or(200 * PS_PER_MS));
+    let rto_min = rmin
+        .map(|d| d.ps())
+        .unwrap_or(tick.map(|t| 2 * t).unwrap_or(200 * PS_PER_MS));
     let (rmax, rmax_p) = pick!(rto_max);
     let rto_max = rmax.map(|d| d.ps()).unwrap_or(64 * PS_PER_S);
     if rto_min == 0 {
         return err(rmin_p, "must be above 0 s");
     }
     if rto_max < rto_min {
-        return err(rmax_p, format!("is below rto_min ({})", super::units::Duration(rto_min)));
+        return err(
+            rmax_p,
+            format!("is below rto_min ({})", super::units::Duration(rto_min)),
+        );
     }
     if rto_initial == 0 {
         return err(format!("{path}.rto_initial"), "must be above 0 s");
@@ -565,8 +734,11 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
     }
     let (iss, iss_p) = pick!(initial_ssthresh);
     let initial_ssthresh = iss.map(|b| b.0).unwrap_or(window);
-    if initial_ssthresh < mss as u64 {
-        return err(iss_p, format!("{initial_ssthresh} B is below the MSS ({mss} B)"));
+    if initial_ssthresh < mss {
+        return err(
+            iss_p,
+            format!("{initial_ssthresh} B is below the MSS ({mss} B)"),
+        );
     }
     let (ph, _) = pick!(tick_phase);
     Ok(TcpParams {

@@ -15,7 +15,9 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
-        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == '-' || *c == '+' || *c == 'e' || *c == 'E'))
+        .find(|(_, c)| {
+            !(c.is_ascii_digit() || *c == '.' || *c == '-' || *c == '+' || *c == 'e' || *c == 'E')
+        })
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     // "e" may start a unit (none of ours does), so trim a trailing exponent marker.
@@ -309,7 +311,9 @@ quantity!(
         }
         match u {
             "%" => Some(Threshold::Percent(v)),
-            "cells" | "cell" if v.fract() == 0.0 && v <= u32::MAX as f64 => Some(Threshold::Cells(v as u32)),
+            "cells" | "cell" if v.fract() == 0.0 && v <= u32::MAX as f64 => {
+                Some(Threshold::Cells(v as u32))
+            }
             _ => None,
         }
     },
@@ -391,7 +395,10 @@ mod tests {
     #[test]
     fn durations() {
         assert_eq!(Duration::parse("5 us").unwrap().0, 5_000_000);
-        assert_eq!(Duration::parse("20 s").unwrap().0, 20 * atmsim_kernel::PS_PER_S);
+        assert_eq!(
+            Duration::parse("20 s").unwrap().0,
+            20 * atmsim_kernel::PS_PER_S
+        );
         assert_eq!(Duration::parse("0.5 ms").unwrap().to_string(), "500 us");
         assert!(Duration::parse("5").is_err());
     }
@@ -401,12 +408,21 @@ mod tests {
         assert_eq!(Bytes::parse("64 KB").unwrap().0, 65536);
         assert_eq!(Bytes::parse("600000 B").unwrap().0, 600000);
         assert!(Bytes::parse("0.5 B").is_err());
-        assert_eq!(BufferSize::parse("unlimited").unwrap(), BufferSize::Unlimited);
-        assert_eq!(BufferSize::parse("1000 cells").unwrap(), BufferSize::Cells(1000));
+        assert_eq!(
+            BufferSize::parse("unlimited").unwrap(),
+            BufferSize::Unlimited
+        );
+        assert_eq!(
+            BufferSize::parse("1000 cells").unwrap(),
+            BufferSize::Cells(1000)
+        );
         assert!(BufferSize::parse("-1 cells").is_err());
         assert_eq!(Threshold::parse("50 %").unwrap().cells(1000), 500.0);
         assert_eq!(Granularity::parse("exact").unwrap(), Granularity::Exact);
-        assert_eq!(Granularity::parse("100 ms").unwrap(), Granularity::Tick(100_000_000_000));
+        assert_eq!(
+            Granularity::parse("100 ms").unwrap(),
+            Granularity::Tick(100_000_000_000)
+        );
         assert!(Granularity::parse("0 ms").is_err());
     }
 

@@ -50,7 +50,12 @@ impl RtoEstimator {
     /// or seconds in exact mode. Clears the back-off.
     pub fn sample(&mut self, m: f64) {
         match self {
-            RtoEstimator::Ticks { srtt8, rttvar4, shift, .. } => {
+            RtoEstimator::Ticks {
+                srtt8,
+                rttvar4,
+                shift,
+                ..
+            } => {
                 let rtt = m as i64;
                 if *srtt8 != 0 {
                     let mut delta = rtt - 1 - (*srtt8 >> 3);
@@ -72,7 +77,12 @@ impl RtoEstimator {
                 }
                 *shift = 0;
             }
-            RtoEstimator::Exact { srtt, rttvar, shift, .. } => {
+            RtoEstimator::Exact {
+                srtt,
+                rttvar,
+                shift,
+                ..
+            } => {
                 match srtt {
                     Some(s) => {
                         let err = m - *s;
@@ -92,12 +102,30 @@ impl RtoEstimator {
     /// The current timeout in timer units (ticks, or seconds), with back-off, clamped.
     pub fn current(&self) -> f64 {
         match self {
-            RtoEstimator::Ticks { srtt8, rttvar4, initial, min, max, shift } => {
-                let base = if *srtt8 == 0 && *rttvar4 == 0 { *initial } else { ((*srtt8 >> 3) + *rttvar4).max(0) as u64 };
+            RtoEstimator::Ticks {
+                srtt8,
+                rttvar4,
+                initial,
+                min,
+                max,
+                shift,
+            } => {
+                let base = if *srtt8 == 0 && *rttvar4 == 0 {
+                    *initial
+                } else {
+                    ((*srtt8 >> 3) + *rttvar4).max(0) as u64
+                };
                 let v = base.saturating_mul(BACKOFF[(*shift as usize).min(12)]);
                 v.clamp(*min, *max) as f64
             }
-            RtoEstimator::Exact { srtt, rttvar, initial, min, max, shift } => {
+            RtoEstimator::Exact {
+                srtt,
+                rttvar,
+                initial,
+                min,
+                max,
+                shift,
+            } => {
                 let base = match srtt {
                     Some(s) => s + 4.0 * rttvar,
                     None => *initial,
@@ -110,7 +138,12 @@ impl RtoEstimator {
     /// A timeout happened: back off (and after several, forget srtt as BSD does).
     pub fn back_off(&mut self) {
         match self {
-            RtoEstimator::Ticks { srtt8, rttvar4, shift, .. } => {
+            RtoEstimator::Ticks {
+                srtt8,
+                rttvar4,
+                shift,
+                ..
+            } => {
                 *shift = (*shift + 1).min(12);
                 if *shift > FORGET_SHIFT && *srtt8 != 0 {
                     *rttvar4 += *srtt8 >> 3;
@@ -137,7 +170,14 @@ mod tests {
     use super::*;
 
     fn ticks() -> RtoEstimator {
-        RtoEstimator::Ticks { srtt8: 0, rttvar4: 0, initial: 30, min: 2, max: 640, shift: 0 }
+        RtoEstimator::Ticks {
+            srtt8: 0,
+            rttvar4: 0,
+            initial: 30,
+            min: 2,
+            max: 640,
+            shift: 0,
+        }
     }
 
     #[test]
@@ -175,7 +215,14 @@ mod tests {
             r.sample(1.0);
         }
         assert_eq!(r.current(), 3.0);
-        let mut r = RtoEstimator::Ticks { srtt8: 0, rttvar4: 0, initial: 30, min: 5, max: 640, shift: 0 };
+        let mut r = RtoEstimator::Ticks {
+            srtt8: 0,
+            rttvar4: 0,
+            initial: 30,
+            min: 5,
+            max: 640,
+            shift: 0,
+        };
         for _ in 0..50 {
             r.sample(1.0);
         }
@@ -184,7 +231,14 @@ mod tests {
 
     #[test]
     fn exact_jacobson_karels() {
-        let mut r = RtoEstimator::Exact { srtt: None, rttvar: 0.0, initial: 3.0, min: 0.2, max: 64.0, shift: 0 };
+        let mut r = RtoEstimator::Exact {
+            srtt: None,
+            rttvar: 0.0,
+            initial: 3.0,
+            min: 0.2,
+            max: 64.0,
+            shift: 0,
+        };
         assert_eq!(r.current(), 3.0);
         r.sample(0.1);
         assert!((r.current() - 0.3).abs() < 1e-12); // 0.1 + 4*0.05

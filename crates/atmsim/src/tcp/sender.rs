@@ -203,7 +203,11 @@ impl TcpSender {
         } else {
             self.restart_timer(now);
         }
-        let incr = if self.cwnd > self.ssthresh { (self.mss * self.mss / self.cwnd).max(1) } else { self.mss };
+        let incr = if self.cwnd > self.ssthresh {
+            (self.mss * self.mss / self.cwnd).max(1)
+        } else {
+            self.mss
+        };
         self.cwnd = (self.cwnd + incr).min(CWND_MAX);
         self.snd_una = ack;
         if self.snd_nxt < self.snd_una {
@@ -359,7 +363,11 @@ mod tests {
             s.on_ack(a, 0);
         }
         // 8 ACKs of +512*512/cwnd each: a bit less than one MSS in all.
-        assert!(s.cwnd > 8 * 512 + 400 && s.cwnd < 9 * 512, "cwnd {}", s.cwnd);
+        assert!(
+            s.cwnd > 8 * 512 + 400 && s.cwnd < 9 * 512,
+            "cwnd {}",
+            s.cwnd
+        );
     }
 
     #[test]
@@ -395,8 +403,15 @@ mod tests {
         assert_eq!(s.stats.timeouts, 1);
         drain(&mut s); // retransmit segment 0
         s.on_ack(1, 0);
-        assert!(s.srtt_secs().is_none(), "no RTT sample from a retransmitted segment");
-        assert!((s.rto_secs() - 6.0).abs() < 1e-9, "backed-off RTO kept: {}", s.rto_secs());
+        assert!(
+            s.srtt_secs().is_none(),
+            "no RTT sample from a retransmitted segment"
+        );
+        assert!(
+            (s.rto_secs() - 6.0).abs() < 1e-9,
+            "backed-off RTO kept: {}",
+            s.rto_secs()
+        );
     }
 
     #[test]

@@ -10,7 +10,8 @@ pub fn repo() -> PathBuf {
 
 /// The small example scenario shipped in examples/.
 pub fn small_toml() -> String {
-    std::fs::read_to_string(repo().join("examples/ubr_small.toml")).expect("examples/ubr_small.toml")
+    std::fs::read_to_string(repo().join("examples/ubr_small.toml"))
+        .expect("examples/ubr_small.toml")
 }
 
 /// A scenario of `n` TCP sources on the N-source topology (LAN lengths), with a given
