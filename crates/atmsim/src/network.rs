@@ -157,7 +157,11 @@ impl Network {
             let wseg = (c.tcp.window / c.tcp.mss as u64) as u32;
             conns.push(Connection {
                 snd: TcpSender::new(&c.tcp),
-                rcv: TcpReceiver::new(wseg + 1, c.tcp.delayed_ack),
+                rcv: TcpReceiver::with_options(
+                    wseg + 1,
+                    c.tcp.delayed_ack,
+                    c.tcp.keep_out_of_order,
+                ),
                 mss: c.tcp.mss,
                 started: false,
                 timer_gen: 0,

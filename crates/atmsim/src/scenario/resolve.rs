@@ -106,6 +106,8 @@ pub struct TcpParams {
     pub delayed_ack_timeout: Time,
     /// Initial ssthresh, bytes.
     pub initial_ssthresh: u64,
+    /// Receiver keeps out-of-order segments.
+    pub keep_out_of_order: bool,
     /// Tick phase offset (None = random, drawn at build time from the run seed).
     pub tick_phase: Option<Time>,
 }
@@ -741,6 +743,7 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
         );
     }
     let (ph, _) = pick!(tick_phase);
+    let (koo, _) = pick!(keep_out_of_order);
     Ok(TcpParams {
         mss: mss as u32,
         window,
@@ -752,6 +755,7 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
         delayed_ack: da.unwrap_or(false),
         delayed_ack_timeout,
         initial_ssthresh,
+        keep_out_of_order: koo.unwrap_or(true),
         tick_phase: match ph.unwrap_or(TickPhase::Random) {
             TickPhase::Random => None,
             TickPhase::Fixed(t) => Some(t),

@@ -261,6 +261,10 @@ pub struct TcpSpec {
     /// Delayed-ACK timer (default `"200 ms"`).
     #[serde(default)]
     pub delayed_ack_timeout: Option<Duration>,
+    /// Whether the receiver keeps segments that arrive out of order (BSD reassembly queue;
+    /// default true). With false it discards them, so every loss costs a go-back-N.
+    #[serde(default)]
+    pub keep_out_of_order: Option<bool>,
     /// Initial slow-start threshold (default: the maximum window).
     #[serde(default)]
     pub initial_ssthresh: Option<Bytes>,

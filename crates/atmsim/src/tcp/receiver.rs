@@ -20,6 +20,7 @@ pub struct TcpReceiver {
     ooo: Vec<bool>,
     mask: u32,
     delayed_ack: bool,
+    keep_out_of_order: bool,
     ack_owed: bool,
     /// Segments received (including duplicates).
     pub segments_received: u64,
@@ -30,12 +31,18 @@ pub struct TcpReceiver {
 impl TcpReceiver {
     /// A receiver for windows of up to `window_segments` segments.
     pub fn new(window_segments: u32, delayed_ack: bool) -> Self {
+        Self::with_options(window_segments, delayed_ack, true)
+    }
+
+    /// A receiver that may discard out-of-order segments (`keep_out_of_order = false`).
+    pub fn with_options(window_segments: u32, delayed_ack: bool, keep_out_of_order: bool) -> Self {
         let cap = (window_segments as usize + 2).next_power_of_two();
         TcpReceiver {
             rcv_nxt: 0,
             ooo: vec![false; cap],
             mask: cap as u32 - 1,
             delayed_ack,
+            keep_out_of_order,
             ack_owed: false,
             segments_received: 0,
             duplicates: 0,
@@ -52,7 +59,7 @@ impl TcpReceiver {
             return (AckAction::Now(self.rcv_nxt), 0);
         }
         if seg > self.rcv_nxt {
-            if seg - self.rcv_nxt <= self.mask {
+            if self.keep_out_of_order && seg - self.rcv_nxt <= self.mask {
                 self.ooo[(seg & self.mask) as usize] = true;
             }
             self.ack_owed = false;
@@ -100,6 +107,15 @@ mod tests {
         assert_eq!(r.on_segment(1), (AckAction::Now(4), 3)); // hole filled
         assert_eq!(r.on_segment(1), (AckAction::Now(4), 0)); // duplicate
         assert_eq!(r.duplicates, 1);
+    }
+
+    #[test]
+    fn discarding_receiver_needs_every_segment_again() {
+        let mut r = TcpReceiver::with_options(128, false, false);
+        assert_eq!(r.on_segment(0), (AckAction::Now(1), 1));
+        assert_eq!(r.on_segment(2), (AckAction::Now(1), 0));
+        assert_eq!(r.on_segment(1), (AckAction::Now(2), 1)); // 2 was discarded
+        assert_eq!(r.on_segment(2), (AckAction::Now(3), 1));
     }
 
     #[test]

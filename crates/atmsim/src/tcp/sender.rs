@@ -325,6 +325,7 @@ mod tests {
             delayed_ack: false,
             delayed_ack_timeout: 200 * PS_PER_MS,
             initial_ssthresh: 65536,
+            keep_out_of_order: true,
             tick_phase: Some(0),
         }
     }
