@@ -97,8 +97,6 @@ def test_run_help_lists_its_options(capsys):
         assert opt in out
 
 
-@pytest.mark.xfail(strict=True, reason="'atmsim run --help' gives no example invocation and no hint about units; "
-                                       "only the top-level --help teaches them")
 def test_run_help_teaches_units_and_examples(capsys):
     rc, out, err = _call(capsys, ["run", "--help"])
     assert rc == 0
@@ -186,9 +184,6 @@ def test_validate_toml_syntax_error_exits_2_without_traceback(capsys, syntax_err
     assert "(line 2)" in err
 
 
-@pytest.mark.xfail(strict=True, reason="TOML syntax errors carry a newline inside the message "
-                                       "(e.g. 'invalid table header\\nexpected `.`, `]` (line 2)'), "
-                                       "so the CLI prints a two-line error")
 def test_validate_toml_syntax_error_is_one_line(capsys, syntax_error_file):
     rc, out, err = _call(capsys, ["validate", str(syntax_error_file)])
     _assert_one_line_user_error(rc, out, err, "invalid scenario", "(line 2)")
@@ -238,9 +233,6 @@ def test_run_missing_file(capsys, tmp_path, monkeypatch):
     _assert_one_line_user_error(rc, out, err, "missing.toml", "cannot read")
 
 
-@pytest.mark.xfail(strict=True, reason="a missing scenario file whose name does not end in .toml is taken for TOML "
-                                       "text (scenario._looks_like_path), so the CLI reports "
-                                       "'invalid scenario: expected `.`, `=` (line 1)' instead of a missing file")
 def test_run_missing_file_without_toml_suffix(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rc, out, err = _call(capsys, ["run", "my_scenario"])

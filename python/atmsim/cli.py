@@ -24,7 +24,7 @@ units: "155.52 Mbps", "1000 km", "5 us", "20 s", "512 B", "36000 cells", "80 %".
 EPILOG = """\
 examples:
   atmsim reproduce ubr-plus --out results/ubr-plus   reproduce both tables of seed 001
-  atmsim run examples/ubr_wan5_fba.toml --out out/   run one scenario, write tables and a plot
+  atmsim run examples/ubr_small.toml --out out/      run one scenario, write tables and a plot
   atmsim validate my.toml                            check a scenario without running it
   atmsim list                                        experiments, drop policies, TCP variants
   atmsim schema > scenario.schema.json               JSON Schema for editors
@@ -64,7 +64,7 @@ def _print_result(r) -> None:
 def cmd_run(a) -> int:
     import atmsim
 
-    r = atmsim.run(a.file)
+    r = atmsim.run(Path(a.file))
     if a.json:
         print(json.dumps(r.summary, indent=2))
     else:
@@ -79,7 +79,7 @@ def cmd_run(a) -> int:
 def cmd_validate(a) -> int:
     import atmsim
 
-    info = atmsim.validate(a.file)
+    info = atmsim.validate(Path(a.file))
     print(f"{a.file}: valid. {info['nodes']} nodes, {info['ports']} ports, {info['connections']} connections, "
           f"{info['duration_s']:g} s.")
     for route in info["routes"][: a.routes]:
@@ -172,7 +172,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     r = sub.add_parser("run", help="run a scenario file and print its results",
-                       description="Run one scenario (TOML) and print the summary and a per-connection table.")
+                       description="Run one scenario (TOML) and print the summary and a per-connection table.\n\n"
+                                   "Quantities in the file carry units: rates \"155.52 Mbps\", lengths \"1000 km\", times\n"
+                                   "\"5 us\" / \"20 s\", sizes \"512 B\" / \"64 KB\", buffers \"36000 cells\", thresholds \"80 %\".\n"
+                                   "The format is in docs/scenario-format.md; 'atmsim schema' prints its JSON Schema.",
+                       epilog="examples:\n"
+                              "  atmsim run examples/ubr_small.toml\n"
+                              "  atmsim run examples/ubr_small.toml --out out/small   # + CSV tables, time series, run.png\n"
+                              "  atmsim run my.toml --json                            # summary as JSON",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("file", help="scenario file (TOML)")
     r.add_argument("--out", metavar="DIR", help="also write summary.json, CSV tables and time series, and run.png here")
     r.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -180,7 +188,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario file without running it",
-                       description="Parse and validate a scenario. Errors name the key, the value and what is allowed.")
+                       description="Parse and validate a scenario. Errors name the key, the value and what is allowed,\n"
+                                   "e.g. 'connection[0].route[1]: no link joins \"s1\" to \"sw2\"'.",
+                       epilog="example:\n  atmsim validate examples/ubr_small.toml",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     v.add_argument("file", help="scenario file (TOML)")
     v.add_argument("--routes", type=int, default=5, metavar="N", help="show the first N resolved routes (default 5)")
     v.set_defaults(func=cmd_validate)

@@ -35,14 +35,24 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Runs a resolved scenario to its end and returns the results.
 ///
-/// Checks cell conservation (sent = delivered + dropped + in flight) at the end of the run;
-/// a violation is a bug and is returned as [`RunError::Invariant`], never hidden.
+/// Checks cell conservation (sent = delivered + dropped + in flight) and every port's
+/// counter identities at the end of the run; a violation is a bug and is returned as
+/// [`RunError::Invariant`], never hidden.
 pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
     let start = std::time::Instant::now();
     let mut sim = sim::Sim::new(sc);
     sim.run();
     let wall = start.elapsed().as_secs_f64();
     let r = RunResult::collect(sim, sc, wall);
+    for p in &r.ports {
+        if p.received != p.enqueued + p.dropped || p.enqueued != p.sent + p.final_queue_cells as u64
+        {
+            return Err(RunError::Invariant(format!(
+                "port {} counters: received {} != enqueued {} + dropped {}, or enqueued != sent {} + queued {}",
+                p.name, p.received, p.enqueued, p.dropped, p.sent, p.final_queue_cells
+            )));
+        }
+    }
     if !r.summary.conservation_ok {
         let s = &r.summary;
         return Err(RunError::Invariant(format!(

@@ -2,7 +2,7 @@
 //!
 //! Cells leave a port one after another, and all take the same propagation delay, so they
 //! arrive in the order they left. The line therefore needs only one pending event: the
-//! arrival of its head cell (DESIGN.md, "the hot path is cells").
+//! arrival of its head cell (docs/adr/0001-workspace-layout.md).
 
 use crate::cell::Cell;
 use atmsim_kernel::Time;

@@ -145,3 +145,40 @@ fn schema_is_generated() {
     let s = atmsim::scenario::json_schema();
     assert!(s.contains("\"measurement\"") && s.contains("\"connection\""));
 }
+
+#[test]
+fn default_threshold_policy_with_per_port_buffers_is_accepted() {
+    // The default policy needs a finite buffer; the ports that carry it set one.
+    let mut t = common::n_source(
+        1,
+        "unlimited",
+        "{ kind = \"epd\", threshold = \"80 %\" }",
+        "0.05 s",
+        1,
+    );
+    for (a, b) in [
+        ("sw1", "sw2"),
+        ("sw2", "sw1"),
+        ("sw1", "s1"),
+        ("s1", "sw1"),
+        ("sw2", "d1"),
+    ] {
+        if a.starts_with("sw") {
+            t += &format!("[[port]]\nnode = \"{a}\"\ntoward = \"{b}\"\nbuffer = \"500 cells\"\n");
+        }
+    }
+    atmsim::run_toml(&t).unwrap_or_else(|e| panic!("{e}"));
+    // ... and a port left unlimited is named in the error.
+    let t = common::n_source(
+        1,
+        "unlimited",
+        "{ kind = \"epd\", threshold = \"80 %\" }",
+        "0.05 s",
+        1,
+    );
+    let e = err(&t);
+    assert!(
+        e.contains("defaults.policy.threshold") && e.contains("at port"),
+        "{e}"
+    );
+}

@@ -98,11 +98,6 @@ impl AnyPolicy {
             PolicyCfg::Fba { r, z } => AnyPolicy::Fba(Fba { r, z }),
         }
     }
-
-    /// True when the policy needs per-VC buffer accounting (Y_i, N_a).
-    pub fn per_vc(&self) -> bool {
-        matches!(self, AnyPolicy::SelectiveDrop(_) | AnyPolicy::Fba(_))
-    }
 }
 
 impl DropPolicy for AnyPolicy {

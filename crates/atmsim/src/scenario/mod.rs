@@ -16,7 +16,14 @@ pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
     serde_path_to_error::deserialize(de).map_err(|e| {
         let path = clean_path(&e.path().to_string());
         let inner = e.into_inner();
-        let mut msg = inner.message().to_string();
+        // One line: the parser's message may span several.
+        let mut msg = inner
+            .message()
+            .split('\n')
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("; ");
         if let Some(span) = inner.span() {
             let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
             msg = format!("{msg} (line {line})");

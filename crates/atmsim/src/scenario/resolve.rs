@@ -337,11 +337,9 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
                 BufferSize::Cells(n) => Some(n),
                 BufferSize::Unlimited => None,
             };
-            p.policy = resolve_policy(
-                if is_switch { "defaults.policy" } else { "" },
-                &pol,
-                p.buffer,
-            )?;
+            // Policies are resolved after the [[port]] overrides (a port may set the
+            // finite buffer that a default threshold policy needs).
+            let _ = pol;
         }
     }
 
@@ -380,15 +378,29 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
                 BufferSize::Unlimited => None,
             };
         }
-        let pol = ps
-            .policy
-            .clone()
-            .unwrap_or(if nodes[a].kind == NodeKind::Switch {
-                default_policy.clone()
-            } else {
-                PolicySpec::TailDrop
-            });
-        ports[pi].policy = resolve_policy(&format!("port[{i}].policy"), &pol, ports[pi].buffer)?;
+        ports[pi].policy = match &ps.policy {
+            Some(pol) => resolve_policy(&format!("port[{i}].policy"), pol, ports[pi].buffer)?,
+            None if nodes[a].kind == NodeKind::Switch => {
+                resolve_policy("defaults.policy", &default_policy, ports[pi].buffer).map_err(
+                    |e| {
+                        ScenarioError::new(
+                            e.path,
+                            format!("{} (at port[{i}], {})", e.message, ports[pi].name),
+                        )
+                    },
+                )?
+            }
+            None => PolicyCfg::TailDrop,
+        };
+    }
+    // Switch ports without a [[port]] table take the default policy.
+    for (pi, port) in ports.iter_mut().enumerate() {
+        if port_spec_path[pi].is_none() && nodes[port.node].kind == NodeKind::Switch {
+            port.policy =
+                resolve_policy("defaults.policy", &default_policy, port.buffer).map_err(|e| {
+                    ScenarioError::new(e.path, format!("{} (at port {})", e.message, port.name))
+                })?;
+        }
     }
     if let BufferSize::Cells(0) = default_buffer {
         return err(
@@ -708,7 +720,7 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
         Granularity::Tick(t) => Some(t),
         Granularity::Exact => None,
     };
-    let (ri, _) = pick!(rto_initial);
+    let (ri, ri_p) = pick!(rto_initial);
     let rto_initial = ri.map(|d| d.ps()).unwrap_or(3 * PS_PER_S);
     let (rmin, rmin_p) = pick!(rto_min);
     let rto_min = rmin
@@ -726,7 +738,7 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
         );
     }
     if rto_initial == 0 {
-        return err(format!("{path}.rto_initial"), "must be above 0 s");
+        return err(ri_p, "must be above 0 s");
     }
     let (da, _) = pick!(delayed_ack);
     let (dat, dat_p) = pick!(delayed_ack_timeout);

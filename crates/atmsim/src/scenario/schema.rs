@@ -268,9 +268,10 @@ pub struct TcpSpec {
     /// Initial slow-start threshold (default: the maximum window).
     #[serde(default)]
     pub initial_ssthresh: Option<Bytes>,
-    /// Phase of the sending host's timer ticks (retransmit and delayed-ACK timers):
-    /// `"random"` (default: uniform over one tick, from the run seed, as independent hosts
-    /// would have), or a fixed offset such as `"0 s"`, which aligns every host's ticks.
+    /// Phase of the connection's timer ticks (its retransmit timer, and the delayed-ACK
+    /// timer of its receiver): `"random"` (default: uniform over one tick, from the run seed
+    /// and the connection's name, as independent hosts would have; the seeds' topologies
+    /// have one connection per host), or a fixed offset such as `"0 s"`, which aligns them.
     #[serde(default)]
     pub tick_phase: Option<TickPhase>,
 }

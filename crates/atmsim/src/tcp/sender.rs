@@ -208,7 +208,10 @@ impl TcpSender {
         } else {
             self.mss
         };
-        self.cwnd = (self.cwnd + incr).min(CWND_MAX);
+        // cwnd opens up to the maximum window and no further (it could never be used).
+        self.cwnd = (self.cwnd + incr)
+            .min(self.window.max(self.cwnd))
+            .min(CWND_MAX);
         self.snd_una = ack;
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
@@ -344,6 +347,16 @@ mod tests {
         s.on_ack(3, 0);
         assert_eq!(drain(&mut s), vec![3, 4, 5, 6]);
         assert_eq!(s.cwnd, 4 * 512);
+    }
+
+    #[test]
+    fn cwnd_stops_at_the_window() {
+        let mut s = TcpSender::new(&params(false));
+        for a in 1..=400u32 {
+            while s.next_segment(0).is_some() {}
+            s.on_ack(a, 0);
+        }
+        assert_eq!(s.cwnd, 65536);
     }
 
     #[test]
