@@ -9,6 +9,16 @@ from typing import Any
 import pandas as pd
 
 
+def _long(ts: dict[str, Any], key: str, names_key: str, columns: list[str]) -> pd.DataFrame:
+    """Column-per-entity series (``ts[col][entity][sample]``) in long format."""
+    t = ts["time_s"]
+    names = ts[names_key]
+    data: dict[str, list] = {"time_s": [x for _ in names for x in t], key: [n for n in names for _ in t]}
+    for c in columns:
+        data[c] = [v for series in ts[c] for v in series]
+    return pd.DataFrame(data)
+
+
 class RunResult:
     """The outcome of one run.
 
@@ -34,24 +44,9 @@ class RunResult:
             ports = pd.concat([ports, drops], axis=1)
         self.ports = ports
         ts = raw["timeseries"]
-        t = ts["time_s"]
-        self.port_series = pd.DataFrame(
-            {
-                "time_s": [x for _ in ts["port_names"] for x in t],
-                "port": [p for p in ts["port_names"] for _ in t],
-                "queue_cells": [v for s in ts["queue_cells"] for v in s],
-                "max_queue_cells": [v for s in ts["max_queue_cells"] for v in s],
-                "utilization": [v for s in ts["utilization"] for v in s],
-            }
-        )
-        self.connection_series = pd.DataFrame(
-            {
-                "time_s": [x for _ in ts["connection_names"] for x in t],
-                "connection": [c for c in ts["connection_names"] for _ in t],
-                "cwnd_bytes": [v for s in ts["cwnd_bytes"] for v in s],
-                "cells_received": [v for s in ts["cells_received"] for v in s],
-                "delivered_bytes": [v for s in ts["delivered_bytes"] for v in s],
-            }
+        self.port_series = _long(ts, "port", "port_names", ["queue_cells", "max_queue_cells", "utilization"])
+        self.connection_series = _long(
+            ts, "connection", "connection_names", ["cwnd_bytes", "cells_received", "delivered_bytes"]
         )
 
     def __repr__(self) -> str:

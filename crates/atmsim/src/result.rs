@@ -199,12 +199,7 @@ impl RunResult {
                 }
             })
             .collect();
-        let mut used = vec![false; sc.ports.len()];
-        for c in &sc.connections {
-            for &p in c.fwd_ports.iter().chain(c.bwd_ports.iter()) {
-                used[p] = true;
-            }
-        }
+        let used = sc.used_ports();
         let duration_s = time::to_secs_f64(sc.duration);
         let ports: Vec<PortResult> = sc
             .ports

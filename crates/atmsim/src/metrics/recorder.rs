@@ -43,12 +43,7 @@ pub struct Recorder {
 impl Recorder {
     /// A recorder for the switch ports that carry traffic and all connections.
     pub fn new(sc: &Scenario, net: &Network) -> Self {
-        let mut used = vec![false; sc.ports.len()];
-        for c in &sc.connections {
-            for &p in c.fwd_ports.iter().chain(c.bwd_ports.iter()) {
-                used[p] = true;
-            }
-        }
+        let used = sc.used_ports();
         let ports: Vec<usize> = (0..sc.ports.len())
             .filter(|&p| used[p] && net.ports[p].is_switch)
             .collect();

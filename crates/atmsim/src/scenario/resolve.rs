@@ -162,6 +162,19 @@ pub struct Scenario {
     pub connections: Vec<ConnectionCfg>,
 }
 
+impl Scenario {
+    /// For every port, whether any connection's route (either direction) crosses it.
+    pub fn used_ports(&self) -> Vec<bool> {
+        let mut used = vec![false; self.ports.len()];
+        for c in &self.connections {
+            for &p in c.fwd_ports.iter().chain(c.bwd_ports.iter()) {
+                used[p] = true;
+            }
+        }
+        used
+    }
+}
+
 fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, ScenarioError> {
     Err(ScenarioError::new(path, msg))
 }
