@@ -16,9 +16,12 @@
 #![forbid(unsafe_code)]
 
 pub mod aal5;
+pub mod abr;
+pub mod allocator;
 pub mod cell;
 pub mod drop_policy;
 pub mod link;
+pub mod maxmin;
 pub mod metrics;
 pub mod network;
 pub mod port;

@@ -4,6 +4,9 @@
 //! Built once from a resolved [`Scenario`]; nothing here allocates per cell.
 
 use crate::aal5::{self, Reassembly};
+use crate::abr::{AbrSource, Destination};
+use crate::allocator::AnyAllocator;
+use crate::scenario::CellApp;
 use crate::cell::{Cell, CELL_BITS};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
@@ -31,6 +34,8 @@ pub struct Port {
     pub sent_in_interval: u64,
     /// True for switch ports (reported in results and time series).
     pub is_switch: bool,
+    /// The ABR rate allocator of this port.
+    pub alloc: AnyAllocator,
 }
 
 /// One direction of a connection.
@@ -64,17 +69,171 @@ pub struct Flow {
     pub frames_seen: u64,
 }
 
-/// A TCP connection: the sender at `from`, the receiver at `to`.
+/// A connection's end systems.
+#[derive(Debug)]
+pub enum Ends {
+    /// A TCP sender and receiver.
+    Tcp(Box<TcpConn>),
+    /// Cell-level applications, one per direction, with their ABR end systems.
+    Cells(Box<CellConn>),
+}
+
+/// A connection: its end systems and whether its application runs.
 #[derive(Debug)]
 pub struct Connection {
+    /// The application is running.
+    pub started: bool,
+    /// The end systems.
+    pub ends: Ends,
+}
+
+impl Connection {
+    /// The TCP ends (engine invariant: only called for TCP connections).
+    #[inline]
+    pub fn tcp(&mut self) -> &mut TcpConn {
+        match &mut self.ends {
+            Ends::Tcp(t) => t,
+            Ends::Cells(_) => unreachable!("TCP event for a cell-level connection"),
+        }
+    }
+
+    /// The TCP ends, read-only, if this is a TCP connection.
+    #[inline]
+    pub fn tcp_ref(&self) -> Option<&TcpConn> {
+        match &self.ends {
+            Ends::Tcp(t) => Some(t),
+            Ends::Cells(_) => None,
+        }
+    }
+
+    /// The cell-level ends, if any.
+    #[inline]
+    pub fn cells(&self) -> Option<&CellConn> {
+        match &self.ends {
+            Ends::Cells(c) => Some(c),
+            Ends::Tcp(_) => None,
+        }
+    }
+
+    /// The cell-level ends, mutable (engine invariant: only for cell-level connections).
+    #[inline]
+    pub fn cells_mut(&mut self) -> &mut CellConn {
+        match &mut self.ends {
+            Ends::Cells(c) => c,
+            Ends::Tcp(_) => unreachable!("cell event for a TCP connection"),
+        }
+    }
+}
+
+/// One direction of a cell-level connection: the sending side at its source host
+/// (application backlog, transmitter, ABR source end system) and the receiving side at
+/// the far host (ABR destination end system, counts).
+#[derive(Debug)]
+pub struct CellDir {
+    /// Cells handed by the application and not yet sent ([`UNBOUNDED`]: always some).
+    pub backlog: u64,
+    /// The ABR source end system (service ABR only).
+    pub abr: Option<AbrSource>,
+    /// The ABR destination end system of this direction's cells.
+    pub dest: Destination,
+    /// Cell rate of a non-ABR transmitter (cells/s): its PCR, the access link rate.
+    pub line_rate: f64,
+    /// Time of the last cell sent by a non-ABR transmitter.
+    pub last_send: Option<Time>,
+    /// Generation of the pending send event (stale ones are ignored).
+    pub send_gen: u32,
+    /// Time of the pending send event.
+    pub send_at: Option<Time>,
+    /// Cells per application message (1 for streams; request or response size).
+    pub frame_cells: u32,
+    /// Cells of the current message already sent.
+    pub frame_pos: u32,
+    /// Messages started (tag of the next).
+    pub frame_no: u32,
+    /// Data cells sent.
+    pub data_sent: u64,
+    /// Data cells received at the destination.
+    pub data_received: u64,
+    /// Data cells received after warm-up.
+    pub data_received_warm: u64,
+    /// Messages whose last cell reached the destination.
+    pub messages_received: u64,
+    /// ACR x time integrated after warm-up (cells), for the mean ACR.
+    pub acr_area: f64,
+    /// Time of the last ACR change (or of warm-up).
+    pub acr_since: Time,
+    /// Next on/off or CBR generation: end of the current on period.
+    pub on_end: Time,
+    /// The application has stopped.
+    pub stopped: bool,
+}
+
+/// Backlog value meaning "the application always has cells".
+pub const UNBOUNDED: u64 = u64::MAX;
+
+impl CellDir {
+    fn new(abr: Option<AbrSource>, line_rate: f64, frame_cells: u32) -> CellDir {
+        CellDir {
+            backlog: 0,
+            abr,
+            dest: Destination::default(),
+            line_rate,
+            last_send: None,
+            send_gen: 0,
+            send_at: None,
+            frame_cells,
+            frame_pos: 0,
+            frame_no: 0,
+            data_sent: 0,
+            data_received: 0,
+            data_received_warm: 0,
+            messages_received: 0,
+            acr_area: 0.0,
+            acr_since: 0,
+            on_end: 0,
+            stopped: false,
+        }
+    }
+
+    /// Adds `n` cells to the backlog (saturating at [`UNBOUNDED`]).
+    #[inline]
+    pub fn add_backlog(&mut self, n: u64) {
+        if self.backlog != UNBOUNDED {
+            self.backlog = self.backlog.saturating_add(n).min(UNBOUNDED - 1);
+        }
+    }
+
+    /// Integrates ACR up to `now` (from `warmup` on), before ACR changes.
+    #[inline]
+    pub fn integrate_acr(&mut self, now: Time, warmup: Time) {
+        if let Some(src) = &self.abr {
+            let from = self.acr_since.max(warmup);
+            if now > from {
+                self.acr_area += src.acr * atmsim_kernel::time::to_secs_f64(now - from);
+            }
+            self.acr_since = now;
+        }
+    }
+}
+
+/// The two directions of a cell-level connection and its application.
+#[derive(Debug)]
+pub struct CellConn {
+    /// The application.
+    pub app: CellApp,
+    /// Forward (0) and reverse (1) directions.
+    pub dirs: [CellDir; 2],
+}
+
+/// A TCP connection: the sender at `from`, the receiver at `to`.
+#[derive(Debug)]
+pub struct TcpConn {
     /// Sender.
     pub snd: TcpSender,
     /// Receiver.
     pub rcv: TcpReceiver,
     /// Segment size, bytes.
     pub mss: u32,
-    /// The application is running.
-    pub started: bool,
     /// Exact-timer event generation (stale events are ignored).
     pub timer_gen: u32,
     /// Time of the pending exact-timer event, if any.
@@ -89,6 +248,33 @@ pub struct Connection {
     pub tick_phase: Time,
 }
 
+/// No port.
+pub const NO_PORT: u32 = u32::MAX;
+
+impl TcpConn {
+    fn new(s: &Scenario, c: &crate::scenario::ConnectionCfg, tcp: &crate::scenario::TcpParams) -> TcpConn {
+        let wseg = (tcp.window / tcp.mss as u64) as u32;
+        TcpConn {
+            snd: TcpSender::new(tcp),
+            rcv: TcpReceiver::with_options(wseg + 1, tcp.delayed_ack, tcp.keep_out_of_order),
+            mss: tcp.mss,
+            timer_gen: 0,
+            timer_at: None,
+            delack_pending: false,
+            goodput_bytes: 0,
+            delivered_bytes: 0,
+            tick_phase: match (tcp.tick_phase, tcp.tick) {
+                (Some(p), _) => p,
+                (None, Some(t)) => {
+                    RngStream::new(s.seed, &format!("tcp/{}/tick_phase", c.name)).below(t)
+                }
+                (None, None) => RngStream::new(s.seed, &format!("tcp/{}/tick_phase", c.name))
+                    .below(tcp.delayed_ack_timeout),
+            },
+        }
+    }
+}
+
 /// The whole network.
 #[derive(Debug)]
 pub struct Network {
@@ -98,6 +284,10 @@ pub struct Network {
     pub flows: Vec<Flow>,
     /// The ports of every flow's route, concatenated.
     pub route_ports: Vec<u32>,
+    /// Aligned with `route_ports`: for the port at a hop of flow f, the port of the
+    /// opposite flow (f ^ 1) that leaves the same node ([`NO_PORT`] if none). A backward RM
+    /// cell of f ^ 1 passing a switch is processed by that port's allocator (spec 2.1).
+    pub peer_ports: Vec<u32>,
     /// Connections.
     pub conns: Vec<Connection>,
 }
@@ -118,6 +308,7 @@ impl Network {
                 tx_pending: false,
                 sent_in_interval: 0,
                 is_switch: s.nodes[p.node].kind == crate::scenario::schema::NodeKind::Switch,
+                alloc: AnyAllocator::from_cfg(&p.allocator, p.rate_bps as f64 / CELL_BITS as f64, nflows),
             })
             .collect();
         let mut flows = Vec::with_capacity(nflows);
@@ -130,13 +321,17 @@ impl Network {
                 ServiceClass::Abr => 2,
                 ServiceClass::Ubr => 3,
             }) << crate::cell::flag::CLASS_SHIFT;
-            for (ports_of, cells) in [
-                (&c.fwd_ports, aal5::cells_for_segment(c.tcp.mss, c.llc_snap)),
-                (
-                    &c.bwd_ports,
+            let frame_cells: [u32; 2] = match (&c.tcp, &c.app) {
+                (Some(t), _) => [
+                    aal5::cells_for_segment(t.mss, c.llc_snap),
                     aal5::cells_for_ip(aal5::TCPIP_HEADERS, c.llc_snap),
-                ),
-            ] {
+                ],
+                (None, Some(CellApp::RequestResponse {
+                    request, response, ..
+                })) => [*request, *response],
+                _ => [1, 1],
+            };
+            for (ports_of, cells) in [(&c.fwd_ports, frame_cells[0]), (&c.bwd_ports, frame_cells[1])] {
                 flows.push(Flow {
                     route_start: route_ports.len() as u32,
                     route_len: ports_of.len() as u16,
@@ -154,37 +349,61 @@ impl Network {
                 });
                 route_ports.extend(ports_of.iter().map(|&p| p as u32));
             }
-            let wseg = (c.tcp.window / c.tcp.mss as u64) as u32;
-            conns.push(Connection {
-                snd: TcpSender::new(&c.tcp),
-                rcv: TcpReceiver::with_options(
-                    wseg + 1,
-                    c.tcp.delayed_ack,
-                    c.tcp.keep_out_of_order,
-                ),
-                mss: c.tcp.mss,
-                started: false,
-                timer_gen: 0,
-                timer_at: None,
-                delack_pending: false,
-                goodput_bytes: 0,
-                delivered_bytes: 0,
-                tick_phase: match (c.tcp.tick_phase, c.tcp.tick) {
-                    (Some(p), _) => p,
-                    (None, Some(t)) => {
-                        RngStream::new(s.seed, &format!("tcp/{}/tick_phase", c.name)).below(t)
+            let ends = match (&c.tcp, &c.app) {
+                (Some(tcp), _) => Ends::Tcp(Box::new(TcpConn::new(s, c, tcp))),
+                (None, Some(app)) => {
+                    let rate = |ports_of: &Vec<usize>| {
+                        s.ports[ports_of[0]].rate_bps as f64 / CELL_BITS as f64
+                    };
+                    let reverse_sends = matches!(app, CellApp::RequestResponse { .. });
+                    let abr_src = |sends: bool| {
+                        c.abr.as_ref().filter(|_| sends).map(|p| AbrSource::new(p.clone()))
+                    };
+                    let mut d0 = CellDir::new(abr_src(true), rate(&c.fwd_ports), frame_cells[0]);
+                    let mut d1 =
+                        CellDir::new(abr_src(reverse_sends), rate(&c.bwd_ports), frame_cells[1]);
+                    if let Some(p) = &c.abr {
+                        d0.line_rate = p.pcr;
+                        d1.line_rate = p.pcr;
                     }
-                    (None, None) => RngStream::new(s.seed, &format!("tcp/{}/tick_phase", c.name))
-                        .below(c.tcp.delayed_ack_timeout),
-                },
+                    Ends::Cells(Box::new(CellConn {
+                        app: app.clone(),
+                        dirs: [d0, d1],
+                    }))
+                }
+                (None, None) => unreachable!("resolve gives every connection traffic"),
+            };
+            conns.push(Connection {
+                started: false,
+                ends,
             });
+        }
+        // Peer ports: the port of the opposite flow leaving the same node.
+        let mut peer_ports = vec![NO_PORT; route_ports.len()];
+        for f in 0..flows.len() {
+            let g = f ^ 1;
+            let (gs, gl) = (flows[g].route_start as usize, flows[g].route_len as usize);
+            for h in 0..flows[f].route_len as usize {
+                let idx = flows[f].route_start as usize + h;
+                let node = s.ports[route_ports[idx] as usize].node;
+                if let Some(k) = (0..gl).find(|&k| s.ports[route_ports[gs + k] as usize].node == node) {
+                    peer_ports[idx] = route_ports[gs + k];
+                }
+            }
         }
         Network {
             ports,
             flows,
             route_ports,
+            peer_ports,
             conns,
         }
+    }
+
+    /// The port of flow `flow ^ 1` leaving the node of `flow`'s hop `hop`.
+    #[inline]
+    pub fn peer_port(&self, flow: usize, hop: usize) -> u32 {
+        self.peer_ports[self.flows[flow].route_start as usize + hop]
     }
 
     /// The port at hop `hop` of `flow`.

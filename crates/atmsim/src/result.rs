@@ -31,6 +31,9 @@ pub struct Summary {
     pub efficiency: f64,
     /// Jain's index over connection goodputs (equal shares, as seed 001 computes it).
     pub fairness: f64,
+    /// Jain's index over throughput / max-min share (seed 003 section 3), over the
+    /// connections that have a share; None if none has.
+    pub fairness_maxmin: Option<f64>,
     /// Largest queue at any switch port, cells.
     pub max_switch_queue_cells: u32,
     /// Cells created at sources.
@@ -102,6 +105,31 @@ pub struct ConnectionResult {
     pub final_cwnd_bytes: u64,
     /// Smoothed RTT at the end, s (NaN if never sampled).
     pub srtt_s: f64,
+    /// `"tcp"`, `"persistent"`, `"request_response"`, `"on_off"` or `"cbr"`.
+    pub traffic: String,
+    /// `"cbr"`, `"vbr"`, `"abr"` or `"ubr"`.
+    pub service: String,
+    /// Rate of data cells received after warm-up, counted in whole 53-byte cells, bit/s
+    /// (forward direction; for TCP the goodput's wire rate).
+    pub throughput_bps: f64,
+    /// The same for the reverse direction of a request/response connection, bit/s.
+    pub reverse_throughput_bps: Option<f64>,
+    /// Max-min fair share of the forward direction, bit/s (None if outside the allocation).
+    pub fair_share_bps: Option<f64>,
+    /// ACR at the end, bit/s (ABR only).
+    pub acr_final_bps: Option<f64>,
+    /// Time-average ACR after warm-up, bit/s (ABR only).
+    pub acr_mean_bps: Option<f64>,
+    /// Reverse-direction ACR at the end (request/response over ABR), bit/s.
+    pub reverse_acr_final_bps: Option<f64>,
+    /// Forward RM cells sent, in rate and out of rate (ABR only).
+    pub rm_cells_sent: Option<u64>,
+    /// Backward RM cells received by the source (ABR only).
+    pub brm_received: Option<u64>,
+    /// Times source rule 5 (ACR back to ICR after ADTF idle) and rule 6 (CRM/CDF) fired.
+    pub rule5_resets: Option<u64>,
+    /// See `rule5_resets`.
+    pub rule6_cuts: Option<u64>,
 }
 
 /// Per-port figures.
@@ -152,6 +180,17 @@ pub struct RunResult {
     pub timeseries: TimeSeries,
 }
 
+fn traffic_name(c: &crate::scenario::ConnectionCfg) -> &'static str {
+    use crate::scenario::CellApp;
+    match &c.app {
+        None => "tcp",
+        Some(CellApp::Persistent { .. }) => "persistent",
+        Some(CellApp::RequestResponse { .. }) => "request_response",
+        Some(CellApp::OnOff { .. }) => "on_off",
+        Some(CellApp::Cbr { .. }) => "cbr",
+    }
+}
+
 fn policy_name(p: &PolicyCfg) -> &'static str {
     match p {
         PolicyCfg::TailDrop => "tail_drop",
@@ -167,6 +206,7 @@ impl RunResult {
     pub fn collect(sim: Sim<'_>, sc: &Scenario, wall_seconds: f64) -> RunResult {
         let measured = time::to_secs_f64(sc.duration - sc.warmup);
         let net = &sim.net;
+        let shares = crate::maxmin::fair_shares(sc);
         let connections: Vec<ConnectionResult> = sc
             .connections
             .iter()
@@ -175,17 +215,18 @@ impl RunResult {
                 let conn = &net.conns[i];
                 let fwd = &net.flows[2 * i];
                 let bwd = &net.flows[2 * i + 1];
-                ConnectionResult {
+                let share = shares[i].map(|r| r * 424.0);
+                let mut r = ConnectionResult {
                     name: c.name.clone(),
                     from: sc.nodes[c.from].name.clone(),
                     to: sc.nodes[c.to].name.clone(),
-                    goodput_bps: conn.goodput_bytes as f64 * 8.0 / measured,
-                    goodput_bytes: conn.goodput_bytes,
-                    segments_sent: conn.snd.stats.segments_sent,
-                    retransmissions: conn.snd.stats.retransmissions,
-                    timeouts: conn.snd.stats.timeouts,
-                    fast_retransmits: conn.snd.stats.fast_retransmits,
-                    dup_acks: conn.snd.stats.dup_acks,
+                    goodput_bps: 0.0,
+                    goodput_bytes: 0,
+                    segments_sent: 0,
+                    retransmissions: 0,
+                    timeouts: 0,
+                    fast_retransmits: 0,
+                    dup_acks: 0,
                     cells_sent: fwd.cells_sent,
                     cells_delivered: fwd.cells_delivered,
                     cells_dropped: fwd.cells_dropped,
@@ -194,9 +235,69 @@ impl RunResult {
                     frames_delivered: fwd.frames_good,
                     frames_lost: fwd.frames_seen - fwd.frames_good,
                     frames_corrupted: fwd.frames_corrupted,
-                    final_cwnd_bytes: conn.snd.cwnd,
-                    srtt_s: conn.snd.srtt_secs().unwrap_or(f64::NAN),
+                    final_cwnd_bytes: 0,
+                    srtt_s: f64::NAN,
+                    traffic: traffic_name(c).into(),
+                    service: format!("{:?}", c.class).to_lowercase(),
+                    throughput_bps: 0.0,
+                    reverse_throughput_bps: None,
+                    fair_share_bps: share,
+                    acr_final_bps: None,
+                    acr_mean_bps: None,
+                    reverse_acr_final_bps: None,
+                    rm_cells_sent: None,
+                    brm_received: None,
+                    rule5_resets: None,
+                    rule6_cuts: None,
+                };
+                match (conn.tcp_ref(), conn.cells()) {
+                    (Some(t), _) => {
+                        r.goodput_bps = t.goodput_bytes as f64 * 8.0 / measured;
+                        r.goodput_bytes = t.goodput_bytes;
+                        r.segments_sent = t.snd.stats.segments_sent;
+                        r.retransmissions = t.snd.stats.retransmissions;
+                        r.timeouts = t.snd.stats.timeouts;
+                        r.fast_retransmits = t.snd.stats.fast_retransmits;
+                        r.dup_acks = t.snd.stats.dup_acks;
+                        r.final_cwnd_bytes = t.snd.cwnd;
+                        r.srtt_s = t.snd.srtt_secs().unwrap_or(f64::NAN);
+                        let tp = c.tcp();
+                        let cells = aal5::cells_for_segment(tp.mss, c.llc_snap);
+                        r.throughput_bps =
+                            r.goodput_bps * (cells as f64 * 53.0) / tp.mss as f64;
+                    }
+                    (None, Some(cc)) => {
+                        let d0 = &cc.dirs[0];
+                        let rr = matches!(cc.app, crate::scenario::CellApp::RequestResponse { .. });
+                        let rx: u64 = d0.data_received_warm
+                            + if rr { cc.dirs[1].data_received_warm } else { 0 };
+                        r.goodput_bytes = rx * 48;
+                        r.goodput_bps = rx as f64 * 384.0 / measured;
+                        r.throughput_bps = d0.data_received_warm as f64 * 424.0 / measured;
+                        if rr {
+                            r.reverse_throughput_bps =
+                                Some(cc.dirs[1].data_received_warm as f64 * 424.0 / measured);
+                            r.reverse_acr_final_bps =
+                                cc.dirs[1].abr.as_ref().map(|s| s.acr * 424.0);
+                        }
+                        if let Some(src) = &d0.abr {
+                            let mut area = d0.acr_area;
+                            let from = d0.acr_since.max(sc.warmup);
+                            if sc.duration > from {
+                                area += src.acr * time::to_secs_f64(sc.duration - from);
+                            }
+                            r.acr_final_bps = Some(src.acr * 424.0);
+                            r.acr_mean_bps = Some(area / measured * 424.0);
+                            let k = src.counters;
+                            r.rm_cells_sent = Some(k.frm_sent + k.oor_frm_sent);
+                            r.brm_received = Some(k.brm_received);
+                            r.rule5_resets = Some(k.rule5_resets);
+                            r.rule6_cuts = Some(k.rule6_cuts);
+                        }
+                    }
+                    (None, None) => unreachable!(),
                 }
+                r
             })
             .collect();
         let used = sc.used_ports();
@@ -234,11 +335,13 @@ impl RunResult {
             .collect();
         let goodputs: Vec<f64> = connections.iter().map(|c| c.goodput_bps).collect();
         let total: f64 = goodputs.iter().sum();
+        // Efficiency refers to the first TCP connection's segment size, or to the 48-byte
+        // payload of a cell for cell-level traffic.
         let (mss, cells) = sc
             .connections
-            .first()
-            .map(|c| (c.tcp.mss, aal5::cells_for_segment(c.tcp.mss, c.llc_snap)))
-            .unwrap_or((512, 12));
+            .iter()
+            .find_map(|c| c.tcp.as_ref().map(|t| (t.mss, aal5::cells_for_segment(t.mss, c.llc_snap))))
+            .unwrap_or((48, 1));
         let max_goodput = max_goodput_bps(sc.efficiency_rate_bps, mss, cells);
         let t = &sim.totals;
         let in_flight = net.cells_in_network();
@@ -253,6 +356,17 @@ impl RunResult {
             max_goodput_bps: max_goodput,
             efficiency: total / max_goodput,
             fairness: jain_fairness(&goodputs),
+            fairness_maxmin: {
+                let norm: Vec<f64> = connections
+                    .iter()
+                    .filter_map(|c| c.fair_share_bps.filter(|s| *s > 0.0).map(|s| c.throughput_bps / s))
+                    .collect();
+                if norm.is_empty() {
+                    None
+                } else {
+                    Some(jain_fairness(&norm))
+                }
+            },
             max_switch_queue_cells: ports
                 .iter()
                 .filter(|p| p.is_switch)

@@ -28,6 +28,13 @@ pub struct TimeSeries {
     pub cells_received: Vec<Vec<u64>>,
     /// Bytes delivered in order so far.
     pub delivered_bytes: Vec<Vec<u64>>,
+    /// Names of the ABR sources: the connection's name, with `" (reverse)"` for the
+    /// reverse direction of a request/response connection.
+    pub abr_names: Vec<String>,
+    /// Allowed cell rate of each ABR source at each sample, Mbit/s.
+    pub acr_mbps: Vec<Vec<f32>>,
+    /// Data cells received so far at the destination of each ABR source.
+    pub abr_cells_received: Vec<Vec<u64>>,
 }
 
 /// Collects [`TimeSeries`] during a run.
@@ -35,6 +42,7 @@ pub struct TimeSeries {
 pub struct Recorder {
     ports: Vec<usize>,
     cell_secs: Vec<f64>,
+    abr: Vec<(usize, usize)>,
     last: Time,
     /// The series so far.
     pub ts: TimeSeries,
@@ -51,7 +59,23 @@ impl Recorder {
             .iter()
             .map(|&p| net.ports[p].clock.unit_secs())
             .collect();
+        let mut abr = Vec::new();
+        let mut abr_names = Vec::new();
+        for (c, conn) in net.conns.iter().enumerate() {
+            if let Some(cc) = conn.cells() {
+                for (d, dir) in cc.dirs.iter().enumerate() {
+                    if dir.abr.is_some() {
+                        abr.push((c, d));
+                        let n = &sc.connections[c].name;
+                        abr_names.push(if d == 0 { n.clone() } else { format!("{n} (reverse)") });
+                    }
+                }
+            }
+        }
         let ts = TimeSeries {
+            acr_mbps: vec![Vec::new(); abr.len()],
+            abr_cells_received: vec![Vec::new(); abr.len()],
+            abr_names,
             port_names: ports.iter().map(|&p| sc.ports[p].name.clone()).collect(),
             queue_cells: vec![Vec::new(); ports.len()],
             max_queue_cells: vec![Vec::new(); ports.len()],
@@ -65,6 +89,7 @@ impl Recorder {
         Recorder {
             ports,
             cell_secs,
+            abr,
             last: 0,
             ts,
         }
@@ -88,9 +113,25 @@ impl Recorder {
             self.ts.utilization[k].push(u.min(1.0) as f32);
         }
         for (c, conn) in net.conns.iter().enumerate() {
-            self.ts.cwnd_bytes[c].push(conn.snd.cwnd);
-            self.ts.cells_received[c].push(net.flows[2 * c].cells_delivered);
-            self.ts.delivered_bytes[c].push(conn.delivered_bytes);
+            match (conn.tcp_ref(), conn.cells()) {
+                (Some(t), _) => {
+                    self.ts.cwnd_bytes[c].push(t.snd.cwnd);
+                    self.ts.cells_received[c].push(net.flows[2 * c].cells_delivered);
+                    self.ts.delivered_bytes[c].push(t.delivered_bytes);
+                }
+                (None, Some(cc)) => {
+                    self.ts.cwnd_bytes[c].push(0);
+                    self.ts.cells_received[c].push(cc.dirs[0].data_received);
+                    self.ts.delivered_bytes[c].push(cc.dirs[0].data_received * 48);
+                }
+                (None, None) => unreachable!(),
+            }
+        }
+        for (k, &(c, d)) in self.abr.iter().enumerate() {
+            let dir = &net.conns[c].cells().expect("cells").dirs[d];
+            let acr = dir.abr.as_ref().map_or(0.0, |s| s.acr);
+            self.ts.acr_mbps[k].push((acr * 424e-6) as f32);
+            self.ts.abr_cells_received[k].push(dir.data_received);
         }
     }
 }

@@ -3,11 +3,13 @@
 
 pub mod error;
 pub mod resolve;
+pub mod resolve_abr;
 pub mod schema;
 pub mod units;
 
 pub use error::{RunError, ScenarioError};
 pub use resolve::{ConnectionCfg, NodeCfg, PolicyCfg, PortCfg, Scenario, ServiceClass, TcpParams};
+pub use resolve_abr::CellApp;
 pub use schema::ScenarioFile;
 
 /// Parses a TOML scenario. Errors name the key path and, for syntax errors, the line.

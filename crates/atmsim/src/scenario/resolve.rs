@@ -5,7 +5,10 @@
 
 use super::error::ScenarioError;
 use super::schema::*;
+use super::resolve_abr::{resolve_abr, resolve_allocator, resolve_cell_app, CellApp};
 use super::units::{BufferSize, Granularity, Threshold, TickPhase};
+use crate::abr::AbrParams;
+use crate::allocator::AllocatorCfg;
 use atmsim_kernel::{Time, PS_PER_MS, PS_PER_S};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -81,6 +84,8 @@ pub struct PortCfg {
     pub buffer: Option<u32>,
     /// Drop policy.
     pub policy: PolicyCfg,
+    /// ABR rate allocator.
+    pub allocator: AllocatorCfg,
 }
 
 /// Resolved TCP parameters.
@@ -135,8 +140,20 @@ pub struct ConnectionCfg {
     pub stop: Option<Time>,
     /// LLC/SNAP encapsulation.
     pub llc_snap: bool,
-    /// TCP parameters.
-    pub tcp: TcpParams,
+    /// TCP parameters (TCP traffic only).
+    pub tcp: Option<TcpParams>,
+    /// Cell-level application (all traffic but TCP).
+    pub app: Option<CellApp>,
+    /// ABR source parameters of both directions (service ABR only).
+    pub abr: Option<AbrParams>,
+}
+
+impl ConnectionCfg {
+    /// TCP parameters; panics for a cell-level connection (an engine invariant).
+    #[inline]
+    pub fn tcp(&self) -> &TcpParams {
+        self.tcp.as_ref().expect("a TCP connection")
+    }
 }
 
 /// A validated scenario, ready to build.
@@ -282,6 +299,10 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
     }
     let default_buffer = f.defaults.switch_buffer.unwrap_or(BufferSize::Unlimited);
     let default_policy = f.defaults.policy.clone().unwrap_or(PolicySpec::TailDrop);
+    let default_allocator = match &f.defaults.allocator {
+        Some(a) => resolve_allocator("defaults.allocator", a)?,
+        None => AllocatorCfg::None,
+    };
     let mut ports: Vec<PortCfg> = Vec::new();
     let mut port_index: BTreeMap<(usize, usize), usize> = BTreeMap::new();
     let mut port_spec_path: Vec<Option<String>> = Vec::new();
@@ -338,6 +359,7 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
                 prop,
                 buffer: None,
                 policy: PolicyCfg::TailDrop,
+                allocator: AllocatorCfg::None,
             });
             port_spec_path.push(None);
             let (buf, pol) = if is_switch {
@@ -346,6 +368,9 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
                 (BufferSize::Unlimited, PolicySpec::TailDrop)
             };
             let p = ports.last_mut().unwrap();
+            if is_switch {
+                p.allocator = default_allocator.clone();
+            }
             p.buffer = match buf {
                 BufferSize::Cells(n) => Some(n),
                 BufferSize::Unlimited => None,
@@ -379,6 +404,16 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             );
         }
         port_spec_path[pi] = Some(format!("port[{i}]"));
+        if let Some(al) = &ps.allocator {
+            let cfg = resolve_allocator(&format!("port[{i}].allocator"), al)?;
+            if nodes[a].kind != NodeKind::Switch && cfg != AllocatorCfg::None {
+                return err(
+                    format!("port[{i}].allocator"),
+                    format!("{:?} is a host; rate allocators run at switch ports", ps.node),
+                );
+            }
+            ports[pi].allocator = cfg;
+        }
         if let Some(b) = ps.buffer {
             if b == BufferSize::Cells(0) {
                 return err(
@@ -430,6 +465,7 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         );
     }
     let default_tcp = f.defaults.tcp.clone().unwrap_or_default();
+    let default_abr = f.defaults.abr.clone().unwrap_or_default();
     let mut conn_names: BTreeMap<&str, usize> = BTreeMap::new();
     let mut connections = Vec::with_capacity(f.connection.len());
     for (i, c) in f.connection.iter().enumerate() {
@@ -527,19 +563,10 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             .rev()
             .map(|w| port_index[&(w[1], w[0])])
             .collect();
-        let class = match c.service {
-            ServiceSpec::Ubr => ServiceClass::Ubr,
-            other => {
-                return err(
-                    format!("{p}.service"),
-                    format!("{:?} is not available for tcp traffic yet; allowed: \"ubr\" (ABR end systems are being built)", format!("{other:?}").to_lowercase()),
-                )
-            }
-        };
         let start = c.start.map(|d| d.ps()).unwrap_or(0);
         let stop = c.stop.map(|d| d.ps());
-        if let Some(s) = stop {
-            if s <= start {
+        if let Some(st) = stop {
+            if st <= start {
                 return err(
                     format!("{p}.stop"),
                     format!(
@@ -550,10 +577,72 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
                 );
             }
         }
-        let tcp_spec = match &c.traffic {
-            TrafficSpec::Tcp { tcp } => tcp.clone().unwrap_or_default(),
+        let class = match c.service {
+            ServiceSpec::Cbr => ServiceClass::Cbr,
+            ServiceSpec::Vbr => ServiceClass::Vbr,
+            ServiceSpec::Abr => ServiceClass::Abr,
+            ServiceSpec::Ubr => ServiceClass::Ubr,
         };
-        let tcp = resolve_tcp(&format!("{p}.traffic.tcp"), &tcp_spec, &default_tcp)?;
+        let kind = match &c.traffic {
+            TrafficSpec::Tcp { .. } => "tcp",
+            TrafficSpec::Persistent { .. } => "persistent",
+            TrafficSpec::RequestResponse { .. } => "request_response",
+            TrafficSpec::OnOff { .. } => "on_off",
+            TrafficSpec::Cbr { .. } => "cbr",
+        };
+        let allowed: &[ServiceClass] = match kind {
+            "tcp" => &[ServiceClass::Ubr],
+            "persistent" | "request_response" => &[ServiceClass::Abr, ServiceClass::Ubr],
+            "on_off" => &[ServiceClass::Vbr, ServiceClass::Cbr, ServiceClass::Abr, ServiceClass::Ubr],
+            _ => &[ServiceClass::Cbr, ServiceClass::Vbr, ServiceClass::Ubr],
+        };
+        if !allowed.contains(&class) {
+            let names: Vec<String> = allowed
+                .iter()
+                .map(|c| format!("{:?}", format!("{c:?}").to_lowercase()))
+                .collect();
+            let extra = if kind == "tcp" && class == ServiceClass::Abr {
+                " (TCP over ABR is not built yet)"
+            } else {
+                ""
+            };
+            return err(
+                format!("{p}.service"),
+                format!(
+                    "{:?} is not available for {kind} traffic{extra}; allowed: {}",
+                    format!("{class:?}").to_lowercase(),
+                    names.join(", ")
+                ),
+            );
+        }
+        let app = resolve_cell_app(&format!("{p}.traffic"), &c.traffic, start)?;
+        let abr = if class == ServiceClass::Abr {
+            let access = ports[fwd_ports[0]].rate_bps as f64 / 424.0;
+            Some(resolve_abr(
+                &format!("{p}.abr"),
+                c.abr.as_ref().unwrap_or(&AbrSpec::default()),
+                &default_abr,
+                access,
+            )?)
+        } else {
+            if c.abr.is_some() {
+                return err(
+                    format!("{p}.abr"),
+                    format!(
+                        "ABR parameters are set but service = {:?}; use service = \"abr\" or remove the abr table",
+                        format!("{class:?}").to_lowercase()
+                    ),
+                );
+            }
+            None
+        };
+        let tcp = match &c.traffic {
+            TrafficSpec::Tcp { tcp } => {
+                let tcp_spec = tcp.clone().unwrap_or_default();
+                Some(resolve_tcp(&format!("{p}.traffic.tcp"), &tcp_spec, &default_tcp)?)
+            }
+            _ => None,
+        };
         connections.push(ConnectionCfg {
             name: c.name.clone(),
             from,
@@ -566,6 +655,8 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             stop,
             llc_snap: c.llc_snap.unwrap_or(true),
             tcp,
+            app,
+            abr,
         });
     }
 

@@ -72,6 +72,12 @@ pub struct Defaults {
     /// TCP parameters of connections that set none.
     #[serde(default)]
     pub tcp: Option<TcpSpec>,
+    /// ABR source parameters of ABR connections that set none (TM 4.0 section 5.10).
+    #[serde(default)]
+    pub abr: Option<AbrSpec>,
+    /// Rate allocator of switch output ports that set none (default `none`).
+    #[serde(default)]
+    pub allocator: Option<AllocatorSpec>,
 }
 
 /// What a node is.
@@ -126,6 +132,9 @@ pub struct PortSpec {
     /// The drop policy applied to arriving cells.
     #[serde(default)]
     pub policy: Option<PolicySpec>,
+    /// The ABR rate allocator (switch algorithm) run at this port.
+    #[serde(default)]
+    pub allocator: Option<AllocatorSpec>,
 }
 
 /// A buffer (drop) policy, chosen by `kind`. Seed 001; spec section 4.
@@ -168,7 +177,8 @@ pub enum ServiceSpec {
     Cbr,
     /// Variable bit rate.
     Vbr,
-    /// Available bit rate (rate-controlled; see the ABR issue).
+    /// Available bit rate: TM 4.0 source and destination end systems, RM cells, and the
+    /// ports' rate allocators.
     Abr,
     /// Unspecified bit rate.
     #[default]
@@ -200,6 +210,9 @@ pub struct ConnectionSpec {
     /// Whether AAL5 frames carry the 8-byte LLC/SNAP header (RFC 1483; default true).
     #[serde(default)]
     pub llc_snap: Option<bool>,
+    /// ABR source parameters (service `abr` only); unset fields come from `defaults.abr`.
+    #[serde(default)]
+    pub abr: Option<AbrSpec>,
     /// The traffic the connection carries.
     pub traffic: TrafficSpec,
 }
@@ -214,6 +227,197 @@ pub enum TrafficSpec {
         #[serde(default)]
         tcp: Option<TcpSpec>,
     },
+    /// A persistent (greedy) cell source: always has cells to send (seed 003, section 3).
+    /// With `rate_cap` it is an ACR-retaining source: its application hands cells no faster
+    /// than `rate_cap` until `cap_until`, then as fast as it is allowed (seed 003, 5.7.2).
+    Persistent {
+        /// Application rate limit (default: none).
+        #[serde(default)]
+        rate_cap: Option<Rate>,
+        /// When the limit ends (default: never, if `rate_cap` is set).
+        #[serde(default)]
+        cap_until: Option<Duration>,
+    },
+    /// Request/response: the source sends a request of `request` cells; when the destination
+    /// has received it, it answers with `response` cells on the reverse direction; when the
+    /// whole response has arrived the source waits `think_time` and asks again
+    /// (seed 003, section 5.7.1). Both directions are sources and destinations.
+    RequestResponse {
+        /// Request size (default `"16 cells"`).
+        #[serde(default)]
+        request: Option<Cells>,
+        /// Response size, e.g. `"128 cells"`.
+        response: Cells,
+        /// Pause between the end of a response and the next request (default `"0 s"`).
+        #[serde(default)]
+        think_time: Option<Duration>,
+    },
+    /// Deterministic on/off source: cells at `peak_rate` during `on`, silence during `off`,
+    /// the first on period starting at `phase` after the connection's start (seed 003 5.6).
+    OnOff {
+        /// Cell rate while on.
+        peak_rate: Rate,
+        /// On period.
+        on: Duration,
+        /// Off period.
+        off: Duration,
+        /// Offset of the first on period (default `"0 s"`).
+        #[serde(default)]
+        phase: Option<Duration>,
+    },
+    /// Constant bit rate: one cell every 1/rate.
+    Cbr {
+        /// Cell rate.
+        rate: Rate,
+    },
+}
+
+/// A number of cells, written `"16 cells"`.
+pub type Cells = super::units::CellCount;
+
+/// ABR source end-system parameters (TM 4.0 section 5.10; spec ALGORITHMS.md 1.2).
+/// Every field is optional; defaults are the TM 4.0 ones.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AbrSpec {
+    /// Peak cell rate (default: the rate of the source's access link).
+    #[serde(default)]
+    pub pcr: Option<Rate>,
+    /// Minimum cell rate (default `"0 bps"`).
+    #[serde(default)]
+    pub mcr: Option<Rate>,
+    /// Initial cell rate (default: PCR).
+    #[serde(default)]
+    pub icr: Option<Rate>,
+    /// Rate increase factor, 0 < RIF <= 1 (default 1/16).
+    #[serde(default)]
+    pub rif: Option<f64>,
+    /// Rate decrease factor, 0 < RDF <= 1 (default 1/16).
+    #[serde(default)]
+    pub rdf: Option<f64>,
+    /// Cells per forward RM cell, 2 to 256 (default 32).
+    #[serde(default)]
+    pub nrm: Option<u32>,
+    /// Minimum in-rate cells between forward RM cells, at least 1 (default 2).
+    #[serde(default)]
+    pub mrm: Option<u32>,
+    /// Upper bound on the time between forward RM cells (default `"100 ms"`).
+    #[serde(default)]
+    pub trm: Option<Duration>,
+    /// Transient buffer exposure, cells (default 16777215).
+    #[serde(default)]
+    pub tbe: Option<u32>,
+    /// Forward RM cells allowed without a returning one (default ceil(TBE / Nrm)).
+    #[serde(default)]
+    pub crm: Option<u32>,
+    /// Cutoff decrease factor, 0 (rule 6 off) to 1 (default 1/16).
+    #[serde(default)]
+    pub cdf: Option<f64>,
+    /// ACR decrease time factor: rule 5's idle timeout (default `"500 ms"`).
+    #[serde(default)]
+    pub adtf: Option<Duration>,
+    /// Tagged cell rate: the rate of out-of-rate forward RM cells (default `"10 cells/s"`).
+    #[serde(default)]
+    pub tcr: Option<Rate>,
+    /// Fixed round-trip time; ICR is limited to TBE / FRTT (default `"0 s"`: no limit).
+    #[serde(default)]
+    pub frtt: Option<Duration>,
+}
+
+/// An ABR rate allocator (switch algorithm), chosen by `kind`.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AllocatorSpec {
+    /// No ABR feedback from this port.
+    None,
+    /// ERICA (seed 003 section 4; spec section 2).
+    Erica(EricaSpec),
+    /// ERICA+ (seed 003 section 4.4; spec section 3): ERICA with a queue-control target.
+    EricaPlus(EricaSpec),
+    /// Binary feedback: set EFCI on ABR data cells while the ABR queue is at or above
+    /// `threshold` (the destination turns it into CI).
+    Efci {
+        /// Queue threshold, e.g. `"50 cells"`.
+        threshold: Cells,
+    },
+}
+
+/// ERICA and ERICA+ options (seed 003 sections 4.1-4.4; spec sections 2 and 3).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EricaSpec {
+    /// Target utilization U, 0 < U <= 1 (ERICA; default 0.9). ERICA+ targets 1 and
+    /// ignores it.
+    #[serde(default)]
+    pub target_utilization: Option<f64>,
+    /// Averaging interval: ends after this many ABR cells... (default `"100 cells"`)
+    #[serde(default)]
+    pub interval_cells: Option<Cells>,
+    /// ...or after this time, whichever comes first (default `"1 ms"`).
+    #[serde(default)]
+    pub interval_time: Option<Duration>,
+    /// Max-min enhancement (seed 003 4.2): under load z <= 1 + delta, allocate at least
+    /// the largest allocation of the previous interval (default true).
+    #[serde(default)]
+    pub max_min: Option<bool>,
+    /// delta of the max-min enhancement (default 0.1).
+    #[serde(default)]
+    pub delta: Option<f64>,
+    /// Fair share first (seed 003 4.3): a VC below FairShare rises to FairShare only
+    /// (default true).
+    #[serde(default)]
+    pub fair_share_first: Option<bool>,
+    /// Count a VC as active when its backward RM cell passes (seed 003 4.4; default false).
+    #[serde(default)]
+    pub bidirectional_counting: Option<bool>,
+    /// Decay factor for averaging the number of active sources, 0 < d < 1
+    /// (seed 003 4.4; default: no averaging).
+    #[serde(default)]
+    pub source_averaging: Option<f64>,
+    /// A newly seen VC updates FairShare at once (spec 2.4; default false).
+    #[serde(default)]
+    pub immediate_fair_share: Option<bool>,
+    /// Measure each VC's rate over the interval instead of reading CCR from forward RM
+    /// cells (seed 003 4.4; default false).
+    #[serde(default)]
+    pub per_vc_ccr: Option<bool>,
+    /// Load-factor averaging: `"none"` (default), `"ratio"` (EWMA of z) or `"counts"`
+    /// (EWMA of cells and time, then divide; spec 2.5).
+    #[serde(default)]
+    pub load_averaging: Option<LoadAveraging>,
+    /// Weight of the newest interval in load averaging, 0 < alpha <= 1 (default 0.8).
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// Give one ER per VC per averaging interval (spec 2.6; default true).
+    #[serde(default)]
+    pub one_er_per_interval: Option<bool>,
+    /// Count backward RM cells entering the port as ABR input (spec 9.2; default true).
+    #[serde(default)]
+    pub count_backward_rm: Option<bool>,
+    /// ERICA+ hyperbola parameter a, for queues above T0 (default 1.15).
+    #[serde(default)]
+    pub a: Option<f64>,
+    /// ERICA+ hyperbola parameter b, for queues below T0 (default 1.05).
+    #[serde(default)]
+    pub b: Option<f64>,
+    /// ERICA+ target queueing delay T0 (default `"500 us"`).
+    #[serde(default)]
+    pub t0: Option<Duration>,
+    /// ERICA+ queue drain limit factor, 0 < QDLF <= 1 (default 0.5).
+    #[serde(default)]
+    pub qdlf: Option<f64>,
+}
+
+/// How ERICA averages its load factor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadAveraging {
+    /// z of the last interval only.
+    None,
+    /// z <- (1 - alpha) z + alpha z_new.
+    Ratio,
+    /// Average ABR cells, capacity cells and interval length separately, then divide.
+    Counts,
 }
 
 /// TCP congestion control variant.

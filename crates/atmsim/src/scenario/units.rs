@@ -250,6 +250,25 @@ quantity!(
     |b, f| write!(f, "{} B", b.0)
 );
 
+/// A number of cells: `"16 cells"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellCount(pub u32);
+
+quantity!(
+    CellCount,
+    "cell count",
+    "16 cells",
+    "cells",
+    |s| {
+        let (v, u) = split_number(s)?;
+        if !matches!(u, "cells" | "cell") || v < 0.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
+            return None;
+        }
+        Some(CellCount(v as u32))
+    },
+    |b, f| write!(f, "{} cells", b.0)
+);
+
 /// A buffer size: `"36000 cells"` or `"unlimited"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BufferSize {

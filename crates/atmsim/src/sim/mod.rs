@@ -1,10 +1,18 @@
-//! The event loop: cells through ports and links, TCP end systems, timers, sampling.
+//! The event loop: cells through ports and links, end systems, timers, sampling.
+//!
+//! This file holds the cell path (ports, links, delivery) and the TCP end systems;
+//! [`cells`] holds the cell-level applications and the ABR end systems.
 //!
 //! Events are a closed enum ([`Ev`]) dispatched by `match`. Per cell-hop there are two
 //! events when a port is busy (transmit-done, and the head arrival on the delay line);
 //! nothing allocates per cell (queues keep their capacity).
 
+mod cells;
+
 use crate::aal5::Reassembled;
+use crate::allocator::RateAllocator;
+use crate::cell::flag;
+use crate::network::{Ends, NO_PORT};
 use crate::metrics::Recorder;
 use crate::network::Network;
 use crate::port::Admission;
@@ -31,6 +39,14 @@ pub enum Ev {
     DelAck(u32),
     /// Record a time-series sample.
     Sample,
+    /// Transmit opportunity of a cell-level flow's source (with generation).
+    Send(u32, u32),
+    /// The application of a cell-level flow hands one more cell (rate-capped, on/off, CBR).
+    Gen(u32),
+    /// A request/response connection's think time ended: the next request.
+    Think(u32),
+    /// End of a port's allocator averaging interval by time (with generation).
+    Interval(u32, u32),
 }
 
 /// Totals the engine counts as it runs.
@@ -70,11 +86,14 @@ impl<'a> Sim<'a> {
             if let Some(stop) = c.stop {
                 q.schedule(stop, Ev::Stop(i as u32));
             }
-            if let Some(t) = c.tcp.tick {
-                q.schedule(
-                    first_edge(0, t, net.conns[i].tick_phase),
-                    Ev::Tick(i as u32),
-                );
+            if let Some(t) = c.tcp.as_ref().and_then(|t| t.tick) {
+                let phase = net.conns[i].tcp_ref().expect("tcp").tick_phase;
+                q.schedule(first_edge(0, t, phase), Ev::Tick(i as u32));
+            }
+        }
+        for (p, port) in net.ports.iter().enumerate() {
+            if let Some(d) = port.alloc.interval_deadline() {
+                q.schedule(d, Ev::Interval(p as u32, port.alloc.generation()));
             }
         }
         let rec = Recorder::new(sc, &net);
@@ -109,13 +128,19 @@ impl<'a> Sim<'a> {
             Ev::Arrive(p) => self.arrive(now, p as usize),
             Ev::Start(c) => {
                 self.net.conns[c as usize].started = true;
-                self.pump(now, c as usize);
+                match self.net.conns[c as usize].ends {
+                    Ends::Tcp(_) => self.pump(now, c as usize),
+                    Ends::Cells(_) => self.start_cells(now, c as usize),
+                }
             }
-            Ev::Stop(c) => self.net.conns[c as usize].snd.close(),
+            Ev::Stop(c) => match self.net.conns[c as usize].ends {
+                Ends::Tcp(_) => self.net.conns[c as usize].tcp().snd.close(),
+                Ends::Cells(_) => self.stop_cells(c as usize),
+            },
             Ev::Tick(c) => {
                 let ci = c as usize;
-                let tick = self.sc.connections[ci].tcp.tick.expect("tick mode");
-                if self.net.conns[ci].snd.on_tick() {
+                let tick = self.sc.connections[ci].tcp().tick.expect("tick mode");
+                if self.net.conns[ci].tcp().snd.on_tick() {
                     self.pump(now, ci);
                 }
                 self.q.schedule(now + tick, Ev::Tick(c));
@@ -123,9 +148,21 @@ impl<'a> Sim<'a> {
             Ev::Rexmt(c, gen) => self.rexmt_timer(now, c as usize, gen),
             Ev::DelAck(c) => {
                 let ci = c as usize;
-                self.net.conns[ci].delack_pending = false;
-                if let Some(ack) = self.net.conns[ci].rcv.on_delack_timer() {
+                self.net.conns[ci].tcp().delack_pending = false;
+                if let Some(ack) = self.net.conns[ci].tcp().rcv.on_delack_timer() {
                     self.send_ack(now, ci, ack);
+                }
+            }
+            Ev::Send(f, gen) => self.on_send(now, f as usize, gen),
+            Ev::Gen(f) => self.on_gen(now, f as usize),
+            Ev::Think(c) => self.on_think(now, c as usize),
+            Ev::Interval(p, gen) => {
+                let pi = p as usize;
+                let port = &mut self.net.ports[pi];
+                if gen == port.alloc.generation() {
+                    let q = port.buf.class_queued(2);
+                    port.alloc.on_timer(now, q);
+                    self.arm_interval(pi);
                 }
             }
             Ev::Sample => {
@@ -139,7 +176,14 @@ impl<'a> Sim<'a> {
 
     /// Offers a cell to port `p` and starts the transmitter if it is idle.
     #[inline]
-    fn offer(&mut self, now: Time, p: usize, cell: crate::cell::Cell) {
+    fn offer(&mut self, now: Time, p: usize, mut cell: crate::cell::Cell) {
+        let port = &mut self.net.ports[p];
+        if port.alloc.is_active() {
+            let q = port.buf.class_queued(2);
+            if port.alloc.on_arrival(now, &mut cell, q) {
+                self.arm_interval(p);
+            }
+        }
         let port = &mut self.net.ports[p];
         match port.buf.arrive(cell, cell.class()) {
             Admission::Enqueued => {
@@ -201,6 +245,16 @@ impl<'a> Sim<'a> {
         let hop = cell.hop as usize + 1;
         if hop < self.net.flows[f].route_len as usize {
             cell.hop = hop as u16;
+            if cell.flags & (flag::RM | flag::DIR) == (flag::RM | flag::DIR) {
+                // A backward RM cell passes a switch: the allocator of the forward port of
+                // its VC at this node gives feedback (spec 2.1).
+                let peer = self.net.peer_port(f, hop);
+                if peer != NO_PORT {
+                    self.net.ports[peer as usize]
+                        .alloc
+                        .on_backward_rm(now, &mut cell);
+                }
+            }
             let np = self.net.route_port(f, hop);
             self.offer(now, np, cell);
         } else {
@@ -211,8 +265,12 @@ impl<'a> Sim<'a> {
     fn deliver(&mut self, now: Time, cell: crate::cell::Cell) {
         self.totals.cells_delivered += 1;
         let f = cell.flow as usize;
+        self.net.flows[f].cells_delivered += 1;
+        if let Ends::Cells(_) = self.net.conns[f >> 1].ends {
+            self.deliver_cell_level(now, cell);
+            return;
+        }
         let flow = &mut self.net.flows[f];
-        flow.cells_delivered += 1;
         let expected = flow.cells_per_frame;
         match flow.reasm.push(&cell, expected) {
             Reassembled::Partial => {}
@@ -227,7 +285,7 @@ impl<'a> Sim<'a> {
                 if f & 1 == 0 {
                     self.on_segment(now, c, tag);
                 } else {
-                    self.net.conns[c].snd.on_ack(tag, now);
+                    self.net.conns[c].tcp().snd.on_ack(tag, now);
                     self.pump(now, c);
                 }
             }
@@ -235,7 +293,7 @@ impl<'a> Sim<'a> {
     }
 
     fn on_segment(&mut self, now: Time, c: usize, seg: u32) {
-        let conn = &mut self.net.conns[c];
+        let conn = self.net.conns[c].tcp();
         let (action, delivered) = conn.rcv.on_segment(seg);
         let bytes = delivered as u64 * conn.mss as u64;
         conn.delivered_bytes += bytes;
@@ -247,7 +305,7 @@ impl<'a> Sim<'a> {
             AckAction::Delay => {
                 if !conn.delack_pending {
                     conn.delack_pending = true;
-                    let tcp = &self.sc.connections[c].tcp;
+                    let tcp = self.sc.connections[c].tcp();
                     let at = first_edge(now, tcp.delayed_ack_timeout, conn.tick_phase);
                     self.q.schedule(at, Ev::DelAck(c as u32));
                 }
@@ -280,7 +338,7 @@ impl<'a> Sim<'a> {
         if !self.net.conns[c].started {
             return;
         }
-        while let Some(seg) = self.net.conns[c].snd.next_segment(now) {
+        while let Some(seg) = self.net.conns[c].tcp().snd.next_segment(now) {
             self.emit_frame(now, 2 * c, seg);
         }
         self.sync_exact_timer(c);
@@ -288,7 +346,7 @@ impl<'a> Sim<'a> {
 
     /// Exact timers: keep one pending event no later than the sender's deadline.
     fn sync_exact_timer(&mut self, c: usize) {
-        let conn = &mut self.net.conns[c];
+        let conn = self.net.conns[c].tcp();
         let Some(d) = conn.snd.deadline() else {
             return;
         };
@@ -303,7 +361,7 @@ impl<'a> Sim<'a> {
     }
 
     fn rexmt_timer(&mut self, now: Time, c: usize, gen: u32) {
-        let conn = &mut self.net.conns[c];
+        let conn = self.net.conns[c].tcp();
         if gen != conn.timer_gen {
             return;
         }
@@ -312,6 +370,16 @@ impl<'a> Sim<'a> {
             self.pump(now, c);
         } else {
             self.sync_exact_timer(c);
+        }
+    }
+}
+
+impl Sim<'_> {
+    /// Schedules the timer of port `p`'s allocator for the interval now running.
+    fn arm_interval(&mut self, p: usize) {
+        let a = &self.net.ports[p].alloc;
+        if let Some(d) = a.interval_deadline() {
+            self.q.schedule(d, Ev::Interval(p as u32, a.generation()));
         }
     }
 }

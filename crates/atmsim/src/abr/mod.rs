@@ -1,0 +1,67 @@
+//! ABR end systems (ATM Forum TM 4.0 section 5.10; spec ALGORITHMS.md section 1).
+//!
+//! * [`source`]: the source end system, rules 1-13: ACR, pacing, the choice of forward
+//!   RM / backward RM / data cell, use-it-or-lose-it (rule 5), CRM/CDF (rule 6) and the
+//!   reaction to backward RM cells (rules 8-9).
+//! * [`destination`]: the destination end system: EFCI state and RM turnaround.
+//!
+//! Rates are cells per second (f64) throughout, as in the spec; cells carry ER and CCR as
+//! f32 (the 16-bit floating-point format of TM 4.0 is coarser still).
+
+pub mod destination;
+pub mod source;
+
+pub use destination::Destination;
+pub use source::{AbrSource, NextCell};
+
+use atmsim_kernel::Time;
+
+/// Resolved ABR source parameters (TM 4.0 section 5.10.2; spec 1.2). Rates in cells/s.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AbrParams {
+    /// Peak cell rate.
+    pub pcr: f64,
+    /// Minimum cell rate.
+    pub mcr: f64,
+    /// Initial cell rate (already limited to TBE / FRTT).
+    pub icr: f64,
+    /// Rate increase factor.
+    pub rif: f64,
+    /// Rate decrease factor.
+    pub rdf: f64,
+    /// Cells per forward RM cell.
+    pub nrm: u32,
+    /// Minimum in-rate cells between forward RM cells.
+    pub mrm: u32,
+    /// Upper bound on the time between forward RM cells.
+    pub trm: Time,
+    /// Forward RM cells allowed without a returning BN = 0 backward RM cell.
+    pub crm: u32,
+    /// Cutoff decrease factor (0 disables rule 6).
+    pub cdf: f64,
+    /// ACR decrease time factor (rule 5).
+    pub adtf: Time,
+    /// Tagged cell rate (out-of-rate forward RM cells).
+    pub tcr: f64,
+}
+
+impl AbrParams {
+    /// TM 4.0 defaults for a source with peak rate `pcr` cells/s.
+    pub fn tm40(pcr: f64) -> AbrParams {
+        let tbe: u32 = 16_777_215;
+        AbrParams {
+            pcr,
+            mcr: 0.0,
+            icr: pcr,
+            rif: 1.0 / 16.0,
+            rdf: 1.0 / 16.0,
+            nrm: 32,
+            mrm: 2,
+            trm: 100 * atmsim_kernel::PS_PER_MS,
+            crm: tbe.div_ceil(32),
+            cdf: 1.0 / 16.0,
+            adtf: 500 * atmsim_kernel::PS_PER_MS,
+            tcr: 10.0,
+        }
+    }
+}

@@ -1,0 +1,215 @@
+//! The ABR source end system: TM 4.0 section 5.10.4, rules 1-13, as spelled out in spec
+//! ALGORITHMS.md section 1.3 and its pitfalls (section 10, items 1-3).
+//!
+//! The engine asks [`AbrSource::next_opportunity`] when the next in-rate cell may go
+//! (rule 1: never faster than ACR; an idle source earns no credit), then
+//! [`AbrSource::choose`] which cell it is (rule 3), and reports what it sent
+//! ([`AbrSource::send_frm`], [`AbrSource::sent_brm`], [`AbrSource::sent_data`]).
+//! Backward RM cells arriving at the source go to [`AbrSource::on_brm`] (rules 8-9).
+//! Everything here is plain arithmetic on the source's state: it is tested on scripted
+//! sequences of opportunities and RM cells, without the engine.
+
+use super::AbrParams;
+use atmsim_kernel::{Time, PS_PER_S};
+
+/// The cell to send at a transmit opportunity (rule 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextCell {
+    /// An in-rate forward RM cell (rule 3a).
+    Frm,
+    /// A waiting turned-around backward RM cell, in rate (rule 3b).
+    Brm,
+    /// A data cell (rule 3c).
+    Data,
+    /// Nothing is waiting: the source is idle and earns no credit.
+    Idle,
+}
+
+/// Counters of what the source did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SourceCounters {
+    /// In-rate forward RM cells sent.
+    pub frm_sent: u64,
+    /// Out-of-rate forward RM cells sent (rule 11).
+    pub oor_frm_sent: u64,
+    /// In-rate backward RM cells sent.
+    pub brm_sent: u64,
+    /// Data cells sent.
+    pub data_sent: u64,
+    /// Backward RM cells received.
+    pub brm_received: u64,
+    /// Times rule 5 reset ACR to ICR.
+    pub rule5_resets: u64,
+    /// Times rule 6 cut ACR by CDF.
+    pub rule6_cuts: u64,
+}
+
+/// A TM 4.0 ABR source end system.
+#[derive(Clone, Debug)]
+pub struct AbrSource {
+    /// Parameters.
+    pub p: AbrParams,
+    /// Allowed cell rate, cells/s (rule 1: MCR <= ACR <= PCR).
+    pub acr: f64,
+    /// In-rate cells (data and backward RM) since the last in-rate forward RM cell.
+    count: u32,
+    /// Time of the last in-rate forward RM cell (None: none sent yet, rule 2).
+    last_frm: Option<Time>,
+    /// An in-rate backward RM cell went since the last in-rate forward RM cell.
+    brm_since_frm: bool,
+    /// Forward RM cells sent since the last BN = 0 backward RM cell (rule 6).
+    unack: u32,
+    /// Time of the last in-rate cell.
+    last_send: Option<Time>,
+    /// Time of the last out-of-rate forward RM cell.
+    last_oor: Option<Time>,
+    /// Counters.
+    pub counters: SourceCounters,
+}
+
+/// The time between cells at `rate` cells/s, in ps (at least 1 ps).
+#[inline]
+pub fn cell_interval(rate: f64) -> Time {
+    ((PS_PER_S as f64 / rate).round() as Time).max(1)
+}
+
+impl AbrSource {
+    /// A source before its first cell: ACR = ICR (rule 2), within [MCR, PCR] (rule 1).
+    pub fn new(p: AbrParams) -> AbrSource {
+        let acr = p.icr.min(p.pcr).max(p.mcr);
+        AbrSource {
+            p,
+            acr,
+            count: 0,
+            last_frm: None,
+            brm_since_frm: false,
+            unack: 0,
+            last_send: None,
+            last_oor: None,
+            counters: SourceCounters::default(),
+        }
+    }
+
+    /// Rule 1: the earliest time at or after `now` when the next in-rate cell may go:
+    /// one 1/ACR after the last in-rate cell. None if ACR is 0.
+    #[inline]
+    pub fn next_opportunity(&self, now: Time) -> Option<Time> {
+        if self.acr <= 0.0 {
+            return None;
+        }
+        Some(match self.last_send {
+            None => now,
+            Some(t) => now.max(t + cell_interval(self.acr)),
+        })
+    }
+
+    /// Rule 11: when an out-of-rate forward RM cell may go (only while ACR < TCR), at most
+    /// one per 1/TCR and none within 1/TCR of an in-rate cell.
+    #[inline]
+    pub fn next_out_of_rate(&self, now: Time) -> Option<Time> {
+        if self.acr >= self.p.tcr || self.p.tcr <= 0.0 {
+            return None;
+        }
+        let last = match (self.last_send, self.last_oor) {
+            (Some(a), Some(b)) => a.max(b),
+            (a, b) => a.or(b).unwrap_or(0),
+        };
+        Some(now.max(last + cell_interval(self.p.tcr)))
+    }
+
+    /// True if rule 3a makes the next in-rate cell a forward RM cell.
+    #[inline]
+    pub fn frm_due(&self, now: Time) -> bool {
+        match self.last_frm {
+            None => true, // rule 2: the first in-rate cell is an FRM
+            Some(t) => {
+                self.count + 1 >= self.p.nrm
+                    || (self.count >= self.p.mrm && now.saturating_sub(t) >= self.p.trm)
+            }
+        }
+    }
+
+    /// Rule 3: which cell goes at a transmit opportunity at `now`.
+    #[inline]
+    pub fn choose(&self, now: Time, data_waiting: bool, brm_waiting: bool) -> NextCell {
+        if !data_waiting && !brm_waiting {
+            return NextCell::Idle; // no FRM while idle (pitfall 1)
+        }
+        if self.frm_due(now) {
+            NextCell::Frm
+        } else if brm_waiting && (!self.brm_since_frm || !data_waiting) {
+            NextCell::Brm
+        } else if data_waiting {
+            NextCell::Data
+        } else {
+            NextCell::Brm
+        }
+    }
+
+    /// Rules 5, 6 and 7: an in-rate forward RM cell goes at `now`. Returns the CCR to
+    /// write in it (the ACR after rules 5 and 6).
+    pub fn send_frm(&mut self, now: Time) -> f64 {
+        // Rule 5: use it or lose it.
+        if let Some(t) = self.last_frm {
+            if self.acr > self.p.icr && now.saturating_sub(t) > self.p.adtf {
+                self.acr = self.p.icr.max(self.p.mcr);
+                self.counters.rule5_resets += 1;
+            }
+        }
+        // Rule 6: too many forward RM cells without a BN = 0 backward RM cell.
+        if self.p.cdf > 0.0 && self.unack >= self.p.crm {
+            self.acr = (self.acr - self.acr * self.p.cdf).max(self.p.mcr);
+            self.counters.rule6_cuts += 1;
+        }
+        self.unack = self.unack.saturating_add(1);
+        self.last_frm = Some(now);
+        self.last_send = Some(now);
+        self.count = 0;
+        self.brm_since_frm = false;
+        self.counters.frm_sent += 1;
+        self.acr
+    }
+
+    /// Rule 11: an out-of-rate forward RM cell (CLP = 1) goes at `now`; returns its CCR.
+    pub fn send_out_of_rate_frm(&mut self, now: Time) -> f64 {
+        self.last_oor = Some(now);
+        self.counters.oor_frm_sent += 1;
+        self.acr
+    }
+
+    /// An in-rate backward RM cell went at `now` (counts toward Nrm, rule 3).
+    #[inline]
+    pub fn sent_brm(&mut self, now: Time) {
+        self.count += 1;
+        self.brm_since_frm = true;
+        self.last_send = Some(now);
+        self.counters.brm_sent += 1;
+    }
+
+    /// A data cell went at `now` (rule 12: the engine sends it with EFCI = 0).
+    #[inline]
+    pub fn sent_data(&mut self, now: Time) {
+        self.count += 1;
+        self.last_send = Some(now);
+        self.counters.data_sent += 1;
+    }
+
+    /// Rules 8 and 9: a backward RM cell of this source arrives.
+    pub fn on_brm(&mut self, ci: bool, ni: bool, bn: bool, er: f64) {
+        self.counters.brm_received += 1;
+        if !bn {
+            self.unack = 0;
+        }
+        if ci {
+            self.acr = (self.acr - self.acr * self.p.rdf).max(self.p.mcr);
+        } else if !ni {
+            self.acr = (self.acr + self.p.rif * self.p.pcr).min(self.p.pcr);
+        }
+        self.acr = self.acr.min(er).max(self.p.mcr).min(self.p.pcr);
+    }
+
+    /// Forward RM cells sent since the last BN = 0 backward RM cell.
+    pub fn unacknowledged(&self) -> u32 {
+        self.unack
+    }
+}

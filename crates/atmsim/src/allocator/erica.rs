@@ -1,0 +1,393 @@
+//! ERICA, the Explicit Rate Indication for Congestion Avoidance switch algorithm, with
+//! every option of seed 003 section 4 (spec ALGORITHMS.md section 2; DISS appendix C),
+//! and ERICA+ (seed 003 4.4, spec 3) when [`EricaCfg::plus`] is set.
+//!
+//! Per output port. Over an averaging interval (ends after `interval_cells` ABR cells or
+//! `interval_time`, whichever comes first; spec 2.3) it counts the ABR cells entering the
+//! port, the VBR/CBR cells, and the active VCs. At the end of the interval (spec 2.5):
+//!
+//! ```text
+//! ABRCap    = max(U * LinkRate * dt - VBRCBRCells, 0) / dt     (ERICA+: f(Tq) * (LinkRate*dt - VBRCBRCells) / dt)
+//! z         = ABRInputRate / ABRCap                             (load factor, optionally averaged)
+//! FairShare = ABRCap / NActive
+//! MaxAllocPrevious = MaxAllocCurrent; MaxAllocCurrent = FairShare
+//! ```
+//!
+//! On each backward RM cell of VC i (spec 2.6; seed 003 4.1-4.3):
+//!
+//! ```text
+//! VCShare = CCR_i / z
+//! ER = max(FairShare, VCShare)                                  if z > 1 + delta or max-min off
+//! ER = max(FairShare, VCShare, MaxAllocPrevious)                otherwise (max-min enhancement, 4.2)
+//! MaxAllocCurrent = max(MaxAllocCurrent, ER)
+//! if CCR_i < FairShare and ER > FairShare: ER = FairShare       (fair share first, 4.3)
+//! ER = min(ER, ABRCap); ER field = min(ER field, ER)
+//! ```
+//!
+//! Options: bidirectional counting (a VC counts as active when its backward RM cell
+//! passes), averaging of the number of sources (decayed contributions), immediate
+//! fair-share update, per-VC CCR measurement (count cells per VC instead of reading CCR
+//! from forward RM cells), load-factor averaging (of z, or of the counts), one ER per VC
+//! per interval (repeat the last one), counting backward RM cells as input.
+//! Rates are cells/s.
+
+use super::erica_plus::QueueControl;
+use super::RateAllocator;
+use crate::cell::{flag, Cell};
+use atmsim_kernel::{time, Time};
+
+/// How the load factor is averaged across intervals (spec 2.5).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LoadAvg {
+    /// z of the last interval only.
+    None,
+    /// z <- (1 - alpha) z + alpha z_new ("method 1").
+    Ratio(f64),
+    /// Average ABR cells, capacity and interval length separately ("method 2").
+    Counts(f64),
+}
+
+/// ERICA / ERICA+ configuration (resolved; see the scenario schema for the defaults).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EricaCfg {
+    /// Target utilization U (ERICA; ignored by ERICA+).
+    pub target_utilization: f64,
+    /// Interval ends after this many ABR cells...
+    pub interval_cells: u32,
+    /// ...or this much time.
+    pub interval_time: Time,
+    /// Max-min enhancement band delta (None: enhancement off).
+    pub max_min_delta: Option<f64>,
+    /// Fair share first.
+    pub fair_share_first: bool,
+    /// Bidirectional counting of active VCs.
+    pub bidirectional_counting: bool,
+    /// Decay factor of source averaging (None: off).
+    pub source_averaging: Option<f64>,
+    /// Immediate fair-share update when a new VC appears.
+    pub immediate_fair_share: bool,
+    /// Per-VC CCR measurement.
+    pub per_vc_ccr: bool,
+    /// Load-factor averaging.
+    pub load_averaging: LoadAvg,
+    /// One ER per VC per interval.
+    pub one_er_per_interval: bool,
+    /// Count backward RM cells entering the port as ABR input.
+    pub count_backward_rm: bool,
+    /// ERICA+ queue control (None: plain ERICA).
+    pub plus: Option<QueueControl>,
+}
+
+impl EricaCfg {
+    /// Plain ERICA with the spec's defaults and target utilization `u`.
+    pub fn erica(u: f64) -> EricaCfg {
+        EricaCfg {
+            target_utilization: u,
+            interval_cells: 100,
+            interval_time: atmsim_kernel::PS_PER_MS,
+            max_min_delta: Some(0.1),
+            fair_share_first: true,
+            bidirectional_counting: false,
+            source_averaging: None,
+            immediate_fair_share: false,
+            per_vc_ccr: false,
+            load_averaging: LoadAvg::None,
+            one_er_per_interval: true,
+            count_backward_rm: true,
+            plus: None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Vc {
+    seen_this: bool,
+    seen_last: bool,
+    contribution: f64,
+    seen_brm_this: bool,
+    last_er: f64,
+    ccr: f64,
+    cell_count: u32,
+}
+
+/// Values of the last completed interval, for inspection and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EricaState {
+    /// Load factor z.
+    pub z: f64,
+    /// ABR capacity, cells/s (target ABR capacity).
+    pub abr_cap: f64,
+    /// Fair share, cells/s.
+    pub fair_share: f64,
+    /// Number of active VCs used for the fair share.
+    pub n_active: f64,
+    /// Largest allocation of the previous interval, cells/s.
+    pub max_alloc_previous: f64,
+    /// Largest allocation of the current interval so far, cells/s.
+    pub max_alloc_current: f64,
+    /// ERICA+ factor f(Tq) of the last interval (1 for ERICA).
+    pub queue_factor: f64,
+    /// Intervals completed.
+    pub intervals: u64,
+}
+
+/// ERICA (and ERICA+) at one output port.
+#[derive(Debug)]
+pub struct Erica {
+    cfg: EricaCfg,
+    link_rate: f64,
+    vcs: Vec<Vc>,
+    start: Time,
+    gen: u32,
+    abr_cells: u32,
+    vbr_cells: u32,
+    n_seen_this: u32,
+    n_active_this: f64,
+    avg: Option<(f64, f64, f64)>,
+    /// The current state.
+    pub st: EricaState,
+}
+
+impl Erica {
+    /// ERICA for a port of `link_rate` cells/s and `flows` flows.
+    pub fn new(cfg: EricaCfg, link_rate: f64, flows: usize) -> Erica {
+        let u = if cfg.plus.is_some() {
+            1.0
+        } else {
+            cfg.target_utilization
+        };
+        let abr_cap = u * link_rate;
+        // Before the first interval: as if an empty interval had been measured
+        // (z = 0, one active VC), so the first feedback offers the whole ABR capacity.
+        let st = EricaState {
+            z: 0.0,
+            abr_cap,
+            fair_share: abr_cap,
+            n_active: 1.0,
+            max_alloc_previous: 0.0,
+            max_alloc_current: abr_cap,
+            queue_factor: 1.0,
+            intervals: 0,
+        };
+        Erica {
+            cfg,
+            link_rate,
+            vcs: vec![Vc::default(); flows],
+            start: 0,
+            gen: 0,
+            abr_cells: 0,
+            vbr_cells: 0,
+            n_seen_this: 0,
+            n_active_this: 0.0,
+            avg: None,
+            st,
+        }
+    }
+
+    /// The configuration.
+    pub fn cfg(&self) -> &EricaCfg {
+        &self.cfg
+    }
+
+    /// The CCR the algorithm uses for VC `vc` (from forward RM cells, or measured).
+    pub fn ccr(&self, vc: usize) -> f64 {
+        self.vcs[vc].ccr
+    }
+
+    /// Marks VC `vc` as active in this interval (forward cell, or a backward RM cell
+    /// with bidirectional counting).
+    #[inline]
+    fn mark_seen(&mut self, vc: usize) {
+        let v = &mut self.vcs[vc];
+        if let Some(decay) = self.cfg.source_averaging {
+            if v.contribution < 1.0 {
+                if self.cfg.immediate_fair_share && v.contribution < decay {
+                    self.st.n_active = (self.st.n_active - v.contribution / decay + 1.0).max(1.0);
+                    self.st.fair_share = self.st.abr_cap / self.st.n_active;
+                }
+                self.n_active_this += 1.0 - v.contribution;
+                v.contribution = 1.0;
+            }
+        } else if !v.seen_this {
+            v.seen_this = true;
+            self.n_seen_this += 1;
+            if self.cfg.immediate_fair_share && !v.seen_last {
+                self.st.n_active += 1.0;
+                self.st.fair_share = self.st.abr_cap / self.st.n_active;
+            }
+        }
+    }
+
+    /// Ends the averaging interval at `now` (spec 2.5).
+    fn end_interval(&mut self, now: Time, abr_queue: u32) {
+        let dt = time::to_secs_f64(now.saturating_sub(self.start)).max(1e-12);
+        let (cap_cells, qf) = match self.cfg.plus {
+            None => (
+                (self.cfg.target_utilization * self.link_rate * dt - self.vbr_cells as f64)
+                    .max(0.0),
+                1.0,
+            ),
+            Some(qc) => {
+                let total = (self.link_rate * dt - self.vbr_cells as f64).max(0.0);
+                let tq = if total > 0.0 {
+                    abr_queue as f64 / (total / dt)
+                } else {
+                    f64::INFINITY
+                };
+                let f = qc.factor(tq);
+                (f * total, f)
+            }
+        };
+        let abr_cap = cap_cells / dt;
+        let abr = self.abr_cells as f64;
+        let ratio = |a: f64, c: f64| if c > 0.0 { a / c } else { f64::INFINITY };
+        let z = match self.cfg.load_averaging {
+            LoadAvg::None => ratio(abr, cap_cells),
+            LoadAvg::Ratio(alpha) => {
+                let zn = ratio(abr, cap_cells);
+                if self.st.intervals == 0 || !self.st.z.is_finite() || !zn.is_finite() {
+                    zn
+                } else {
+                    (1.0 - alpha) * self.st.z + alpha * zn
+                }
+            }
+            LoadAvg::Counts(alpha) => {
+                let (a, c, t) = match self.avg {
+                    None => (abr, cap_cells, dt),
+                    Some((a, c, t)) => (
+                        (1.0 - alpha) * a + alpha * abr,
+                        (1.0 - alpha) * c + alpha * cap_cells,
+                        (1.0 - alpha) * t + alpha * dt,
+                    ),
+                };
+                self.avg = Some((a, c, t));
+                ratio(a / t, c / t)
+            }
+        };
+        let n_active = match self.cfg.source_averaging {
+            None => (self.n_seen_this as f64).max(1.0),
+            Some(decay) => {
+                let n = self.n_active_this.max(1.0);
+                let mut sum = 0.0;
+                for v in &mut self.vcs {
+                    v.contribution *= decay;
+                    sum += v.contribution;
+                }
+                self.n_active_this = sum;
+                n
+            }
+        };
+        let per_vc = self.cfg.per_vc_ccr;
+        for v in &mut self.vcs {
+            if per_vc {
+                v.ccr = v.cell_count as f64 / dt;
+                v.cell_count = 0;
+            }
+            v.seen_last = v.seen_this;
+            v.seen_this = false;
+            v.seen_brm_this = false;
+        }
+        self.st.z = z;
+        self.st.abr_cap = abr_cap;
+        self.st.n_active = n_active;
+        self.st.fair_share = abr_cap / n_active;
+        self.st.max_alloc_previous = self.st.max_alloc_current;
+        self.st.max_alloc_current = self.st.fair_share;
+        self.st.queue_factor = qf;
+        self.st.intervals += 1;
+        self.abr_cells = 0;
+        self.vbr_cells = 0;
+        self.n_seen_this = 0;
+        self.start = now;
+        self.gen = self.gen.wrapping_add(1);
+    }
+
+    /// The explicit rate ERICA computes for VC `vc` now (spec 2.6), updating the
+    /// per-interval state.
+    pub fn explicit_rate(&mut self, vc: usize) -> f64 {
+        if self.cfg.one_er_per_interval && self.vcs[vc].seen_brm_this {
+            return self.vcs[vc].last_er;
+        }
+        let st = &mut self.st;
+        let ccr = self.vcs[vc].ccr;
+        let vc_share = if st.z > 0.0 {
+            ccr / st.z
+        } else {
+            f64::INFINITY
+        };
+        let mut er = st.fair_share.max(vc_share);
+        if let Some(delta) = self.cfg.max_min_delta {
+            if st.z <= 1.0 + delta {
+                er = er.max(st.max_alloc_previous);
+            }
+        }
+        st.max_alloc_current = st.max_alloc_current.max(er.min(st.abr_cap));
+        if self.cfg.fair_share_first && ccr < st.fair_share && er > st.fair_share {
+            er = st.fair_share;
+        }
+        er = er.min(st.abr_cap);
+        let v = &mut self.vcs[vc];
+        v.last_er = er;
+        v.seen_brm_this = true;
+        er
+    }
+}
+
+impl RateAllocator for Erica {
+    #[inline]
+    fn on_arrival(&mut self, now: Time, cell: &mut Cell, abr_queue: u32) -> bool {
+        match cell.class() {
+            0 | 1 => {
+                self.vbr_cells += 1;
+                false
+            }
+            2 => {
+                let backward = cell.flags & (flag::RM | flag::DIR) == (flag::RM | flag::DIR);
+                if backward {
+                    if !self.cfg.count_backward_rm {
+                        return false;
+                    }
+                } else {
+                    let vc = cell.flow as usize;
+                    self.mark_seen(vc);
+                    if self.cfg.per_vc_ccr {
+                        self.vcs[vc].cell_count += 1;
+                    } else if cell.is_rm() {
+                        self.vcs[vc].ccr = cell.ccr as f64;
+                    }
+                }
+                self.abr_cells += 1;
+                if self.abr_cells >= self.cfg.interval_cells {
+                    self.end_interval(now, abr_queue);
+                    return true;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    #[inline]
+    fn on_backward_rm(&mut self, _now: Time, cell: &mut Cell) {
+        let vc = (cell.flow ^ 1) as usize;
+        if self.cfg.bidirectional_counting {
+            self.mark_seen(vc);
+        }
+        let er = self.explicit_rate(vc);
+        if (er as f32) < cell.er {
+            cell.er = er as f32;
+        }
+    }
+
+    fn on_timer(&mut self, now: Time, abr_queue: u32) {
+        self.end_interval(now, abr_queue);
+    }
+
+    fn interval_deadline(&self) -> Option<Time> {
+        Some(self.start + self.cfg.interval_time)
+    }
+
+    fn generation(&self) -> u32 {
+        self.gen
+    }
+}

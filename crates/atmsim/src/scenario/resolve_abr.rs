@@ -1,0 +1,409 @@
+//! Validation of the ABR parts of a scenario: source parameters (TM 4.0 5.10.2), rate
+//! allocators (ERICA, ERICA+, EFCI) and cell-level traffic. Every error names the key
+//! path, the value and what is allowed.
+
+use super::error::ScenarioError;
+use super::schema::{AbrSpec, AllocatorSpec, EricaSpec, LoadAveraging, TrafficSpec};
+use crate::abr::AbrParams;
+use crate::allocator::{AllocatorCfg, EricaCfg, LoadAvg, QueueControl};
+use atmsim_kernel::{Time, PS_PER_MS, PS_PER_US};
+
+fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError::new(path, msg))
+}
+
+/// A cell-level application (seed 003 sections 5.2-5.7). Rates in cells/s.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CellApp {
+    /// Always has cells; with a cap, hands cells at no more than `cap` cells/s until
+    /// `until` (ACR-retaining source).
+    Persistent {
+        /// Rate cap, cells/s, and when it ends (None: never).
+        cap: Option<(f64, Option<Time>)>,
+    },
+    /// Request/response exchange.
+    RequestResponse {
+        /// Request size, cells.
+        request: u32,
+        /// Response size, cells.
+        response: u32,
+        /// Pause after a response before the next request.
+        think: Time,
+    },
+    /// Deterministic on/off.
+    OnOff {
+        /// Cells/s while on.
+        peak: f64,
+        /// On period.
+        on: Time,
+        /// Off period.
+        off: Time,
+        /// Offset of the first on period.
+        phase: Time,
+    },
+    /// Constant rate, cells/s.
+    Cbr {
+        /// Cells/s.
+        rate: f64,
+    },
+}
+
+impl CellApp {
+    /// Long-run demand of the forward direction in cells/s (None: unbounded), used by the
+    /// max-min oracle. An ACR-retaining source's cap counts only if it never ends.
+    pub fn demand(&self) -> Option<f64> {
+        match *self {
+            CellApp::Persistent { cap: Some((r, None)) } => Some(r),
+            CellApp::Persistent { .. } => None,
+            CellApp::RequestResponse { .. } => Some(0.0),
+            CellApp::OnOff { peak, on, off, .. } => {
+                Some(peak * on as f64 / (on + off) as f64)
+            }
+            CellApp::Cbr { rate } => Some(rate),
+        }
+    }
+}
+
+/// Resolves a cell-level traffic spec (not `tcp`).
+pub fn resolve_cell_app(
+    path: &str,
+    t: &TrafficSpec,
+    start: Time,
+) -> Result<Option<CellApp>, ScenarioError> {
+    Ok(Some(match t {
+        TrafficSpec::Tcp { .. } => return Ok(None),
+        TrafficSpec::Persistent {
+            rate_cap,
+            cap_until,
+        } => {
+            let cap = match (rate_cap, cap_until) {
+                (None, None) => None,
+                (None, Some(_)) => {
+                    return err(
+                        format!("{path}.cap_until"),
+                        "is set without rate_cap; give the application's rate limit too",
+                    )
+                }
+                (Some(r), u) => {
+                    if !(r.cells_per_sec() > 0.0) || !r.bps().is_finite() {
+                        return err(
+                            format!("{path}.rate_cap"),
+                            format!("{r} is not allowed; a rate cap must be above 0 bps"),
+                        );
+                    }
+                    if let Some(u) = u {
+                        if u.ps() <= start {
+                            return err(
+                                format!("{path}.cap_until"),
+                                format!("{u} is not after the connection's start"),
+                            );
+                        }
+                    }
+                    Some((r.cells_per_sec(), u.map(|d| d.ps())))
+                }
+            };
+            CellApp::Persistent { cap }
+        }
+        TrafficSpec::RequestResponse {
+            request,
+            response,
+            think_time,
+        } => {
+            let request = request.map(|c| c.0).unwrap_or(16);
+            if request == 0 {
+                return err(format!("{path}.request"), "0 cells is not allowed; a request is at least 1 cell");
+            }
+            if response.0 == 0 {
+                return err(format!("{path}.response"), "0 cells is not allowed; a response is at least 1 cell");
+            }
+            CellApp::RequestResponse {
+                request,
+                response: response.0,
+                think: think_time.map(|d| d.ps()).unwrap_or(0),
+            }
+        }
+        TrafficSpec::OnOff {
+            peak_rate,
+            on,
+            off,
+            phase,
+        } => {
+            if !(peak_rate.cells_per_sec() > 0.0) || !peak_rate.bps().is_finite() {
+                return err(
+                    format!("{path}.peak_rate"),
+                    format!("{peak_rate} is not allowed; the peak rate must be above 0 bps"),
+                );
+            }
+            if on.ps() == 0 {
+                return err(format!("{path}.on"), "must be longer than 0 s");
+            }
+            CellApp::OnOff {
+                peak: peak_rate.cells_per_sec(),
+                on: on.ps(),
+                off: off.ps(),
+                phase: phase.map(|d| d.ps()).unwrap_or(0),
+            }
+        }
+        TrafficSpec::Cbr { rate } => {
+            if !(rate.cells_per_sec() > 0.0) || !rate.bps().is_finite() {
+                return err(
+                    format!("{path}.rate"),
+                    format!("{rate} is not allowed; the rate must be above 0 bps"),
+                );
+            }
+            CellApp::Cbr {
+                rate: rate.cells_per_sec(),
+            }
+        }
+    }))
+}
+
+/// Resolves ABR source parameters: the connection's own, then `defaults.abr`, then the
+/// TM 4.0 defaults. `access_rate` is the source's access link rate in cells/s.
+pub fn resolve_abr(
+    path: &str,
+    c: &AbrSpec,
+    d: &AbrSpec,
+    access_rate: f64,
+) -> Result<AbrParams, ScenarioError> {
+    macro_rules! pick {
+        ($f:ident) => {
+            match (c.$f.clone(), d.$f.clone()) {
+                (Some(v), _) => (Some(v), format!("{path}.{}", stringify!($f))),
+                (None, Some(v)) => (Some(v), format!("defaults.abr.{}", stringify!($f))),
+                (None, None) => (None, format!("{path}.{}", stringify!($f))),
+            }
+        };
+    }
+    let rate = |v: Option<super::units::Rate>, p: &str, what: &str| -> Result<Option<f64>, ScenarioError> {
+        match v {
+            None => Ok(None),
+            Some(r) if r.bps() < 0.0 || !r.bps().is_finite() => err(
+                p,
+                format!("{r} is not allowed; {what} must be a rate of 0 bps or more"),
+            ),
+            Some(r) => Ok(Some(r.cells_per_sec())),
+        }
+    };
+    let (v, pcr_p) = pick!(pcr);
+    let pcr = rate(v, &pcr_p, "PCR")?.unwrap_or(access_rate);
+    if pcr <= 0.0 {
+        return err(pcr_p, "0 bps is not allowed; PCR must be above 0 bps");
+    }
+    let (v, mcr_p) = pick!(mcr);
+    let mcr = rate(v, &mcr_p, "MCR")?.unwrap_or(0.0);
+    if mcr > pcr {
+        return err(
+            mcr_p,
+            format!(
+                "{:.6} Mbps is above PCR = {:.6} Mbps; allowed: 0 <= MCR <= PCR",
+                mcr * 424e-6,
+                pcr * 424e-6
+            ),
+        );
+    }
+    let (v, icr_p) = pick!(icr);
+    let mut icr = rate(v, &icr_p, "ICR")?.unwrap_or(pcr);
+    if icr > pcr || icr < mcr {
+        return err(
+            icr_p,
+            format!(
+                "{:.6} Mbps is outside [MCR, PCR] = [{:.6}, {:.6}] Mbps",
+                icr * 424e-6,
+                mcr * 424e-6,
+                pcr * 424e-6
+            ),
+        );
+    }
+    let factor = |v: Option<f64>, p: String, def: f64, zero_ok: bool, what: &str| -> Result<f64, ScenarioError> {
+        let x = v.unwrap_or(def);
+        let ok = x.is_finite() && x <= 1.0 && (x > 0.0 || (zero_ok && x == 0.0));
+        if !ok {
+            let range = if zero_ok { "0 <= x <= 1" } else { "0 < x <= 1" };
+            return err(p, format!("{x} is not allowed; {what} must satisfy {range} (TM 4.0 uses powers of 2)"));
+        }
+        Ok(x)
+    };
+    let (v, p) = pick!(rif);
+    let rif = factor(v, p, 1.0 / 16.0, false, "RIF")?;
+    let (v, p) = pick!(rdf);
+    let rdf = factor(v, p, 1.0 / 16.0, false, "RDF")?;
+    let (v, p) = pick!(cdf);
+    let cdf = factor(v, p, 1.0 / 16.0, true, "CDF")?;
+    let (v, nrm_p) = pick!(nrm);
+    let nrm = v.unwrap_or(32);
+    if !(2..=256).contains(&nrm) {
+        return err(nrm_p, format!("{nrm} is not allowed; Nrm must be 2 to 256 cells"));
+    }
+    let (v, mrm_p) = pick!(mrm);
+    let mrm = v.unwrap_or(2);
+    if mrm == 0 || mrm > nrm {
+        return err(mrm_p, format!("{mrm} is not allowed; Mrm must be 1 to Nrm ({nrm})"));
+    }
+    let (v, trm_p) = pick!(trm);
+    let trm = v.map(|d| d.ps()).unwrap_or(100 * PS_PER_MS);
+    if trm == 0 {
+        return err(trm_p, "must be longer than 0 s");
+    }
+    let (v, tbe_p) = pick!(tbe);
+    let tbe = v.unwrap_or(16_777_215);
+    if tbe == 0 {
+        return err(tbe_p, "0 is not allowed; TBE must be at least 1 cell");
+    }
+    let (v, crm_p) = pick!(crm);
+    let crm = v.unwrap_or(tbe.div_ceil(nrm));
+    if crm == 0 {
+        return err(crm_p, "0 is not allowed; CRM must be at least 1");
+    }
+    let (v, adtf_p) = pick!(adtf);
+    let adtf = v.map(|d| d.ps()).unwrap_or(500 * PS_PER_MS);
+    if adtf == 0 {
+        return err(adtf_p, "must be longer than 0 s");
+    }
+    let (v, tcr_p) = pick!(tcr);
+    let tcr = rate(v, &tcr_p, "TCR")?.unwrap_or(10.0);
+    if tcr <= 0.0 {
+        return err(tcr_p, "0 bps is not allowed; TCR must be above 0 (TM 4.0: 10 cells/s)");
+    }
+    let (v, _) = pick!(frtt);
+    if let Some(frtt) = v {
+        if frtt.ps() > 0 {
+            icr = icr.min(tbe as f64 / frtt.secs()).max(mcr);
+        }
+    }
+    Ok(AbrParams {
+        pcr,
+        mcr,
+        icr,
+        rif,
+        rdf,
+        nrm,
+        mrm,
+        trm,
+        crm,
+        cdf,
+        adtf,
+        tcr,
+    })
+}
+
+/// Resolves an allocator spec at `path`.
+pub fn resolve_allocator(path: &str, a: &AllocatorSpec) -> Result<AllocatorCfg, ScenarioError> {
+    Ok(match a {
+        AllocatorSpec::None => AllocatorCfg::None,
+        AllocatorSpec::Efci { threshold } => AllocatorCfg::Efci {
+            threshold: threshold.0,
+        },
+        AllocatorSpec::Erica(e) => AllocatorCfg::Erica(resolve_erica(path, e, false)?),
+        AllocatorSpec::EricaPlus(e) => AllocatorCfg::Erica(resolve_erica(path, e, true)?),
+    })
+}
+
+fn resolve_erica(path: &str, e: &EricaSpec, plus: bool) -> Result<EricaCfg, ScenarioError> {
+    let unit = |v: Option<f64>, key: &str, def: f64, lo_open: bool| -> Result<f64, ScenarioError> {
+        let x = v.unwrap_or(def);
+        if !(x.is_finite() && x <= 1.0 && (x > 0.0 || (!lo_open && x == 0.0))) {
+            return err(
+                format!("{path}.{key}"),
+                format!("{x} is not allowed; {key} must be in (0, 1]"),
+            );
+        }
+        Ok(x)
+    };
+    if plus && e.target_utilization.is_some() {
+        return err(
+            format!("{path}.target_utilization"),
+            "ERICA+ targets a queueing delay (t0), not a utilization; remove target_utilization or use kind = \"erica\"",
+        );
+    }
+    if !plus {
+        for (k, set) in [
+            ("a", e.a.is_some()),
+            ("b", e.b.is_some()),
+            ("t0", e.t0.is_some()),
+            ("qdlf", e.qdlf.is_some()),
+        ] {
+            if set {
+                return err(
+                    format!("{path}.{k}"),
+                    format!("{k} is an ERICA+ parameter; use kind = \"erica_plus\" or remove it"),
+                );
+            }
+        }
+    }
+    let u = unit(e.target_utilization, "target_utilization", 0.9, true)?;
+    let cells = e.interval_cells.map(|c| c.0).unwrap_or(100);
+    if cells == 0 {
+        return err(format!("{path}.interval_cells"), "0 cells is not allowed; at least 1 cell");
+    }
+    let itime = e.interval_time.map(|d| d.ps()).unwrap_or(PS_PER_MS);
+    if itime == 0 {
+        return err(format!("{path}.interval_time"), "must be longer than 0 s");
+    }
+    let delta = e.delta.unwrap_or(0.1);
+    if !(delta.is_finite() && delta >= 0.0) {
+        return err(format!("{path}.delta"), format!("{delta} is not allowed; delta must be 0 or more"));
+    }
+    let max_min = e.max_min.unwrap_or(true);
+    if !max_min && e.delta.is_some() {
+        return err(format!("{path}.delta"), "is set but max_min = false; delta only matters with the max-min enhancement");
+    }
+    let source_averaging = match e.source_averaging {
+        None => None,
+        Some(d) if d > 0.0 && d < 1.0 => Some(d),
+        Some(d) => {
+            return err(
+                format!("{path}.source_averaging"),
+                format!("{d} is not allowed; the decay factor must be strictly between 0 and 1 (e.g. 0.9)"),
+            )
+        }
+    };
+    let alpha = unit(e.alpha, "alpha", 0.8, true)?;
+    let load_averaging = match e.load_averaging.unwrap_or(LoadAveraging::None) {
+        LoadAveraging::None => {
+            if e.alpha.is_some() {
+                return err(format!("{path}.alpha"), "is set but load_averaging = \"none\"; choose \"ratio\" or \"counts\"");
+            }
+            LoadAvg::None
+        }
+        LoadAveraging::Ratio => LoadAvg::Ratio(alpha),
+        LoadAveraging::Counts => LoadAvg::Counts(alpha),
+    };
+    let plus_cfg = if plus {
+        let a = e.a.unwrap_or(1.15);
+        let b = e.b.unwrap_or(1.05);
+        for (k, v) in [("a", a), ("b", b)] {
+            if !(v.is_finite() && v > 1.0) {
+                return err(format!("{path}.{k}"), format!("{v} is not allowed; {k} must be above 1 (seed 003: a = 1.15, b = 1.05)"));
+            }
+        }
+        let t0 = e.t0.map(|d| d.ps()).unwrap_or(500 * PS_PER_US);
+        if t0 == 0 {
+            return err(format!("{path}.t0"), "must be longer than 0 s");
+        }
+        let qdlf = unit(e.qdlf, "qdlf", 0.5, true)?;
+        Some(QueueControl {
+            a,
+            b,
+            t0: atmsim_kernel::time::to_secs_f64(t0),
+            qdlf,
+        })
+    } else {
+        None
+    };
+    Ok(EricaCfg {
+        target_utilization: if plus { 1.0 } else { u },
+        interval_cells: cells,
+        interval_time: itime,
+        max_min_delta: if max_min { Some(delta) } else { None },
+        fair_share_first: e.fair_share_first.unwrap_or(true),
+        bidirectional_counting: e.bidirectional_counting.unwrap_or(false),
+        source_averaging,
+        immediate_fair_share: e.immediate_fair_share.unwrap_or(false),
+        per_vc_ccr: e.per_vc_ccr.unwrap_or(false),
+        load_averaging,
+        one_er_per_interval: e.one_er_per_interval.unwrap_or(true),
+        count_backward_rm: e.count_backward_rm.unwrap_or(true),
+        plus: plus_cfg,
+    })
+}

@@ -1,0 +1,289 @@
+//! Cell-level applications and the ABR end systems in the event loop.
+//!
+//! Each direction of a cell-level connection has an application backlog and a
+//! transmitter at its source host. Under ABR the transmitter is the TM 4.0 source end
+//! system ([`crate::abr::AbrSource`]: pacing at ACR, forward RM cells every Nrm cells,
+//! rules 5/6 before each forward RM cell); otherwise it sends the backlog at its fixed
+//! peak rate (the access link rate). Destinations turn forward RM cells around at once
+//! (spec 9.9) and hand backward RM cells to the source of the opposite direction
+//! (rules 8-9). Request/response exchanges and rate-limited, on/off and CBR
+//! applications are driven by `Gen` and `Think` events (seed 003 sections 5.6-5.7).
+
+use super::{Ev, Sim};
+use crate::abr::source::cell_interval;
+use crate::abr::NextCell;
+use crate::aal5::Reassembled;
+use crate::cell::{flag, Cell};
+use crate::network::UNBOUNDED;
+use crate::scenario::CellApp;
+use atmsim_kernel::Time;
+
+impl Sim<'_> {
+    /// The application of connection `c` starts.
+    pub(super) fn start_cells(&mut self, now: Time, c: usize) {
+        let warmup = self.sc.warmup;
+        let cc = self.net.conns[c].cells_mut();
+        for d in &mut cc.dirs {
+            d.acr_since = now.max(warmup);
+        }
+        let f = 2 * c;
+        match cc.app {
+            CellApp::Persistent { cap: None } => {
+                cc.dirs[0].backlog = UNBOUNDED;
+                self.kick(now, f);
+            }
+            CellApp::Persistent { cap: Some(_) } | CellApp::Cbr { .. } => {
+                self.q.schedule(now, Ev::Gen(f as u32));
+            }
+            CellApp::RequestResponse { request, .. } => {
+                cc.dirs[0].add_backlog(request as u64);
+                self.kick(now, f);
+            }
+            CellApp::OnOff { on, phase, .. } => {
+                cc.dirs[0].on_end = now + phase + on;
+                self.q.schedule(now + phase, Ev::Gen(f as u32));
+            }
+        }
+    }
+
+    /// The application of connection `c` stops handing cells.
+    pub(super) fn stop_cells(&mut self, c: usize) {
+        for d in &mut self.net.conns[c].cells_mut().dirs {
+            d.stopped = true;
+            d.backlog = 0;
+        }
+    }
+
+    /// The application of flow `f` hands one more cell.
+    pub(super) fn on_gen(&mut self, now: Time, f: usize) {
+        let cc = self.net.conns[f >> 1].cells_mut();
+        let dir = &mut cc.dirs[f & 1];
+        if dir.stopped {
+            return;
+        }
+        let next = match cc.app {
+            CellApp::Persistent {
+                cap: Some((rate, until)),
+            } => {
+                if until.is_some_and(|u| now >= u) {
+                    dir.backlog = UNBOUNDED;
+                    None
+                } else {
+                    dir.add_backlog(1);
+                    let n = now + cell_interval(rate);
+                    Some(until.map_or(n, |u| n.min(u)))
+                }
+            }
+            CellApp::OnOff { peak, on, off, .. } => {
+                dir.add_backlog(1);
+                let mut n = now + cell_interval(peak);
+                if n >= dir.on_end {
+                    n = dir.on_end + off;
+                    dir.on_end = n + on;
+                }
+                Some(n)
+            }
+            CellApp::Cbr { rate } => {
+                dir.add_backlog(1);
+                Some(now + cell_interval(rate))
+            }
+            _ => None,
+        };
+        if let Some(n) = next {
+            self.q.schedule(n, Ev::Gen(f as u32));
+        }
+        self.kick(now, f);
+    }
+
+    /// A request/response client's think time ended: it sends the next request.
+    pub(super) fn on_think(&mut self, now: Time, c: usize) {
+        let cc = self.net.conns[c].cells_mut();
+        if cc.dirs[0].stopped {
+            return;
+        }
+        if let CellApp::RequestResponse { request, .. } = cc.app {
+            cc.dirs[0].add_backlog(request as u64);
+        }
+        self.kick(now, 2 * c);
+    }
+
+    /// Makes sure flow `f`'s transmitter has a send event at the right time.
+    pub(super) fn kick(&mut self, now: Time, f: usize) {
+        let dir = &mut self.net.conns[f >> 1].cells_mut().dirs[f & 1];
+        if dir.backlog == 0 {
+            return;
+        }
+        let want = match &dir.abr {
+            Some(src) => match (src.next_opportunity(now), src.next_out_of_rate(now)) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            None => Some(match dir.last_send {
+                None => now,
+                Some(t) => now.max(t + cell_interval(dir.line_rate)),
+            }),
+        };
+        if let Some(w) = want {
+            if dir.send_at != Some(w) {
+                dir.send_gen = dir.send_gen.wrapping_add(1);
+                dir.send_at = Some(w);
+                self.q.schedule(w, Ev::Send(f as u32, dir.send_gen));
+            }
+        }
+    }
+
+    /// A transmit opportunity of flow `f`'s source.
+    pub(super) fn on_send(&mut self, now: Time, f: usize, gen: u32) {
+        let warmup = self.sc.warmup;
+        let dir = &mut self.net.conns[f >> 1].cells_mut().dirs[f & 1];
+        if gen != dir.send_gen {
+            return;
+        }
+        dir.send_at = None;
+        let data = dir.backlog > 0;
+        if dir.abr.is_some() {
+            dir.integrate_acr(now, warmup);
+            let src = dir.abr.as_mut().expect("abr");
+            if src.next_opportunity(now) == Some(now) {
+                match src.choose(now, data, false) {
+                    NextCell::Frm => {
+                        let ccr = src.send_frm(now);
+                        let pcr = src.p.pcr;
+                        self.emit_rm(now, f, pcr, ccr, false);
+                    }
+                    NextCell::Data => {
+                        src.sent_data(now);
+                        self.emit_data(now, f);
+                    }
+                    NextCell::Brm | NextCell::Idle => {}
+                }
+            } else if src.next_out_of_rate(now) == Some(now) && data {
+                let ccr = src.send_out_of_rate_frm(now);
+                let pcr = src.p.pcr;
+                self.emit_rm(now, f, pcr, ccr, true);
+            }
+        } else if data {
+            dir.last_send = Some(now);
+            self.emit_data(now, f);
+        }
+        self.kick(now, f);
+    }
+
+    /// Sends the next data cell of flow `f` from its backlog.
+    fn emit_data(&mut self, now: Time, f: usize) {
+        let dir = &mut self.net.conns[f >> 1].cells_mut().dirs[f & 1];
+        dir.frame_pos += 1;
+        let eom = dir.frame_pos >= dir.frame_cells;
+        let tag = dir.frame_no;
+        if eom {
+            dir.frame_pos = 0;
+            dir.frame_no = dir.frame_no.wrapping_add(1);
+        }
+        if dir.backlog != UNBOUNDED {
+            dir.backlog -= 1;
+        }
+        dir.data_sent += 1;
+        let cell = self.net.new_cell(f, tag, tag, eom);
+        let flow = &mut self.net.flows[f];
+        flow.cells_sent += 1;
+        if eom {
+            flow.frames_sent += 1;
+        }
+        self.totals.cells_sent += 1;
+        let p = self.net.route_port(f, 0);
+        self.offer(now, p, cell);
+    }
+
+    /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1).
+    fn emit_rm(&mut self, now: Time, f: usize, er: f64, ccr: f64, out_of_rate: bool) {
+        let mut cell = self.net.new_cell(f, 0, 0, false);
+        cell.flags |= flag::RM;
+        if out_of_rate {
+            cell.flags |= flag::CLP;
+        }
+        cell.er = er as f32;
+        cell.ccr = ccr as f32;
+        self.net.flows[f].cells_sent += 1;
+        self.totals.cells_sent += 1;
+        let p = self.net.route_port(f, 0);
+        self.offer(now, p, cell);
+    }
+
+    /// A cell of a cell-level connection reaches the end of its route.
+    pub(super) fn deliver_cell_level(&mut self, now: Time, cell: Cell) {
+        let f = cell.flow as usize;
+        let c = f >> 1;
+        if cell.is_rm() {
+            if cell.flags & flag::DIR != 0 {
+                // A backward RM cell returns to the source of the opposite flow.
+                let g = f ^ 1;
+                let warmup = self.sc.warmup;
+                let dir = &mut self.net.conns[c].cells_mut().dirs[g & 1];
+                dir.integrate_acr(now, warmup);
+                if let Some(src) = dir.abr.as_mut() {
+                    src.on_brm(
+                        cell.flags & flag::CI != 0,
+                        cell.flags & flag::NI != 0,
+                        cell.flags & flag::BN != 0,
+                        cell.er as f64,
+                    );
+                    // Rule 1 pacing follows the new ACR from the last cell sent.
+                    let d = &mut self.net.conns[c].cells_mut().dirs[g & 1];
+                    d.send_at = None;
+                    d.send_gen = d.send_gen.wrapping_add(1);
+                    self.kick(now, g);
+                }
+            } else {
+                // Destination rule 2: turn the forward RM cell around at once.
+                let back = (f ^ 1) as u32;
+                let b = self.net.conns[c].cells_mut().dirs[f & 1]
+                    .dest
+                    .turn_around(&cell, back);
+                self.net.flows[f ^ 1].cells_sent += 1;
+                self.totals.cells_sent += 1;
+                let p = self.net.route_port(f ^ 1, 0);
+                self.offer(now, p, b);
+            }
+            return;
+        }
+        let warm = now >= self.sc.warmup;
+        let flow = &mut self.net.flows[f];
+        let expected = flow.cells_per_frame;
+        match flow.reasm.push(&cell, expected) {
+            Reassembled::Partial => {}
+            Reassembled::Failed => {
+                flow.frames_corrupted += 1;
+                flow.frames_seen = flow.frames_seen.max(cell.frame as u64 + 1);
+            }
+            Reassembled::Frame(_) => {
+                flow.frames_good += 1;
+                flow.frames_seen = flow.frames_seen.max(cell.frame as u64 + 1);
+            }
+        }
+        let cc = self.net.conns[c].cells_mut();
+        let dir = &mut cc.dirs[f & 1];
+        dir.dest.on_data(&cell);
+        dir.data_received += 1;
+        if warm {
+            dir.data_received_warm += 1;
+        }
+        if cell.is_eom() {
+            dir.messages_received += 1;
+            if let CellApp::RequestResponse {
+                response, think, ..
+            } = cc.app
+            {
+                if f & 1 == 0 {
+                    // The request arrived: the server answers.
+                    if !cc.dirs[1].stopped {
+                        cc.dirs[1].add_backlog(response as u64);
+                        self.kick(now, f ^ 1);
+                    }
+                } else {
+                    // The response arrived: the client thinks, then asks again.
+                    self.q.schedule(now + think, Ev::Think(c as u32));
+                }
+            }
+        }
+    }
+}
