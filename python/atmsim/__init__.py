@@ -20,7 +20,7 @@ from __future__ import annotations
 from ._core import InvariantError, ScenarioError
 from ._core import version as _engine_version
 from .result import RunResult
-from .scenario import load_scenario, run, to_toml, validate
+from .scenario import load_scenario, max_min, run, to_toml, validate
 
 __version__ = _engine_version()
 
@@ -30,6 +30,7 @@ __all__ = [
     "ScenarioError",
     "__version__",
     "load_scenario",
+    "max_min",
     "run",
     "to_toml",
     "validate",

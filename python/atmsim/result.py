@@ -30,6 +30,8 @@ class RunResult:
             max_queue_cells, utilization), long format.
         connection_series: time series per connection (time_s, connection, cwnd_bytes,
             cells_received, delivered_bytes), long format.
+        abr_series: time series per ABR source (time_s, source, acr_mbps, cells_received:
+            data cells received at its destination so far), long format; empty without ABR.
         scenario: the scenario dict that was run.
     """
 
@@ -48,6 +50,8 @@ class RunResult:
         self.connection_series = _long(
             ts, "connection", "connection_names", ["cwnd_bytes", "cells_received", "delivered_bytes"]
         )
+        abr = _long(ts, "source", "abr_names", ["acr_mbps", "abr_cells_received"])
+        self.abr_series = abr.rename(columns={"abr_cells_received": "cells_received"})
 
     def __repr__(self) -> str:
         s = self.summary
@@ -68,6 +72,8 @@ class RunResult:
         self.ports.to_csv(out / "ports.csv", index=False)
         self.port_series.to_csv(out / "port_series.csv", index=False)
         self.connection_series.to_csv(out / "connection_series.csv", index=False)
+        if len(self.abr_series):
+            self.abr_series.to_csv(out / "abr_series.csv", index=False)
         (out / "scenario.toml").write_text(to_toml(self.scenario))
         if plot:
             from .plots import plot_run

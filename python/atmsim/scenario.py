@@ -60,6 +60,21 @@ def run(scenario: ScenarioLike) -> RunResult:
     return RunResult(raw, sc)
 
 
+def max_min(scenario: ScenarioLike):
+    """The max-min fair share of every connection (seed 003 section 3), as a DataFrame
+    with columns ``name`` and ``fair_share_bps`` (NaN for CBR/VBR and request/response
+    connections, which are outside the allocation).
+
+    Water-filling over the routes, honouring MCRs, demand caps (PCR, permanent rate caps)
+    and the capacity each link leaves after CBR and VBR mean rates. Multiply by an ERICA
+    target utilization to get ERICA's target rates.
+    """
+    import pandas as pd
+
+    sc = load_scenario(scenario)
+    return pd.DataFrame(json.loads(_core.max_min_json(json.dumps(sc))))
+
+
 def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"

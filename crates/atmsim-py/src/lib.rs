@@ -66,6 +66,23 @@ fn validate(text: String, toml: bool) -> PyResult<String> {
     Ok(v.to_string())
 }
 
+/// The max-min fair share of each connection of a scenario (JSON text, as `run_json`
+/// takes): a JSON list of {name, fair_share_bps (null if outside the allocation)}.
+#[pyfunction]
+fn max_min_json(text: String) -> PyResult<String> {
+    let file = atmsim::scenario::from_json_str(&text).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let sc = atmsim::scenario::resolve::resolve(&file)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let shares = atmsim::maxmin::fair_shares(&sc);
+    let v: Vec<serde_json::Value> = sc
+        .connections
+        .iter()
+        .zip(shares)
+        .map(|(c, s)| serde_json::json!({"name": c.name, "fair_share_bps": s.map(|r| r * 424.0)}))
+        .collect();
+    Ok(serde_json::Value::Array(v).to_string())
+}
+
 /// Converts a TOML scenario to the equivalent JSON (the dict form).
 #[pyfunction]
 fn toml_to_json(text: String) -> PyResult<String> {
@@ -100,6 +117,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_toml, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(max_min_json, m)?)?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from .base import Experiment
+from .erica_testing import EricaTesting
 from .ubr_plus import UbrPlus
 
-EXPERIMENTS: dict[str, type[Experiment]] = {UbrPlus.id: UbrPlus}
+EXPERIMENTS: dict[str, type[Experiment]] = {UbrPlus.id: UbrPlus, EricaTesting.id: EricaTesting}
 
 
 def get(exp_id: str) -> Experiment:

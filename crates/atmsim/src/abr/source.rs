@@ -213,3 +213,7 @@ impl AbrSource {
         self.unack
     }
 }
+
+#[cfg(test)]
+#[path = "source_tests.rs"]
+mod tests;

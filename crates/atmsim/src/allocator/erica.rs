@@ -99,6 +99,12 @@ impl EricaCfg {
     }
 }
 
+/// Relative tolerance of the fair-share-first test "CCR < FairShare". CCR travels in the
+/// RM cell as an f32 (relative precision 6e-8): a VC sent exactly FairShare comes back
+/// with a CCR a rounding step below it and must not count as "below FairShare", or it is
+/// held at FairShare for ever.
+pub const CCR_TOLERANCE: f64 = 1e-6;
+
 #[derive(Clone, Copy, Debug, Default)]
 struct Vc {
     seen_this: bool,
@@ -322,7 +328,7 @@ impl Erica {
             }
         }
         st.max_alloc_current = st.max_alloc_current.max(er.min(st.abr_cap));
-        if self.cfg.fair_share_first && ccr < st.fair_share && er > st.fair_share {
+        if self.cfg.fair_share_first && ccr < st.fair_share * (1.0 - CCR_TOLERANCE) && er > st.fair_share {
             er = st.fair_share;
         }
         er = er.min(st.abr_cap);
