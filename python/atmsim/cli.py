@@ -54,10 +54,15 @@ def _print_result(r) -> None:
     c = r.connections
     if len(c):
         print()
-        cols = ["name", "goodput_bps", "retransmissions", "timeouts", "cells_dropped", "frames_lost"]
+        if (c["traffic"] == "tcp").all():
+            cols = ["name", "goodput_bps", "retransmissions", "timeouts", "cells_dropped", "frames_lost"]
+        else:
+            cols = ["name", "service", "traffic", "goodput_bps", "throughput_bps", "acr_mean_bps", "fair_share_bps", "cells_dropped"]
         t = c[cols].copy()
-        t["goodput_bps"] = (t["goodput_bps"] / 1e6).map("{:.2f}".format)
-        t = t.rename(columns={"goodput_bps": "goodput_Mbps"})
+        for k in ("goodput_bps", "throughput_bps", "acr_mean_bps", "fair_share_bps"):
+            if k in t:
+                t[k] = (t[k].astype(float) / 1e6).map(lambda v: "" if v != v else f"{v:.2f}")
+                t = t.rename(columns={k: k.replace("_bps", "_Mbps")})
         print(textwrap.indent(t.to_string(index=False), "  "))
 
 
@@ -101,9 +106,20 @@ def cmd_list(a) -> int:
     print("  tahoe            slow start, congestion avoidance, timeouts; no fast retransmit (seeds' default)")
     print("  reno             tahoe plus fast retransmit and fast recovery")
     print("\nservice classes (connection service = ...):")
-    print("  ubr              unspecified bit rate (available now)")
-    print("  abr, cbr, vbr    not yet available for TCP traffic (ABR end systems are being built)")
-    print("\nrate allocators (ABR): none yet (ERICA, ERICA+, KVR are being built)")
+    print("  ubr              unspecified bit rate: tcp and cell-level traffic")
+    print("  abr              available bit rate: TM 4.0 end systems, RM cells (cell-level traffic; TCP over ABR not yet)")
+    print("  cbr, vbr         higher-priority classes for cbr / on_off cell traffic")
+    print("\ntraffic (connection traffic kind = ...):")
+    print("  tcp              TCP bulk transfer (UBR)")
+    print("  persistent       greedy cell source; rate_cap + cap_until make it ACR-retaining")
+    print("  request_response request cells, response cells back, think time")
+    print("  on_off           deterministic on/off at a peak rate (VBR background)")
+    print("  cbr              constant cell rate")
+    print("\nrate allocators (port allocator kind = ...):")
+    print("  none             no ABR feedback (default)")
+    print("  erica            ERICA with every option of seed 003 section 4")
+    print("  erica_plus       ERICA+ (queue-delay target T0, a, b, QDLF)")
+    print("  efci             EFCI marking at an ABR queue threshold")
     print("\ntopology builders (python: atmsim.topology):")
     print("  n_source         N sources -> sw1 -> sw2 -> N destinations (seeds 000-002)")
     return 0
@@ -119,7 +135,14 @@ def cmd_reproduce(a) -> int:
     out = Path(a.out or f"results/{a.id}")
     comparison = exp.run(out, quick=a.quick, workers=a.workers, progress=not a.no_progress)
     with pd_options():
-        print(comparison.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        if "verdict" in comparison.columns:
+            fails = comparison[comparison["verdict"] != "pass"]
+            print(f"{len(comparison) - len(fails)} of {len(comparison)} checks pass")
+            if len(fails):
+                print("\nfailing checks:")
+                print(fails.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        else:
+            print(comparison.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     report = (out / "report.md").read_text()
     checks = [ln for ln in report.splitlines() if ln.startswith("| ") and ("| pass |" in ln or "| FAIL |" in ln)]
     if checks:

@@ -27,12 +27,15 @@ def plot_abr(result: "RunResult", path: str | Path, title: str | None = None) ->
         axes[0, 0].plot(d["time_s"] * ms, d["acr_mbps"], label=lab, lw=0.9)
         axes[1, 1].plot(d["time_s"] * ms, d["cells_received"], label=lab, lw=0.9)
     ports = result.ports
-    used = ports[(ports["is_switch"]) & (ports["sent"] > 0)]["name"] if len(ports) else []
-    for port in used:
+    kinds = {n["name"]: n["kind"] for n in result.scenario.get("node", [])}
+    used = ports[(ports["is_switch"]) & (ports["sent"] > 0)] if len(ports) else ports
+    # The seed's graphs show the links between switches; fall back to all switch ports.
+    trunk = used[used["toward"].map(kinds) == "switch"] if len(used) else used
+    show = trunk if len(trunk) else used
+    for port in (show["name"] if len(show) else []):
         d = ps[ps["port"] == port]
-        if d["max_queue_cells"].max() > 0 or d["utilization"].max() > 0.05:
-            axes[0, 1].plot(d["time_s"] * ms, d["max_queue_cells"], label=port, lw=0.9)
-            axes[1, 0].plot(d["time_s"] * ms, d["utilization"] * 100, label=port, lw=0.9)
+        axes[0, 1].plot(d["time_s"] * ms, d["max_queue_cells"], label=port, lw=0.9)
+        axes[1, 0].plot(d["time_s"] * ms, d["utilization"] * 100, label=port, lw=0.9)
     axes[0, 0].set_ylabel("(a) allowed cell rate (Mbit/s)")
     axes[0, 1].set_ylabel("(b) queue length (cells, max over interval)")
     axes[1, 0].set_ylabel("(c) link utilization (%)")

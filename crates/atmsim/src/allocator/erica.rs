@@ -397,3 +397,7 @@ impl RateAllocator for Erica {
         self.gen
     }
 }
+
+#[cfg(test)]
+#[path = "erica_tests.rs"]
+mod tests;

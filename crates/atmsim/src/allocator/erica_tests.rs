@@ -14,7 +14,6 @@ const L: f64 = 100_000.0;
 const MS: Time = PS_PER_MS;
 const US: Time = PS_PER_US;
 const ABR: u16 = 2 << flag::CLASS_SHIFT;
-const VBR: u16 = 1 << flag::CLASS_SHIFT;
 
 /// ERICA, U = 0.9, interval 1 ms or 1000 cells, every option off.
 fn bare() -> EricaCfg {
@@ -102,6 +101,10 @@ macro_rules! assert_close {
         let (a, b) = ($a as f64, $b as f64);
         assert!(close(a, b), "{} = {a}, expected {b}", stringify!($a));
     }};
+    ($a:expr, $b:expr, $msg:expr) => {{
+        let (a, b) = ($a as f64, $b as f64);
+        assert!(close(a, b), "{} = {a}, expected {b}: {}", stringify!($a), $msg);
+    }};
 }
 
 macro_rules! assert_er {
@@ -151,11 +154,8 @@ fn basic_load_factor_fair_share_and_maximum_formula() {
     assert_eq!(e.st.n_active, 3.0);
     assert_close!(e.st.fair_share, 30_000.0);
     assert_close!(e.st.max_alloc_current, 30_000.0);
-    assert_close!(
-        e.st.max_alloc_previous,
-        90_000.0,
-        // the initial "empty interval" allocation
-    );
+    // MaxAllocPrevious is the allocation of the initial "empty interval": ABRCap.
+    assert_close!(e.st.max_alloc_previous, 90_000.0);
     // VC 0: VCShare = 60 000 * 9/8 = 67 500 > FairShare.
     assert_er!(er(&mut e, 0, 0, 1e9), 67_500.0);
     // VC 2: VCShare = 22 500 < FairShare: 30 000.
@@ -204,13 +204,10 @@ fn interval_ends_by_cell_count() {
     assert_eq!(e.st.abr_cap, 0.0);
     assert!(e.st.z.is_infinite());
     // A clean interval of 10 ABR cells in 100 us: z = 10 / 9.
-    let mut d = data(0);
     for k in 1..=10u64 {
-        d = data(0);
-        let ended = e.on_arrival(100 * US + k * 10 * US, &mut d, 0);
+        let ended = e.on_arrival(100 * US + k * 10 * US, &mut data(0), 0);
         assert_eq!(ended, k == 10);
     }
-    let _ = d;
     assert_close!(e.st.abr_cap, 90_000.0);
     assert_close!(e.st.z, 10.0 / 9.0);
 }
@@ -261,9 +258,7 @@ fn vbr_cells_reduce_abr_capacity() {
 
     // VBR above the target: ABRCap = 0, z infinite, FairShare 0: sources go to MCR.
     for _ in 0..100 {
-        let mut v = class_cell(1);
-        v.flags = VBR;
-        e.on_arrival(MS, &mut v, 0);
+        e.on_arrival(MS, &mut class_cell(1), 0);
     }
     feed(&mut e, MS, 0, 40_000.0, 10);
     e.on_timer(2 * MS, 0);
@@ -482,9 +477,8 @@ fn immediate_fair_share_on_new_vc() {
     let mut e = play(true);
     assert_eq!(e.st.n_active, 2.0, "at once, before the interval ends");
     assert_close!(e.st.fair_share, 45_000.0);
-    // The new fair share is used for feedback at once: VC 2 (VCShare 10 000 / (10/90)
-    // = 90 000 ... clamped, but fair share first is off) -> check VC 2's
-    // ER with z = 10/90 from interval 1: VCShare = 90 000 -> ABRCap.
+    // Feedback in this interval: z = 10/90 from interval 1, so VC 2's VCShare is
+    // 10 000 * 9 = 90 000 = ABRCap (fair share first is off here; see below).
     assert_er!(er(&mut e, MS, 2, 1e9), 90_000.0);
     // More cells of VC 2 do not count it twice.
     feed(&mut e, MS, 2, 10_000.0, 5);

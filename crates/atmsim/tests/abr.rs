@@ -1,0 +1,319 @@
+//! ABR end to end: cell conservation, port identities and determinism under every rate
+//! allocator and cell-level traffic kind; ERICA's steady state on one source; backward
+//! RM feedback across a three-switch route.
+
+mod common;
+
+use atmsim::RunResult;
+
+fn run(text: &str) -> RunResult {
+    atmsim::run_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// The result as JSON without the wall-clock fields.
+fn fingerprint(r: &RunResult) -> String {
+    let mut v = serde_json::to_value(r).unwrap();
+    let s = v["summary"].as_object_mut().unwrap();
+    for k in ["wall_seconds", "cell_hops_per_second", "events_per_second"] {
+        s.remove(k);
+    }
+    serde_json::to_string(&v).unwrap()
+}
+
+/// One connection of [`dumbbell`]: its service and traffic (TOML inline table).
+struct Conn<'a> {
+    service: &'a str,
+    traffic: &'a str,
+}
+
+const PERSISTENT: &str = "{ kind = \"persistent\" }";
+
+fn abr(traffic: &str) -> Conn<'_> {
+    Conn {
+        service: "abr",
+        traffic,
+    }
+}
+
+/// Sources s_i -> sw1 -> sw2 -> d_i, every link 1 km (LAN) at 155.52 Mbps.
+/// `defaults` is written under `[defaults]` (e.g. the allocator and ABR parameters).
+fn dumbbell(defaults: &str, conns: &[Conn], duration: &str) -> String {
+    let mut s = format!(
+        "name = \"abr test\"\nseed = 7\n[measurement]\nduration = \"{duration}\"\nsample_interval = \"1 ms\"\n\
+         [defaults]\n{defaults}\n\
+         [[node]]\nname = \"sw1\"\nkind = \"switch\"\n[[node]]\nname = \"sw2\"\nkind = \"switch\"\n\
+         [[link]]\nbetween = [\"sw1\", \"sw2\"]\nlength = \"1 km\"\n"
+    );
+    for (i, c) in conns.iter().enumerate() {
+        let i = i + 1;
+        s += &format!(
+            "[[node]]\nname = \"s{i}\"\nkind = \"host\"\n[[node]]\nname = \"d{i}\"\nkind = \"host\"\n\
+             [[link]]\nbetween = [\"s{i}\", \"sw1\"]\nlength = \"1 km\"\n\
+             [[link]]\nbetween = [\"sw2\", \"d{i}\"]\nlength = \"1 km\"\n\
+             [[connection]]\nname = \"c{i}\"\nfrom = \"s{i}\"\nto = \"d{i}\"\nservice = \"{}\"\ntraffic = {}\n",
+            c.service, c.traffic
+        );
+    }
+    s
+}
+
+const ERICA: &str = "allocator = { kind = \"erica\", target_utilization = 0.95, interval_cells = \"50 cells\", interval_time = \"1 ms\" }\n\
+                     abr = { icr = \"10 Mbps\", rif = 1.0 }";
+
+/// Conservation, the port counter identities, drop attribution and rate sanity.
+fn check_invariants(r: &RunResult, what: &str) {
+    let s = &r.summary;
+    assert!(s.conservation_ok, "{what}");
+    assert_eq!(
+        s.cells_sent,
+        s.cells_delivered + s.cells_dropped + s.cells_in_flight,
+        "{what}"
+    );
+    for p in &r.ports {
+        assert_eq!(p.received, p.enqueued + p.dropped, "{what} {}", p.name);
+        assert_eq!(
+            p.enqueued,
+            p.sent + p.final_queue_cells as u64,
+            "{what} {}",
+            p.name
+        );
+        assert_eq!(p.drops.values().sum::<u64>(), p.dropped, "{what} {}", p.name);
+        assert!(p.utilization <= 1.0 + 1e-9, "{what} {}", p.name);
+        if let Some(b) = p.buffer_cells {
+            assert!(p.max_queue_cells <= b, "{what} {}", p.name);
+        }
+    }
+    let per_conn: u64 = r
+        .connections
+        .iter()
+        .map(|c| c.cells_dropped + c.ack_cells_dropped)
+        .sum();
+    assert_eq!(per_conn, s.cells_dropped, "{what}: drops attributed");
+    for c in &r.connections {
+        if c.service == "abr" {
+            let acr = c.acr_final_bps.expect("ABR connections report ACR");
+            assert!(acr >= 0.0 && acr <= 155.52e6 * (1.0 + 1e-9), "{what} {}: {acr}", c.name);
+            let mean = c.acr_mean_bps.unwrap();
+            assert!(mean >= 0.0 && mean <= 155.52e6 * (1.0 + 1e-9), "{what} {}: {mean}", c.name);
+            assert!(c.rm_cells_sent.unwrap() > 0, "{what} {}: no FRM", c.name);
+            assert!(c.brm_received.unwrap() > 0, "{what} {}: no BRM back", c.name);
+            assert!(c.cells_delivered > 0, "{what} {}", c.name);
+        } else {
+            assert!(c.acr_final_bps.is_none());
+        }
+    }
+}
+
+/// Runs twice; checks the invariants and that both runs are bit-identical.
+fn run_checked(text: &str, what: &str) -> RunResult {
+    let a = run(text);
+    check_invariants(&a, what);
+    let b = run(text);
+    assert_eq!(fingerprint(&a), fingerprint(&b), "{what}: not deterministic");
+    a
+}
+
+fn conn<'a>(r: &'a RunResult, name: &str) -> &'a atmsim::result::ConnectionResult {
+    r.connections.iter().find(|c| c.name == name).unwrap()
+}
+
+fn port<'a>(r: &'a RunResult, name: &str) -> &'a atmsim::result::PortResult {
+    r.ports.iter().find(|p| p.name == name).unwrap()
+}
+
+#[test]
+fn erica_two_sources_conserve_and_repeat() {
+    let t = dumbbell(ERICA, &[abr(PERSISTENT), abr(PERSISTENT)], "50 ms");
+    let r = run_checked(&t, "erica");
+    // Both get close to half the target capacity, 0.95 * 155.52 / 2 = 73.9 Mbps.
+    for c in &r.connections {
+        let acr = c.acr_final_bps.unwrap();
+        assert!((acr / (0.95 * 155.52e6 / 2.0) - 1.0).abs() < 0.05, "{}: {acr}", c.name);
+    }
+    assert!(r.summary.fairness_maxmin.unwrap() > 0.99);
+    // The example file in the repository runs too.
+    let ex = std::fs::read_to_string(common::repo().join("examples/abr_two_sources.toml")).unwrap();
+    run_checked(&ex, "example");
+}
+
+#[test]
+fn erica_plus_conserves_and_repeats() {
+    let d = "allocator = { kind = \"erica_plus\", t0 = \"100 us\", interval_cells = \"50 cells\" }\n\
+             abr = { icr = \"10 Mbps\", rif = 1.0 }";
+    let t = dumbbell(d, &[abr(PERSISTENT), abr(PERSISTENT), abr(PERSISTENT)], "50 ms");
+    let r = run_checked(&t, "erica_plus");
+    // ERICA+ targets the full link with a small queue.
+    let bott = port(&r, "sw1->sw2");
+    assert!(bott.utilization > 0.9, "{}", bott.utilization);
+}
+
+#[test]
+fn efci_conserves_and_repeats() {
+    let d = "allocator = { kind = \"efci\", threshold = \"50 cells\" }\n\
+             abr = { rif = 0.0625 }\nswitch_buffer = \"2000 cells\"";
+    let t = dumbbell(d, &[abr(PERSISTENT), abr(PERSISTENT)], "50 ms");
+    let r = run_checked(&t, "efci");
+    // Both start at PCR = the link rate: the shared link congests, the EFCI marks come
+    // back as CI and the sources slow down below PCR.
+    for c in &r.connections {
+        assert!(c.acr_mean_bps.unwrap() < 0.9 * 155.52e6, "{}", c.name);
+    }
+}
+
+#[test]
+fn vbr_background_conserves_and_repeats() {
+    let vbr = "{ kind = \"on_off\", peak_rate = \"124.42 Mbps\", on = \"5 ms\", off = \"5 ms\" }";
+    let t = dumbbell(
+        ERICA,
+        &[
+            abr(PERSISTENT),
+            abr(PERSISTENT),
+            Conn {
+                service: "vbr",
+                traffic: vbr,
+            },
+        ],
+        "60 ms",
+    );
+    let r = run_checked(&t, "vbr background");
+    // ABR gets less than without the VBR load.
+    let alone = run(&dumbbell(ERICA, &[abr(PERSISTENT), abr(PERSISTENT)], "60 ms"));
+    for name in ["c1", "c2"] {
+        assert!(
+            conn(&r, name).acr_mean_bps.unwrap() < conn(&alone, name).acr_mean_bps.unwrap(),
+            "{name}"
+        );
+    }
+    assert!(conn(&r, "c3").cells_delivered > 0);
+}
+
+#[test]
+fn request_response_conserves_and_repeats() {
+    let rr = "{ kind = \"request_response\", request = \"16 cells\", response = \"128 cells\", think_time = \"1 ms\" }";
+    let t = dumbbell(ERICA, &[abr(PERSISTENT), abr(rr)], "50 ms");
+    let r = run_checked(&t, "request_response");
+    let c = conn(&r, "c2");
+    assert_eq!(c.traffic, "request_response");
+    assert!(c.reverse_throughput_bps.unwrap() > 0.0);
+    assert!(c.reverse_acr_final_bps.is_some());
+    // Responses (128 cells) outweigh requests (16 cells).
+    assert!(c.reverse_throughput_bps.unwrap() > c.throughput_bps);
+    // UBR request/response runs too (no RM cells).
+    let t = dumbbell(
+        ERICA,
+        &[Conn {
+            service: "ubr",
+            traffic: rr,
+        }],
+        "20 ms",
+    );
+    run_checked(&t, "request_response over ubr");
+}
+
+#[test]
+fn rate_capped_persistent_conserves_and_repeats() {
+    let capped = "{ kind = \"persistent\", rate_cap = \"10 Mbps\", cap_until = \"20 ms\" }";
+    let t = dumbbell(ERICA, &[abr(PERSISTENT), abr(capped)], "60 ms");
+    let r = run_checked(&t, "rate capped");
+    let c = conn(&r, "c2");
+    // Capped at 10 Mbps for 20 ms, then free for 40 ms: well above 10 Mbps on average.
+    assert!(c.throughput_bps > 20e6, "{}", c.throughput_bps);
+    // ... and, while capped, below its share: the uncapped source took the rest.
+    let a = conn(&r, "c1");
+    assert!(a.throughput_bps > c.throughput_bps);
+}
+
+#[test]
+fn one_source_lan_erica_converges_to_target_utilization() {
+    let t = dumbbell(ERICA, &[abr(PERSISTENT)], "50 ms");
+    let r = run_checked(&t, "one source");
+    let c = conn(&r, "c1");
+    let share = c.fair_share_bps.unwrap();
+    assert!((share - 155.52e6).abs() < 1.0, "the bottleneck is the whole link: {share}");
+    let want = share * 0.95;
+    let acr = c.acr_final_bps.unwrap();
+    assert!((acr / want - 1.0).abs() < 0.01, "ACR {acr}, expected {want}");
+}
+
+/// s1 -> sw1 -> sw2 -> sw3 -> d1; the sw2 -> sw3 link runs at `mid_rate`.
+fn three_switches(defaults: &str, mid_rate: &str, ports: &str) -> String {
+    let mut s = format!(
+        "seed = 1\n[measurement]\nduration = \"60 ms\"\nsample_interval = \"1 ms\"\n[defaults]\n{defaults}\n"
+    );
+    for (n, k) in [
+        ("s1", "host"),
+        ("sw1", "switch"),
+        ("sw2", "switch"),
+        ("sw3", "switch"),
+        ("d1", "host"),
+    ] {
+        s += &format!("[[node]]\nname = \"{n}\"\nkind = \"{k}\"\n");
+    }
+    for (a, b) in [("s1", "sw1"), ("sw1", "sw2"), ("sw3", "d1")] {
+        s += &format!("[[link]]\nbetween = [\"{a}\", \"{b}\"]\nlength = \"1 km\"\n");
+    }
+    s += &format!(
+        "[[link]]\nbetween = [\"sw2\", \"sw3\"]\nlength = \"1 km\"\nrate = \"{mid_rate}\"\n{ports}"
+    );
+    s += "[[connection]]\nname = \"c\"\nfrom = \"s1\"\nto = \"d1\"\nservice = \"abr\"\ntraffic = { kind = \"persistent\" }\n";
+    s
+}
+
+#[test]
+fn brm_feedback_crosses_a_three_switch_route() {
+    let abr = "abr = { icr = \"10 Mbps\", rif = 1.0 }";
+    // ERICA only at the middle switch's port toward sw3 (the 50 Mbps bottleneck): its ER
+    // must travel back through sw2 and sw1 to the source.
+    let only_mid = three_switches(
+        abr,
+        "50 Mbps",
+        "[[port]]\nnode = \"sw2\"\ntoward = \"sw3\"\nallocator = { kind = \"erica\", target_utilization = 0.9 }\n",
+    );
+    let r = run_checked(&only_mid, "three switches, ERICA at sw2");
+    let c = conn(&r, "c");
+    let share = c.fair_share_bps.unwrap();
+    assert!((share - 50e6).abs() < 1.0, "{share}");
+    let acr = c.acr_final_bps.unwrap();
+    assert!((acr / (0.9 * share) - 1.0).abs() < 0.01, "ACR {acr}");
+    assert!(c.brm_received.unwrap() > 10);
+    // ERICA at every switch port: the bottleneck's ER is still the one that sticks.
+    let all = three_switches(
+        &format!("{abr}\nallocator = {{ kind = \"erica\", target_utilization = 0.9 }}"),
+        "50 Mbps",
+        "",
+    );
+    let r = run_checked(&all, "three switches, ERICA everywhere");
+    let acr = conn(&r, "c").acr_final_bps.unwrap();
+    assert!((acr / (0.9 * 50e6) - 1.0).abs() < 0.01, "ACR {acr}");
+    // No allocator anywhere: BRMs come back with ER = PCR and the source runs at PCR.
+    let none = three_switches(abr, "50 Mbps", "");
+    let r = run_checked(&none, "three switches, no allocator");
+    let acr = conn(&r, "c").acr_final_bps.unwrap();
+    // (ER travels as f32: ACR = PCR rounded to f32, within 1e-7.)
+    assert!((acr / 155.52e6 - 1.0).abs() < 1e-6, "ACR {acr}");
+}
+
+#[test]
+fn zz_dump() {
+    let vbr = "{ kind = \"on_off\", peak_rate = \"124.42 Mbps\", on = \"5 ms\", off = \"5 ms\" }";
+    let rr = "{ kind = \"request_response\", request = \"16 cells\", response = \"128 cells\", think_time = \"1 ms\" }";
+    let capped = "{ kind = \"persistent\", rate_cap = \"10 Mbps\", cap_until = \"20 ms\" }";
+    let cases = vec![
+        ("erica", dumbbell(ERICA, &[abr(PERSISTENT), abr(PERSISTENT)], "50 ms")),
+        ("erica+", dumbbell("allocator = { kind = \"erica_plus\", t0 = \"100 us\", interval_cells = \"50 cells\" }\nabr = { icr = \"10 Mbps\", rif = 1.0 }", &[abr(PERSISTENT), abr(PERSISTENT), abr(PERSISTENT)], "50 ms")),
+        ("efci", dumbbell("allocator = { kind = \"efci\", threshold = \"50 cells\" }\nabr = { rif = 0.0625 }\nswitch_buffer = \"2000 cells\"", &[abr(PERSISTENT), abr(PERSISTENT)], "50 ms")),
+        ("vbr", dumbbell(ERICA, &[abr(PERSISTENT), abr(PERSISTENT), Conn { service: "vbr", traffic: vbr }], "60 ms")),
+        ("rr", dumbbell(ERICA, &[abr(PERSISTENT), abr(rr)], "50 ms")),
+        ("capped", dumbbell(ERICA, &[abr(PERSISTENT), abr(capped)], "60 ms")),
+        ("one", dumbbell(ERICA, &[abr(PERSISTENT)], "50 ms")),
+    ];
+    for (n, t) in cases {
+        let r = run(&t);
+        eprintln!("== {n}: sent {} dropped {} maxq {} eff {:.3} fmm {:?}", r.summary.cells_sent, r.summary.cells_dropped, r.summary.max_switch_queue_cells, r.summary.efficiency, r.summary.fairness_maxmin);
+        for c in &r.connections {
+            eprintln!("  {} thr {:.3e} rev {:?} acr {:?} mean {:?} share {:?} rm {:?} brm {:?} r5 {:?} r6 {:?}", c.name, c.throughput_bps, c.reverse_throughput_bps, c.acr_final_bps, c.acr_mean_bps, c.fair_share_bps, c.rm_cells_sent, c.brm_received, c.rule5_resets, c.rule6_cuts);
+        }
+        let p = port(&r, "sw1->sw2");
+        eprintln!("  sw1->sw2 util {:.3} maxq {} finalq {}", p.utilization, p.max_queue_cells, p.final_queue_cells);
+    }
+}
