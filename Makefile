@@ -5,7 +5,6 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-OUT ?= results/ubr-plus
 
 .PHONY: setup reproduce test test-rust test-python slow bench clean
 
@@ -18,7 +17,8 @@ setup: $(BIN)/python
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release -q
 
 reproduce: setup
-	$(BIN)/atmsim reproduce ubr-plus --out $(OUT)
+	$(BIN)/atmsim reproduce ubr-plus --out results/ubr-plus
+	$(BIN)/atmsim reproduce erica-testing --out results/erica-testing
 
 test-rust:
 	cargo test --workspace --exclude atmsim-py --release -q
