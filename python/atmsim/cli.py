@@ -13,20 +13,25 @@ import textwrap
 from pathlib import Path
 
 DESCRIPTION = """\
-atmsim: a cell-level simulator of TCP/IP over ATM networks (UBR; ABR being built).
+atmsim: a cell-level simulator of TCP/IP over ATM networks: UBR with EPD/PPD/Selective
+Drop/FBA buffer policies, and ABR with TM 4.0 end systems and the ERICA, ERICA+ and EFCI
+switch algorithms.
 
 A scenario is a TOML file: nodes (hosts and switches), full-duplex links (rate, length),
-connections (route, service class, TCP parameters), port settings (buffer, drop policy),
-measurement (duration, warm-up, sampling interval) and a seed. Quantities carry their
+connections (route, service class cbr/vbr/abr/ubr, traffic: tcp, persistent,
+request_response, on_off, cbr; TCP or ABR parameters), port settings (buffer, drop policy,
+rate allocator), measurement (duration, warm-up, sampling interval) and a seed. Quantities carry their
 units: "155.52 Mbps", "1000 km", "5 us", "20 s", "512 B", "36000 cells", "80 %".
 """
 
 EPILOG = """\
 examples:
   atmsim reproduce ubr-plus --out results/ubr-plus   reproduce both tables of seed 001
+  atmsim reproduce erica-testing                     the 24 ERICA experiments of seed 003, with verdicts
   atmsim run examples/ubr_small.toml --out out/      run one scenario, write tables and a plot
+  atmsim run examples/abr_two_sources.toml           two ABR sources under ERICA
   atmsim validate my.toml                            check a scenario without running it
-  atmsim list                                        experiments, drop policies, TCP variants
+  atmsim list                                        experiments, policies, traffic, allocators
   atmsim schema > scenario.schema.json               JSON Schema for editors
   atmsim bench --json                                engine speed on a fixed scenario
 

@@ -269,8 +269,10 @@ impl RunResult {
                     (None, Some(cc)) => {
                         let d0 = &cc.dirs[0];
                         let rr = matches!(cc.app, crate::scenario::CellApp::RequestResponse { .. });
-                        let rx: u64 = d0.data_received_warm
-                            + if rr { cc.dirs[1].data_received_warm } else { 0 };
+                        // Goodput is the forward direction's (the reverse direction of a
+                        // request/response exchange crosses other links; it is reported
+                        // in reverse_throughput_bps), so efficiency stays a share of one link.
+                        let rx: u64 = d0.data_received_warm;
                         r.goodput_bytes = rx * 48;
                         r.goodput_bps = rx as f64 * 384.0 / measured;
                         r.throughput_bps = d0.data_received_warm as f64 * 424.0 / measured;

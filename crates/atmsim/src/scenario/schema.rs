@@ -346,8 +346,8 @@ pub enum AllocatorSpec {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EricaSpec {
-    /// Target utilization U, 0 < U <= 1 (ERICA; default 0.9). ERICA+ targets 1 and
-    /// ignores it.
+    /// Target utilization U, 0 < U <= 1 (ERICA; default 0.9). ERICA+ targets a queueing
+    /// delay instead and refuses this key.
     #[serde(default)]
     pub target_utilization: Option<f64>,
     /// Averaging interval: ends after this many ABR cells... (default `"100 cells"`)
