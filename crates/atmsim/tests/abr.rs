@@ -77,7 +77,12 @@ fn check_invariants(r: &RunResult, what: &str) {
             "{what} {}",
             p.name
         );
-        assert_eq!(p.drops.values().sum::<u64>(), p.dropped, "{what} {}", p.name);
+        assert_eq!(
+            p.drops.values().sum::<u64>(),
+            p.dropped,
+            "{what} {}",
+            p.name
+        );
         assert!(p.utilization <= 1.0 + 1e-9, "{what} {}", p.name);
         if let Some(b) = p.buffer_cells {
             assert!(p.max_queue_cells <= b, "{what} {}", p.name);
@@ -92,11 +97,23 @@ fn check_invariants(r: &RunResult, what: &str) {
     for c in &r.connections {
         if c.service == "abr" {
             let acr = c.acr_final_bps.expect("ABR connections report ACR");
-            assert!(acr >= 0.0 && acr <= 155.52e6 * (1.0 + 1e-9), "{what} {}: {acr}", c.name);
+            assert!(
+                acr >= 0.0 && acr <= 155.52e6 * (1.0 + 1e-9),
+                "{what} {}: {acr}",
+                c.name
+            );
             let mean = c.acr_mean_bps.unwrap();
-            assert!(mean >= 0.0 && mean <= 155.52e6 * (1.0 + 1e-9), "{what} {}: {mean}", c.name);
+            assert!(
+                mean >= 0.0 && mean <= 155.52e6 * (1.0 + 1e-9),
+                "{what} {}: {mean}",
+                c.name
+            );
             assert!(c.rm_cells_sent.unwrap() > 0, "{what} {}: no FRM", c.name);
-            assert!(c.brm_received.unwrap() > 0, "{what} {}: no BRM back", c.name);
+            assert!(
+                c.brm_received.unwrap() > 0,
+                "{what} {}: no BRM back",
+                c.name
+            );
             assert!(c.cells_delivered > 0, "{what} {}", c.name);
         } else {
             assert!(c.acr_final_bps.is_none());
@@ -109,7 +126,11 @@ fn run_checked(text: &str, what: &str) -> RunResult {
     let a = run(text);
     check_invariants(&a, what);
     let b = run(text);
-    assert_eq!(fingerprint(&a), fingerprint(&b), "{what}: not deterministic");
+    assert_eq!(
+        fingerprint(&a),
+        fingerprint(&b),
+        "{what}: not deterministic"
+    );
     a
 }
 
@@ -128,7 +149,11 @@ fn erica_two_sources_conserve_and_repeat() {
     // Both get close to half the target capacity, 0.95 * 155.52 / 2 = 73.9 Mbps.
     for c in &r.connections {
         let acr = c.acr_final_bps.unwrap();
-        assert!((acr / (0.95 * 155.52e6 / 2.0) - 1.0).abs() < 0.05, "{}: {acr}", c.name);
+        assert!(
+            (acr / (0.95 * 155.52e6 / 2.0) - 1.0).abs() < 0.05,
+            "{}: {acr}",
+            c.name
+        );
     }
     assert!(r.summary.fairness_maxmin.unwrap() > 0.99);
     // The example file in the repository runs too.
@@ -138,9 +163,14 @@ fn erica_two_sources_conserve_and_repeat() {
 
 #[test]
 fn erica_plus_conserves_and_repeats() {
-    let d = "allocator = { kind = \"erica_plus\", t0 = \"100 us\", interval_cells = \"50 cells\" }\n\
+    let d =
+        "allocator = { kind = \"erica_plus\", t0 = \"100 us\", interval_cells = \"50 cells\" }\n\
              abr = { icr = \"10 Mbps\", rif = 1.0 }";
-    let t = dumbbell(d, &[abr(PERSISTENT), abr(PERSISTENT), abr(PERSISTENT)], "50 ms");
+    let t = dumbbell(
+        d,
+        &[abr(PERSISTENT), abr(PERSISTENT), abr(PERSISTENT)],
+        "50 ms",
+    );
     let r = run_checked(&t, "erica_plus");
     // ERICA+ targets the full link with a small queue.
     let bott = port(&r, "sw1->sw2");
@@ -177,7 +207,11 @@ fn vbr_background_conserves_and_repeats() {
     );
     let r = run_checked(&t, "vbr background");
     // ABR gets less than without the VBR load.
-    let alone = run(&dumbbell(ERICA, &[abr(PERSISTENT), abr(PERSISTENT)], "60 ms"));
+    let alone = run(&dumbbell(
+        ERICA,
+        &[abr(PERSISTENT), abr(PERSISTENT)],
+        "60 ms",
+    ));
     for name in ["c1", "c2"] {
         assert!(
             conn(&r, name).acr_mean_bps.unwrap() < conn(&alone, name).acr_mean_bps.unwrap(),
@@ -221,6 +255,16 @@ fn rate_capped_persistent_conserves_and_repeats() {
     // ... and, while capped, below its share: the uncapped source took the rest.
     let a = conn(&r, "c1");
     assert!(a.throughput_bps > c.throughput_bps);
+    // Until 20 ms the application hands at most 10 Mbps: 10e6 * 0.02 / 424 = 471.7 cells.
+    let ts = &r.timeseries;
+    let k = ts.abr_names.iter().position(|n| n == "c2").unwrap();
+    let at20 = ts
+        .time_s
+        .iter()
+        .position(|t| (*t - 0.020).abs() < 1e-9)
+        .unwrap();
+    let rx = ts.abr_cells_received[k][at20];
+    assert!(rx > 400 && rx <= 472, "{rx} cells by 20 ms");
 }
 
 #[test]
@@ -229,10 +273,16 @@ fn one_source_lan_erica_converges_to_target_utilization() {
     let r = run_checked(&t, "one source");
     let c = conn(&r, "c1");
     let share = c.fair_share_bps.unwrap();
-    assert!((share - 155.52e6).abs() < 1.0, "the bottleneck is the whole link: {share}");
+    assert!(
+        (share - 155.52e6).abs() < 1.0,
+        "the bottleneck is the whole link: {share}"
+    );
     let want = share * 0.95;
     let acr = c.acr_final_bps.unwrap();
-    assert!((acr / want - 1.0).abs() < 0.01, "ACR {acr}, expected {want}");
+    assert!(
+        (acr / want - 1.0).abs() < 0.01,
+        "ACR {acr}, expected {want}"
+    );
 }
 
 /// s1 -> sw1 -> sw2 -> sw3 -> d1; the sw2 -> sw3 link runs at `mid_rate`.
@@ -294,26 +344,66 @@ fn brm_feedback_crosses_a_three_switch_route() {
 }
 
 #[test]
-fn zz_dump() {
-    let vbr = "{ kind = \"on_off\", peak_rate = \"124.42 Mbps\", on = \"5 ms\", off = \"5 ms\" }";
-    let rr = "{ kind = \"request_response\", request = \"16 cells\", response = \"128 cells\", think_time = \"1 ms\" }";
-    let capped = "{ kind = \"persistent\", rate_cap = \"10 Mbps\", cap_until = \"20 ms\" }";
-    let cases = vec![
-        ("erica", dumbbell(ERICA, &[abr(PERSISTENT), abr(PERSISTENT)], "50 ms")),
-        ("erica+", dumbbell("allocator = { kind = \"erica_plus\", t0 = \"100 us\", interval_cells = \"50 cells\" }\nabr = { icr = \"10 Mbps\", rif = 1.0 }", &[abr(PERSISTENT), abr(PERSISTENT), abr(PERSISTENT)], "50 ms")),
-        ("efci", dumbbell("allocator = { kind = \"efci\", threshold = \"50 cells\" }\nabr = { rif = 0.0625 }\nswitch_buffer = \"2000 cells\"", &[abr(PERSISTENT), abr(PERSISTENT)], "50 ms")),
-        ("vbr", dumbbell(ERICA, &[abr(PERSISTENT), abr(PERSISTENT), Conn { service: "vbr", traffic: vbr }], "60 ms")),
-        ("rr", dumbbell(ERICA, &[abr(PERSISTENT), abr(rr)], "50 ms")),
-        ("capped", dumbbell(ERICA, &[abr(PERSISTENT), abr(capped)], "60 ms")),
-        ("one", dumbbell(ERICA, &[abr(PERSISTENT)], "50 ms")),
-    ];
-    for (n, t) in cases {
-        let r = run(&t);
-        eprintln!("== {n}: sent {} dropped {} maxq {} eff {:.3} fmm {:?}", r.summary.cells_sent, r.summary.cells_dropped, r.summary.max_switch_queue_cells, r.summary.efficiency, r.summary.fairness_maxmin);
-        for c in &r.connections {
-            eprintln!("  {} thr {:.3e} rev {:?} acr {:?} mean {:?} share {:?} rm {:?} brm {:?} r5 {:?} r6 {:?}", c.name, c.throughput_bps, c.reverse_throughput_bps, c.acr_final_bps, c.acr_mean_bps, c.fair_share_bps, c.rm_cells_sent, c.brm_received, c.rule5_resets, c.rule6_cuts);
-        }
-        let p = port(&r, "sw1->sw2");
-        eprintln!("  sw1->sw2 util {:.3} maxq {} finalq {}", p.utilization, p.max_queue_cells, p.final_queue_cells);
+fn abr_rate_goes_to_zero_under_a_cbr_hog_and_recovers() {
+    // A CBR connection takes 149.3 of 155.52 Mbps (96 %) of sw1 -> sw2 until 20 ms: with
+    // U = 0.95 the ABR capacity is max(0.95 - 0.96, 0) = 0, ERICA sends ER = 0 and the ABR
+    // source drops to ACR = MCR = 0, then sends out-of-rate FRMs at TCR (rule 11). After
+    // the CBR stops it gets the whole target capacity back.
+    let play = |tcr: &str| {
+        let d = format!(
+            "allocator = {{ kind = \"erica\", target_utilization = 0.95 }}\n\
+             abr = {{ icr = \"10 Mbps\", rif = 1.0, tcr = \"{tcr}\" }}"
+        );
+        let cbr = "{ kind = \"cbr\", rate = \"149.3 Mbps\" }\nstop = \"20 ms\"";
+        let t = dumbbell(
+            &d,
+            &[
+                abr(PERSISTENT),
+                Conn {
+                    service: "cbr",
+                    traffic: cbr,
+                },
+            ],
+            "100 ms",
+        );
+        run_checked(&t, &format!("cbr hog, tcr {tcr}"))
+    };
+    let slow = play("10 cells/s");
+    let fast = play("1000 cells/s");
+    for r in [&slow, &fast] {
+        let ts = &r.timeseries;
+        let during: Vec<f32> = ts
+            .time_s
+            .iter()
+            .zip(&ts.acr_mbps[0])
+            .filter(|(t, _)| **t > 0.012 && **t < 0.020)
+            .map(|(_, a)| *a)
+            .collect();
+        assert!(
+            !during.is_empty() && during.iter().all(|a| *a == 0.0),
+            "{during:?}"
+        );
+        let acr = conn(r, "c1").acr_final_bps.unwrap();
+        assert!((acr / (0.95 * 155.52e6) - 1.0).abs() < 0.01, "{acr}");
     }
+    // With TCR = 1000 cells/s about one out-of-rate FRM per ms went while ACR was 0.
+    let extra = conn(&fast, "c1").rm_cells_sent.unwrap() as i64
+        - conn(&slow, "c1").rm_cells_sent.unwrap() as i64;
+    assert!(extra >= 8, "{extra} more RM cells with the faster TCR");
+}
+
+// Regression: the goodput of a request/response connection used to count both
+// directions, which cross different links, so efficiency reached 1.145 here. It counts the
+// forward direction only since commit 3de3f43; the reverse is in reverse_throughput_bps.
+#[test]
+fn efficiency_stays_at_most_one_with_request_response() {
+    let rr = "{ kind = \"request_response\", request = \"16 cells\", response = \"128 cells\", think_time = \"1 ms\" }";
+    let r = run(&dumbbell(ERICA, &[abr(PERSISTENT), abr(rr)], "50 ms"));
+    assert!(
+        r.summary.efficiency <= 1.0 + 1e-9,
+        "{}",
+        r.summary.efficiency
+    );
+    let c = conn(&r, "c2");
+    assert!((c.goodput_bps / (c.throughput_bps * 48.0 / 53.0) - 1.0).abs() < 1e-9);
 }

@@ -112,7 +112,10 @@ impl AbrSource {
         }
         let last = match (self.last_send, self.last_oor) {
             (Some(a), Some(b)) => a.max(b),
-            (a, b) => a.or(b).unwrap_or(0),
+            (a, b) => match a.or(b) {
+                Some(t) => t,
+                None => return Some(now), // nothing sent yet: may go at once
+            },
         };
         Some(now.max(last + cell_interval(self.p.tcr)))
     }

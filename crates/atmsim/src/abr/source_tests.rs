@@ -326,7 +326,11 @@ fn rule5_adtf_resets_to_icr() {
     assert_eq!(s.send_frm(10_000 * MS), 100.0);
     s.on_brm(false, true, false, 50.0);
     assert_eq!(s.acr, 50.0);
-    assert_eq!(s.send_frm(20_000 * MS), 50.0, "below ICR: not raised to ICR");
+    assert_eq!(
+        s.send_frm(20_000 * MS),
+        50.0,
+        "below ICR: not raised to ICR"
+    );
     assert_eq!(s.counters.rule5_resets, 0);
 
     // Not before the first FRM (there is no "last FRM").
@@ -586,4 +590,14 @@ fn rule11_out_of_rate_frm_at_tcr_when_acr_below_tcr() {
     );
     s.sent_data(200 * MS);
     assert_eq!(s.next_out_of_rate(200 * MS), Some(300 * MS));
+}
+
+#[test]
+fn rule11_first_out_of_rate_frm_is_not_timed_from_time_zero() {
+    let mut p = p1000();
+    p.icr = 0.0;
+    let s = AbrSource::new(p);
+    // Nothing has been sent, so nothing limits the first out-of-rate FRM.
+    assert_eq!(s.next_out_of_rate(0), Some(0));
+    assert_eq!(s.next_out_of_rate(40 * MS), Some(40 * MS));
 }

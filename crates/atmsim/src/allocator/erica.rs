@@ -149,6 +149,9 @@ pub struct Erica {
     vbr_cells: u32,
     n_seen_this: u32,
     n_active_this: f64,
+    /// The active-VC count of the last interval before the floor of 1 (used by the
+    /// immediate fair-share update, so a first VC after an empty interval counts once).
+    n_active_raw: f64,
     avg: Option<(f64, f64, f64)>,
     /// The current state.
     pub st: EricaState,
@@ -185,6 +188,7 @@ impl Erica {
             vbr_cells: 0,
             n_seen_this: 0,
             n_active_this: 0.0,
+            n_active_raw: 0.0,
             avg: None,
             st,
         }
@@ -208,7 +212,8 @@ impl Erica {
         if let Some(decay) = self.cfg.source_averaging {
             if v.contribution < 1.0 {
                 if self.cfg.immediate_fair_share && v.contribution < decay {
-                    self.st.n_active = (self.st.n_active - v.contribution / decay + 1.0).max(1.0);
+                    self.n_active_raw = (self.n_active_raw - v.contribution / decay + 1.0).max(0.0);
+                    self.st.n_active = self.n_active_raw.max(1.0);
                     self.st.fair_share = self.st.abr_cap / self.st.n_active;
                 }
                 self.n_active_this += 1.0 - v.contribution;
@@ -218,7 +223,8 @@ impl Erica {
             v.seen_this = true;
             self.n_seen_this += 1;
             if self.cfg.immediate_fair_share && !v.seen_last {
-                self.st.n_active += 1.0;
+                self.n_active_raw += 1.0;
+                self.st.n_active = self.n_active_raw.max(1.0);
                 self.st.fair_share = self.st.abr_cap / self.st.n_active;
             }
         }
@@ -270,10 +276,10 @@ impl Erica {
                 ratio(a / t, c / t)
             }
         };
-        let n_active = match self.cfg.source_averaging {
-            None => (self.n_seen_this as f64).max(1.0),
+        let raw = match self.cfg.source_averaging {
+            None => self.n_seen_this as f64,
             Some(decay) => {
-                let n = self.n_active_this.max(1.0);
+                let n = self.n_active_this;
                 let mut sum = 0.0;
                 for v in &mut self.vcs {
                     v.contribution *= decay;
@@ -295,6 +301,8 @@ impl Erica {
         }
         self.st.z = z;
         self.st.abr_cap = abr_cap;
+        self.n_active_raw = raw;
+        let n_active = raw.max(1.0);
         self.st.n_active = n_active;
         self.st.fair_share = abr_cap / n_active;
         self.st.max_alloc_previous = self.st.max_alloc_current;

@@ -103,7 +103,12 @@ macro_rules! assert_close {
     }};
     ($a:expr, $b:expr, $msg:expr) => {{
         let (a, b) = ($a as f64, $b as f64);
-        assert!(close(a, b), "{} = {a}, expected {b}: {}", stringify!($a), $msg);
+        assert!(
+            close(a, b),
+            "{} = {a}, expected {b}: {}",
+            stringify!($a),
+            $msg
+        );
     }};
 }
 
@@ -171,7 +176,11 @@ fn er_is_only_lowered() {
     underload(&mut e, 0);
     e.on_timer(MS, 0);
     // ERICA gives VC 0 67 500.
-    assert_eq!(er(&mut e, MS, 0, 20_000.0), 20_000.0, "a lower ER field stays");
+    assert_eq!(
+        er(&mut e, MS, 0, 20_000.0),
+        20_000.0,
+        "a lower ER field stays"
+    );
     assert_eq!(er(&mut e, MS, 0, 67_000.0), 67_000.0);
     assert_er!(er(&mut e, MS, 0, 70_000.0), 67_500.0);
     assert_eq!(er(&mut e, MS, 0, 0.0), 0.0);
@@ -195,7 +204,10 @@ fn interval_ends_by_cell_count() {
     }
     assert_eq!(e.generation(), 0);
     let mut d = data(0);
-    assert!(e.on_arrival(100 * US, &mut d, 0), "the 10th ABR cell ends it");
+    assert!(
+        e.on_arrival(100 * US, &mut d, 0),
+        "the 10th ABR cell ends it"
+    );
     assert_eq!(e.st.intervals, 1);
     assert_eq!(e.generation(), 1);
     assert_eq!(e.interval_deadline(), Some(100 * US + MS), "timer re-armed");
@@ -350,6 +362,27 @@ fn fair_share_first_limits_a_vc_below_fair_share() {
     let mut e = play(false);
     assert_er!(er(&mut e, MS, 0, 1e9), 75_000.0);
     assert_er!(er(&mut e, MS, 2, 1e9), 90_000.0);
+}
+
+#[test]
+fn fair_share_first_tolerates_f32_rounding_of_ccr() {
+    // Same interval as above (z = 0.4, FairShare 45 000). A VC sent exactly FairShare
+    // reports a CCR one f32 step below it: not "below FairShare" (CCR_TOLERANCE = 1e-6),
+    // so it is not held at FairShare; a CCR 1e-4 below is.
+    let play = |ccr: f32| {
+        let mut c = bare();
+        c.fair_share_first = true;
+        let mut e = erica(c);
+        feed(&mut e, 0, 0, ccr, 10);
+        feed(&mut e, 0, 2, 50_000.0, 26);
+        e.on_timer(MS, 0);
+        er(&mut e, MS, 0, 1e9)
+    };
+    let one_step_below = f32::from_bits(45_000f32.to_bits() - 1);
+    assert!((one_step_below as f64) < 45_000.0);
+    // VCShare = 44 999.996 / 0.4 = 112 500 -> ABRCap.
+    assert_er!(play(one_step_below), 90_000.0);
+    assert_er!(play(44_995.0), 45_000.0);
 }
 
 // ---------------------------------------------------------------- one ER per interval
@@ -533,9 +566,6 @@ fn immediate_fair_share_with_source_averaging() {
 }
 
 #[test]
-#[ignore = "bug (spec-literal edge case): after an interval in which no VC was seen, \
-            NActive is floored at 1, so with immediate_fair_share the first new VC makes \
-            it 2 and halves FairShare for the rest of the interval"]
 fn immediate_fair_share_first_vc_after_an_empty_interval_counts_once() {
     let mut c = bare();
     c.immediate_fair_share = true;
