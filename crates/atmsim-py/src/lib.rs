@@ -70,7 +70,8 @@ fn validate(text: String, toml: bool) -> PyResult<String> {
 /// takes): a JSON list of {name, fair_share_bps (null if outside the allocation)}.
 #[pyfunction]
 fn max_min_json(text: String) -> PyResult<String> {
-    let file = atmsim::scenario::from_json_str(&text).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let file = atmsim::scenario::from_json_str(&text)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let sc = atmsim::scenario::resolve::resolve(&file)
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let shares = atmsim::maxmin::fair_shares(&sc);

@@ -51,13 +51,25 @@ pub fn water_fill(capacity: &[f64], demands: &[Demand]) -> Vec<f64> {
             let load = |level: f64| -> f64 {
                 flows
                     .iter()
-                    .map(|&i| if frozen[i] { rate[i] } else { clamp(level, &demands[i]) })
+                    .map(|&i| {
+                        if frozen[i] {
+                            rate[i]
+                        } else {
+                            clamp(level, &demands[i])
+                        }
+                    })
                     .sum()
             };
             let hi_level = flows
                 .iter()
                 .filter(|&&i| !frozen[i])
-                .map(|&i| if demands[i].max.is_finite() { demands[i].max } else { capacity[p] })
+                .map(|&i| {
+                    if demands[i].max.is_finite() {
+                        demands[i].max
+                    } else {
+                        capacity[p]
+                    }
+                })
                 .fold(capacity[p], f64::max);
             if load(hi_level) <= capacity[p] {
                 continue; // never fills before every connection reaches its cap

@@ -6,11 +6,11 @@
 use crate::aal5::{self, Reassembly};
 use crate::abr::{AbrSource, Destination};
 use crate::allocator::AnyAllocator;
-use crate::scenario::CellApp;
 use crate::cell::{Cell, CELL_BITS};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
 use crate::port::PortBuffer;
+use crate::scenario::CellApp;
 use crate::scenario::{Scenario, ServiceClass};
 use crate::tcp::{TcpReceiver, TcpSender};
 use atmsim_kernel::{RngStream, SerialClock, Time};
@@ -67,6 +67,24 @@ pub struct Flow {
     pub frames_corrupted: u64,
     /// Highest frame emission number seen at the destination, plus one.
     pub frames_seen: u64,
+}
+
+impl Flow {
+    /// Passes a data cell to the destination's reassembly and counts the outcome
+    /// (frames good, corrupted, and the highest frame seen).
+    #[inline]
+    pub fn reassemble(&mut self, cell: &Cell) -> aal5::Reassembled {
+        let r = self.reasm.push(cell, self.cells_per_frame);
+        match r {
+            aal5::Reassembled::Partial => {}
+            aal5::Reassembled::Failed => self.frames_corrupted += 1,
+            aal5::Reassembled::Frame(_) => self.frames_good += 1,
+        }
+        if !matches!(r, aal5::Reassembled::Partial) {
+            self.frames_seen = self.frames_seen.max(cell.frame as u64 + 1);
+        }
+        r
+    }
 }
 
 /// A connection's end systems.
@@ -252,7 +270,11 @@ pub struct TcpConn {
 pub const NO_PORT: u32 = u32::MAX;
 
 impl TcpConn {
-    fn new(s: &Scenario, c: &crate::scenario::ConnectionCfg, tcp: &crate::scenario::TcpParams) -> TcpConn {
+    fn new(
+        s: &Scenario,
+        c: &crate::scenario::ConnectionCfg,
+        tcp: &crate::scenario::TcpParams,
+    ) -> TcpConn {
         let wseg = (tcp.window / tcp.mss as u64) as u32;
         TcpConn {
             snd: TcpSender::new(tcp),
@@ -308,7 +330,11 @@ impl Network {
                 tx_pending: false,
                 sent_in_interval: 0,
                 is_switch: s.nodes[p.node].kind == crate::scenario::schema::NodeKind::Switch,
-                alloc: AnyAllocator::from_cfg(&p.allocator, p.rate_bps as f64 / CELL_BITS as f64, nflows),
+                alloc: AnyAllocator::from_cfg(
+                    &p.allocator,
+                    p.rate_bps as f64 / CELL_BITS as f64,
+                    nflows,
+                ),
             })
             .collect();
         let mut flows = Vec::with_capacity(nflows);
@@ -326,12 +352,18 @@ impl Network {
                     aal5::cells_for_segment(t.mss, c.llc_snap),
                     aal5::cells_for_ip(aal5::TCPIP_HEADERS, c.llc_snap),
                 ],
-                (None, Some(CellApp::RequestResponse {
-                    request, response, ..
-                })) => [*request, *response],
+                (
+                    None,
+                    Some(CellApp::RequestResponse {
+                        request, response, ..
+                    }),
+                ) => [*request, *response],
                 _ => [1, 1],
             };
-            for (ports_of, cells) in [(&c.fwd_ports, frame_cells[0]), (&c.bwd_ports, frame_cells[1])] {
+            for (ports_of, cells) in [
+                (&c.fwd_ports, frame_cells[0]),
+                (&c.bwd_ports, frame_cells[1]),
+            ] {
                 flows.push(Flow {
                     route_start: route_ports.len() as u32,
                     route_len: ports_of.len() as u16,
@@ -357,7 +389,10 @@ impl Network {
                     };
                     let reverse_sends = matches!(app, CellApp::RequestResponse { .. });
                     let abr_src = |sends: bool| {
-                        c.abr.as_ref().filter(|_| sends).map(|p| AbrSource::new(p.clone()))
+                        c.abr
+                            .as_ref()
+                            .filter(|_| sends)
+                            .map(|p| AbrSource::new(p.clone()))
                     };
                     let mut d0 = CellDir::new(abr_src(true), rate(&c.fwd_ports), frame_cells[0]);
                     let mut d1 =
@@ -386,7 +421,9 @@ impl Network {
             for h in 0..flows[f].route_len as usize {
                 let idx = flows[f].route_start as usize + h;
                 let node = s.ports[route_ports[idx] as usize].node;
-                if let Some(k) = (0..gl).find(|&k| s.ports[route_ports[gs + k] as usize].node == node) {
+                if let Some(k) =
+                    (0..gl).find(|&k| s.ports[route_ports[gs + k] as usize].node == node)
+                {
                     peer_ports[idx] = route_ports[gs + k];
                 }
             }

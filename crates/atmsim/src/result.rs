@@ -263,8 +263,7 @@ impl RunResult {
                         r.srtt_s = t.snd.srtt_secs().unwrap_or(f64::NAN);
                         let tp = c.tcp();
                         let cells = aal5::cells_for_segment(tp.mss, c.llc_snap);
-                        r.throughput_bps =
-                            r.goodput_bps * (cells as f64 * 53.0) / tp.mss as f64;
+                        r.throughput_bps = r.goodput_bps * (cells as f64 * 53.0) / tp.mss as f64;
                     }
                     (None, Some(cc)) => {
                         let d0 = &cc.dirs[0];
@@ -342,7 +341,11 @@ impl RunResult {
         let (mss, cells) = sc
             .connections
             .iter()
-            .find_map(|c| c.tcp.as_ref().map(|t| (t.mss, aal5::cells_for_segment(t.mss, c.llc_snap))))
+            .find_map(|c| {
+                c.tcp
+                    .as_ref()
+                    .map(|t| (t.mss, aal5::cells_for_segment(t.mss, c.llc_snap)))
+            })
             .unwrap_or((48, 1));
         let max_goodput = max_goodput_bps(sc.efficiency_rate_bps, mss, cells);
         let t = &sim.totals;
@@ -361,7 +364,11 @@ impl RunResult {
             fairness_maxmin: {
                 let norm: Vec<f64> = connections
                     .iter()
-                    .filter_map(|c| c.fair_share_bps.filter(|s| *s > 0.0).map(|s| c.throughput_bps / s))
+                    .filter_map(|c| {
+                        c.fair_share_bps
+                            .filter(|s| *s > 0.0)
+                            .map(|s| c.throughput_bps / s)
+                    })
                     .collect();
                 if norm.is_empty() {
                     None

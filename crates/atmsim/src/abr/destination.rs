@@ -77,7 +77,10 @@ mod tests {
         let b = d.turn_around(&frm(), 5);
         assert!(b.flags & flag::CI != 0);
         let b2 = d.turn_around(&frm(), 5);
-        assert!(b2.flags & flag::CI == 0, "EFCI state is cleared by the turnaround");
+        assert!(
+            b2.flags & flag::CI == 0,
+            "EFCI state is cleared by the turnaround"
+        );
         // A later data cell without EFCI clears the state.
         d.on_data(&data);
         d.on_data(&Cell::data(4, 0, false));

@@ -336,7 +336,10 @@ impl Erica {
             }
         }
         st.max_alloc_current = st.max_alloc_current.max(er.min(st.abr_cap));
-        if self.cfg.fair_share_first && ccr < st.fair_share * (1.0 - CCR_TOLERANCE) && er > st.fair_share {
+        if self.cfg.fair_share_first
+            && ccr < st.fair_share * (1.0 - CCR_TOLERANCE)
+            && er > st.fair_share
+        {
             er = st.fair_share;
         }
         er = er.min(st.abr_cap);

@@ -67,7 +67,11 @@ impl Recorder {
                     if dir.abr.is_some() {
                         abr.push((c, d));
                         let n = &sc.connections[c].name;
-                        abr_names.push(if d == 0 { n.clone() } else { format!("{n} (reverse)") });
+                        abr_names.push(if d == 0 {
+                            n.clone()
+                        } else {
+                            format!("{n} (reverse)")
+                        });
                     }
                 }
             }

@@ -4,8 +4,8 @@
 //! After this step the engine can trust its input; it never panics on user data.
 
 use super::error::ScenarioError;
-use super::schema::*;
 use super::resolve_abr::{resolve_abr, resolve_allocator, resolve_cell_app, CellApp};
+use super::schema::*;
 use super::units::{BufferSize, Granularity, Threshold, TickPhase};
 use crate::abr::AbrParams;
 use crate::allocator::AllocatorCfg;
@@ -409,7 +409,10 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             if nodes[a].kind != NodeKind::Switch && cfg != AllocatorCfg::None {
                 return err(
                     format!("port[{i}].allocator"),
-                    format!("{:?} is a host; rate allocators run at switch ports", ps.node),
+                    format!(
+                        "{:?} is a host; rate allocators run at switch ports",
+                        ps.node
+                    ),
                 );
             }
             ports[pi].allocator = cfg;
@@ -593,7 +596,12 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         let allowed: &[ServiceClass] = match kind {
             "tcp" => &[ServiceClass::Ubr],
             "persistent" | "request_response" => &[ServiceClass::Abr, ServiceClass::Ubr],
-            "on_off" => &[ServiceClass::Vbr, ServiceClass::Cbr, ServiceClass::Abr, ServiceClass::Ubr],
+            "on_off" => &[
+                ServiceClass::Vbr,
+                ServiceClass::Cbr,
+                ServiceClass::Abr,
+                ServiceClass::Ubr,
+            ],
             _ => &[ServiceClass::Cbr, ServiceClass::Vbr, ServiceClass::Ubr],
         };
         if !allowed.contains(&class) {
@@ -639,7 +647,11 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         let tcp = match &c.traffic {
             TrafficSpec::Tcp { tcp } => {
                 let tcp_spec = tcp.clone().unwrap_or_default();
-                Some(resolve_tcp(&format!("{p}.traffic.tcp"), &tcp_spec, &default_tcp)?)
+                Some(resolve_tcp(
+                    &format!("{p}.traffic.tcp"),
+                    &tcp_spec,
+                    &default_tcp,
+                )?)
             }
             _ => None,
         };

@@ -53,12 +53,12 @@ impl CellApp {
     /// max-min oracle. An ACR-retaining source's cap counts only if it never ends.
     pub fn demand(&self) -> Option<f64> {
         match *self {
-            CellApp::Persistent { cap: Some((r, None)) } => Some(r),
+            CellApp::Persistent {
+                cap: Some((r, None)),
+            } => Some(r),
             CellApp::Persistent { .. } => None,
             CellApp::RequestResponse { .. } => Some(0.0),
-            CellApp::OnOff { peak, on, off, .. } => {
-                Some(peak * on as f64 / (on + off) as f64)
-            }
+            CellApp::OnOff { peak, on, off, .. } => Some(peak * on as f64 / (on + off) as f64),
             CellApp::Cbr { rate } => Some(rate),
         }
     }
@@ -111,10 +111,16 @@ pub fn resolve_cell_app(
         } => {
             let request = request.map(|c| c.0).unwrap_or(16);
             if request == 0 {
-                return err(format!("{path}.request"), "0 cells is not allowed; a request is at least 1 cell");
+                return err(
+                    format!("{path}.request"),
+                    "0 cells is not allowed; a request is at least 1 cell",
+                );
             }
             if response.0 == 0 {
-                return err(format!("{path}.response"), "0 cells is not allowed; a response is at least 1 cell");
+                return err(
+                    format!("{path}.response"),
+                    "0 cells is not allowed; a response is at least 1 cell",
+                );
             }
             CellApp::RequestResponse {
                 request,
@@ -175,7 +181,10 @@ pub fn resolve_abr(
             }
         };
     }
-    let rate = |v: Option<super::units::Rate>, p: &str, what: &str| -> Result<Option<f64>, ScenarioError> {
+    let rate = |v: Option<super::units::Rate>,
+                p: &str,
+                what: &str|
+     -> Result<Option<f64>, ScenarioError> {
         match v {
             None => Ok(None),
             Some(r) if r.bps() < 0.0 || !r.bps().is_finite() => err(
@@ -215,12 +224,22 @@ pub fn resolve_abr(
             ),
         );
     }
-    let factor = |v: Option<f64>, p: String, def: f64, zero_ok: bool, what: &str| -> Result<f64, ScenarioError> {
+    let factor = |v: Option<f64>,
+                  p: String,
+                  def: f64,
+                  zero_ok: bool,
+                  what: &str|
+     -> Result<f64, ScenarioError> {
         let x = v.unwrap_or(def);
         let ok = x.is_finite() && x <= 1.0 && (x > 0.0 || (zero_ok && x == 0.0));
         if !ok {
             let range = if zero_ok { "0 <= x <= 1" } else { "0 < x <= 1" };
-            return err(p, format!("{x} is not allowed; {what} must satisfy {range} (TM 4.0 uses powers of 2)"));
+            return err(
+                p,
+                format!(
+                    "{x} is not allowed; {what} must satisfy {range} (TM 4.0 uses powers of 2)"
+                ),
+            );
         }
         Ok(x)
     };
@@ -233,12 +252,18 @@ pub fn resolve_abr(
     let (v, nrm_p) = pick!(nrm);
     let nrm = v.unwrap_or(32);
     if !(2..=256).contains(&nrm) {
-        return err(nrm_p, format!("{nrm} is not allowed; Nrm must be 2 to 256 cells"));
+        return err(
+            nrm_p,
+            format!("{nrm} is not allowed; Nrm must be 2 to 256 cells"),
+        );
     }
     let (v, mrm_p) = pick!(mrm);
     let mrm = v.unwrap_or(2);
     if mrm == 0 || mrm > nrm {
-        return err(mrm_p, format!("{mrm} is not allowed; Mrm must be 1 to Nrm ({nrm})"));
+        return err(
+            mrm_p,
+            format!("{mrm} is not allowed; Mrm must be 1 to Nrm ({nrm})"),
+        );
     }
     let (v, trm_p) = pick!(trm);
     let trm = v.map(|d| d.ps()).unwrap_or(100 * PS_PER_MS);
@@ -263,7 +288,10 @@ pub fn resolve_abr(
     let (v, tcr_p) = pick!(tcr);
     let tcr = rate(v, &tcr_p, "TCR")?.unwrap_or(10.0);
     if tcr <= 0.0 {
-        return err(tcr_p, "0 bps is not allowed; TCR must be above 0 (TM 4.0: 10 cells/s)");
+        return err(
+            tcr_p,
+            "0 bps is not allowed; TCR must be above 0 (TM 4.0: 10 cells/s)",
+        );
     }
     let (v, _) = pick!(frtt);
     if let Some(frtt) = v {
@@ -334,7 +362,10 @@ fn resolve_erica(path: &str, e: &EricaSpec, plus: bool) -> Result<EricaCfg, Scen
     let u = unit(e.target_utilization, "target_utilization", 0.9, true)?;
     let cells = e.interval_cells.map(|c| c.0).unwrap_or(100);
     if cells == 0 {
-        return err(format!("{path}.interval_cells"), "0 cells is not allowed; at least 1 cell");
+        return err(
+            format!("{path}.interval_cells"),
+            "0 cells is not allowed; at least 1 cell",
+        );
     }
     let itime = e.interval_time.map(|d| d.ps()).unwrap_or(PS_PER_MS);
     if itime == 0 {
@@ -342,11 +373,17 @@ fn resolve_erica(path: &str, e: &EricaSpec, plus: bool) -> Result<EricaCfg, Scen
     }
     let delta = e.delta.unwrap_or(0.1);
     if !(delta.is_finite() && delta >= 0.0) {
-        return err(format!("{path}.delta"), format!("{delta} is not allowed; delta must be 0 or more"));
+        return err(
+            format!("{path}.delta"),
+            format!("{delta} is not allowed; delta must be 0 or more"),
+        );
     }
     let max_min = e.max_min.unwrap_or(true);
     if !max_min && e.delta.is_some() {
-        return err(format!("{path}.delta"), "is set but max_min = false; delta only matters with the max-min enhancement");
+        return err(
+            format!("{path}.delta"),
+            "is set but max_min = false; delta only matters with the max-min enhancement",
+        );
     }
     let source_averaging = match e.source_averaging {
         None => None,
@@ -354,7 +391,9 @@ fn resolve_erica(path: &str, e: &EricaSpec, plus: bool) -> Result<EricaCfg, Scen
         Some(d) => {
             return err(
                 format!("{path}.source_averaging"),
-                format!("{d} is not allowed; the decay factor must be strictly between 0 and 1 (e.g. 0.9)"),
+                format!(
+                "{d} is not allowed; the decay factor must be strictly between 0 and 1 (e.g. 0.9)"
+            ),
             )
         }
     };
@@ -362,7 +401,10 @@ fn resolve_erica(path: &str, e: &EricaSpec, plus: bool) -> Result<EricaCfg, Scen
     let load_averaging = match e.load_averaging.unwrap_or(LoadAveraging::None) {
         LoadAveraging::None => {
             if e.alpha.is_some() {
-                return err(format!("{path}.alpha"), "is set but load_averaging = \"none\"; choose \"ratio\" or \"counts\"");
+                return err(
+                    format!("{path}.alpha"),
+                    "is set but load_averaging = \"none\"; choose \"ratio\" or \"counts\"",
+                );
             }
             LoadAvg::None
         }
@@ -374,7 +416,12 @@ fn resolve_erica(path: &str, e: &EricaSpec, plus: bool) -> Result<EricaCfg, Scen
         let b = e.b.unwrap_or(1.05);
         for (k, v) in [("a", a), ("b", b)] {
             if !(v.is_finite() && v > 1.0) {
-                return err(format!("{path}.{k}"), format!("{v} is not allowed; {k} must be above 1 (seed 003: a = 1.15, b = 1.05)"));
+                return err(
+                    format!("{path}.{k}"),
+                    format!(
+                        "{v} is not allowed; {k} must be above 1 (seed 003: a = 1.15, b = 1.05)"
+                    ),
+                );
             }
         }
         let t0 = e.t0.map(|d| d.ps()).unwrap_or(500 * PS_PER_US);

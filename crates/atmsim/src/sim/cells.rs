@@ -12,7 +12,6 @@
 use super::{Ev, Sim};
 use crate::abr::source::cell_interval;
 use crate::abr::NextCell;
-use crate::aal5::Reassembled;
 use crate::cell::{flag, Cell};
 use crate::network::UNBOUNDED;
 use crate::scenario::CellApp;
@@ -247,19 +246,7 @@ impl Sim<'_> {
             return;
         }
         let warm = now >= self.sc.warmup;
-        let flow = &mut self.net.flows[f];
-        let expected = flow.cells_per_frame;
-        match flow.reasm.push(&cell, expected) {
-            Reassembled::Partial => {}
-            Reassembled::Failed => {
-                flow.frames_corrupted += 1;
-                flow.frames_seen = flow.frames_seen.max(cell.frame as u64 + 1);
-            }
-            Reassembled::Frame(_) => {
-                flow.frames_good += 1;
-                flow.frames_seen = flow.frames_seen.max(cell.frame as u64 + 1);
-            }
-        }
+        self.net.flows[f].reassemble(&cell);
         let cc = self.net.conns[c].cells_mut();
         let dir = &mut cc.dirs[f & 1];
         dir.dest.on_data(&cell);

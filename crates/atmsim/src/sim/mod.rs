@@ -12,9 +12,9 @@ mod cells;
 use crate::aal5::Reassembled;
 use crate::allocator::RateAllocator;
 use crate::cell::flag;
-use crate::network::{Ends, NO_PORT};
 use crate::metrics::Recorder;
 use crate::network::Network;
+use crate::network::{Ends, NO_PORT};
 use crate::port::Admission;
 use crate::scenario::Scenario;
 use crate::tcp::AckAction;
@@ -270,24 +270,13 @@ impl<'a> Sim<'a> {
             self.deliver_cell_level(now, cell);
             return;
         }
-        let flow = &mut self.net.flows[f];
-        let expected = flow.cells_per_frame;
-        match flow.reasm.push(&cell, expected) {
-            Reassembled::Partial => {}
-            Reassembled::Failed => {
-                flow.frames_corrupted += 1;
-                flow.frames_seen = flow.frames_seen.max(cell.frame as u64 + 1);
-            }
-            Reassembled::Frame(tag) => {
-                flow.frames_good += 1;
-                flow.frames_seen = flow.frames_seen.max(cell.frame as u64 + 1);
-                let c = f >> 1;
-                if f & 1 == 0 {
-                    self.on_segment(now, c, tag);
-                } else {
-                    self.net.conns[c].tcp().snd.on_ack(tag, now);
-                    self.pump(now, c);
-                }
+        if let Reassembled::Frame(tag) = self.net.flows[f].reassemble(&cell) {
+            let c = f >> 1;
+            if f & 1 == 0 {
+                self.on_segment(now, c, tag);
+            } else {
+                self.net.conns[c].tcp().snd.on_ack(tag, now);
+                self.pump(now, c);
             }
         }
     }
