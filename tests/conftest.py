@@ -32,7 +32,7 @@ CONNECTION_COLUMNS = [
     "ack_cells_dropped", "frames_sent", "frames_delivered", "frames_lost", "frames_corrupted",
     "final_cwnd_bytes", "srtt_s", "traffic", "service", "throughput_bps", "reverse_throughput_bps",
     "fair_share_bps", "acr_final_bps", "acr_mean_bps", "reverse_acr_final_bps", "rm_cells_sent",
-    "brm_received", "rule5_resets", "rule6_cuts",
+    "brm_received", "rule5_resets", "rule6_cuts", "source_queue_max_cells", "source_queue_cells",
 ]
 PORT_COLUMNS = [
     "name", "node", "toward", "is_switch", "rate_bps", "buffer_cells", "policy", "received",

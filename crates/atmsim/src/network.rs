@@ -133,6 +133,27 @@ impl Connection {
         }
     }
 
+    /// The source/destination pair of direction `d` (0 forward, 1 reverse): a cell-level
+    /// connection's, or the ABR end systems of a TCP connection over ABR (engine
+    /// invariant: only called for those).
+    #[inline]
+    pub fn dir_mut(&mut self, d: usize) -> &mut CellDir {
+        match &mut self.ends {
+            Ends::Cells(c) => &mut c.dirs[d],
+            Ends::Tcp(t) => &mut t.dirs.as_mut().expect("TCP over ABR")[d],
+        }
+    }
+
+    /// Both directions' source/destination pairs, if the connection has them (cell-level
+    /// traffic, or TCP over ABR).
+    #[inline]
+    pub fn dirs(&self) -> Option<&[CellDir; 2]> {
+        match &self.ends {
+            Ends::Cells(c) => Some(&c.dirs),
+            Ends::Tcp(t) => t.dirs.as_deref(),
+        }
+    }
+
     /// The cell-level ends, mutable (engine invariant: only for cell-level connections).
     #[inline]
     pub fn cells_mut(&mut self) -> &mut CellConn {
@@ -143,13 +164,25 @@ impl Connection {
     }
 }
 
-/// One direction of a cell-level connection: the sending side at its source host
-/// (application backlog, transmitter, ABR source end system) and the receiving side at
-/// the far host (ABR destination end system, counts).
+/// One direction of a cell-level connection, or of a TCP connection over ABR: the
+/// sending side at its source host (backlog, transmitter, ABR source end system) and the
+/// receiving side at the far host (ABR destination end system, counts).
+///
+/// For TCP over ABR the backlog is the AAL5 source queue: the cells of the frames TCP
+/// handed down and the source has not sent yet, with the frames' tags in `tags` (seed 000:
+/// TCP segments leave the host paced at ACR).
 #[derive(Debug)]
 pub struct CellDir {
     /// Cells handed by the application and not yet sent ([`UNBOUNDED`]: always some).
     pub backlog: u64,
+    /// TCP over ABR: tags (segment or ACK numbers) of the frames queued, oldest first.
+    pub tags: std::collections::VecDeque<u32>,
+    /// TCP over ABR: the most cells the source queue may hold before TCP waits.
+    pub limit: Option<u64>,
+    /// TCP over ABR: TCP has a segment waiting for room in the source queue.
+    pub blocked: bool,
+    /// Largest source queue seen, cells.
+    pub max_backlog: u64,
     /// The ABR source end system (service ABR only).
     pub abr: Option<AbrSource>,
     /// The ABR destination end system of this direction's cells.
@@ -193,6 +226,10 @@ impl CellDir {
     fn new(abr: Option<AbrSource>, line_rate: f64, frame_cells: u32) -> CellDir {
         CellDir {
             backlog: 0,
+            tags: std::collections::VecDeque::new(),
+            limit: None,
+            blocked: false,
+            max_backlog: 0,
             abr,
             dest: Destination::default(),
             line_rate,
@@ -218,7 +255,21 @@ impl CellDir {
     pub fn add_backlog(&mut self, n: u64) {
         if self.backlog != UNBOUNDED {
             self.backlog = self.backlog.saturating_add(n).min(UNBOUNDED - 1);
+            self.max_backlog = self.max_backlog.max(self.backlog);
         }
+    }
+
+    /// TCP over ABR: queues a frame of `cells` cells with tag `tag` in the source queue.
+    #[inline]
+    pub fn push_frame(&mut self, tag: u32, cells: u32) {
+        self.tags.push_back(tag);
+        self.add_backlog(cells as u64);
+    }
+
+    /// TCP over ABR: whether a frame of `cells` cells fits in the source queue now.
+    #[inline]
+    pub fn has_room(&self, cells: u32) -> bool {
+        self.limit.is_none_or(|l| self.backlog + cells as u64 <= l)
     }
 
     /// Integrates ACR up to `now` (from `warmup` on), before ACR changes.
@@ -264,6 +315,11 @@ pub struct TcpConn {
     pub delivered_bytes: u64,
     /// Phase of this connection's host timer ticks.
     pub tick_phase: Time,
+    /// TCP over ABR: the ABR source and destination end systems of the data (0) and
+    /// ACK (1) directions, with their AAL5 source queues. None under UBR.
+    pub dirs: Option<Box<[CellDir; 2]>>,
+    /// Application writes done (periodic application).
+    pub writes: u32,
 }
 
 /// No port.
@@ -276,7 +332,23 @@ impl TcpConn {
         tcp: &crate::scenario::TcpParams,
     ) -> TcpConn {
         let wseg = (tcp.window / tcp.mss as u64) as u32;
+        let dirs = c.abr.as_ref().map(|p| {
+            let cells = [
+                aal5::cells_for_segment(tcp.mss, c.llc_snap),
+                aal5::cells_for_ip(aal5::TCPIP_HEADERS, c.llc_snap),
+            ];
+            let mk = |k: usize| {
+                let mut d = CellDir::new(Some(AbrSource::new(p.clone())), p.pcr, cells[k]);
+                if k == 0 {
+                    d.limit = p.source_queue;
+                }
+                d
+            };
+            Box::new([mk(0), mk(1)])
+        });
         TcpConn {
+            dirs,
+            writes: 0,
             snd: TcpSender::new(tcp),
             rcv: TcpReceiver::with_options(wseg + 1, tcp.delayed_ack, tcp.keep_out_of_order),
             mss: tcp.mss,

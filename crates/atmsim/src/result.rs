@@ -130,6 +130,11 @@ pub struct ConnectionResult {
     pub rule5_resets: Option<u64>,
     /// See `rule5_resets`.
     pub rule6_cuts: Option<u64>,
+    /// TCP over ABR: the largest AAL5 source queue of the data direction, cells.
+    pub source_queue_max_cells: Option<u64>,
+    /// TCP over ABR: cells still in the source queues at the end (both directions; not
+    /// yet sent, so not part of cell conservation).
+    pub source_queue_cells: Option<u64>,
 }
 
 /// Per-port figures.
@@ -249,6 +254,8 @@ impl RunResult {
                     brm_received: None,
                     rule5_resets: None,
                     rule6_cuts: None,
+                    source_queue_max_cells: None,
+                    source_queue_cells: None,
                 };
                 match (conn.tcp_ref(), conn.cells()) {
                     (Some(t), _) => {
@@ -281,22 +288,30 @@ impl RunResult {
                             r.reverse_acr_final_bps =
                                 cc.dirs[1].abr.as_ref().map(|s| s.acr * 424.0);
                         }
-                        if let Some(src) = &d0.abr {
-                            let mut area = d0.acr_area;
-                            let from = d0.acr_since.max(sc.warmup);
-                            if sc.duration > from {
-                                area += src.acr * time::to_secs_f64(sc.duration - from);
-                            }
-                            r.acr_final_bps = Some(src.acr * 424.0);
-                            r.acr_mean_bps = Some(area / measured * 424.0);
-                            let k = src.counters;
-                            r.rm_cells_sent = Some(k.frm_sent + k.oor_frm_sent);
-                            r.brm_received = Some(k.brm_received);
-                            r.rule5_resets = Some(k.rule5_resets);
-                            r.rule6_cuts = Some(k.rule6_cuts);
-                        }
                     }
                     (None, None) => unreachable!(),
+                }
+                if let Some(dirs) = conn.dirs() {
+                    let d0 = &dirs[0];
+                    if let Some(src) = &d0.abr {
+                        let mut area = d0.acr_area;
+                        let from = d0.acr_since.max(sc.warmup);
+                        if sc.duration > from {
+                            area += src.acr * time::to_secs_f64(sc.duration - from);
+                        }
+                        r.acr_final_bps = Some(src.acr * 424.0);
+                        r.acr_mean_bps = Some(area / measured * 424.0);
+                        let k = src.counters;
+                        r.rm_cells_sent = Some(k.frm_sent + k.oor_frm_sent);
+                        r.brm_received = Some(k.brm_received);
+                        r.rule5_resets = Some(k.rule5_resets);
+                        r.rule6_cuts = Some(k.rule6_cuts);
+                    }
+                    if conn.tcp_ref().is_some() {
+                        r.reverse_acr_final_bps = dirs[1].abr.as_ref().map(|s| s.acr * 424.0);
+                        r.source_queue_max_cells = Some(d0.max_backlog);
+                        r.source_queue_cells = Some(d0.backlog + dirs[1].backlog);
+                    }
                 }
                 r
             })

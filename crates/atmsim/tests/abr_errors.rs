@@ -197,9 +197,46 @@ fn abr_table_on_a_ubr_connection() {
 }
 
 #[test]
-fn abr_service_with_tcp_traffic() {
+fn tcp_over_abr_is_accepted() {
     let t = base(ERICA, "service = \"abr\"\ntraffic = { kind = \"tcp\" }");
-    assert_err(&t, "connection[0].service", &["\"abr\"", "tcp", "ubr"]);
+    atmsim::scenario::load_toml(&t).expect("TCP over ABR is a valid scenario");
+}
+
+#[test]
+fn source_queue_below_one_segment() {
+    // MSS 512 B with LLC/SNAP is 12 cells.
+    let t = base(
+        ERICA,
+        "service = \"abr\"\ntraffic = { kind = \"tcp\" }\nabr = { source_queue = \"11 cells\" }",
+    );
+    assert_err(&t, "connection[0].abr.source_queue", &["11 cells", "12 cells"]);
+    let t = base(
+        ERICA,
+        "service = \"abr\"\ntraffic = { kind = \"tcp\" }\nabr = { source_queue = \"0 cells\" }",
+    );
+    assert_err(&t, "connection[0].abr.source_queue", &["0 cells", "unlimited"]);
+}
+
+#[test]
+fn source_queue_on_cell_level_traffic() {
+    let t = base(
+        ERICA,
+        &format!("{ABR_PERSISTENT}\nabr = {{ source_queue = \"100 cells\" }}"),
+    );
+    assert_err(&t, "connection[0].abr.source_queue", &["only for tcp"]);
+}
+
+#[test]
+fn periodic_application_with_zero_interval() {
+    let t = base(
+        ERICA,
+        "service = \"abr\"\ntraffic = { kind = \"tcp\", application = { kind = \"periodic\", segment_interval = \"0 s\", segments = 10 } }",
+    );
+    assert_err(
+        &t,
+        "connection[0].traffic.application.segment_interval",
+        &["0 s", "above 0"],
+    );
 }
 
 #[test]

@@ -113,10 +113,10 @@ fn inconsistent_values() {
     );
     let e = err(&base().replace(
         "traffic = { kind = \"tcp\" }",
-        "service = \"abr\"\ntraffic = { kind = \"tcp\" }",
+        "service = \"cbr\"\ntraffic = { kind = \"tcp\" }",
     ));
     assert!(
-        e.contains("connection[0].service") && e.contains("ubr"),
+        e.contains("connection[0].service") && e.contains("\"abr\", \"ubr\""),
         "{e}"
     );
     let e = err(&base().replace(

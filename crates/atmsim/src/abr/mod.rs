@@ -43,6 +43,9 @@ pub struct AbrParams {
     pub adtf: Time,
     /// Tagged cell rate (out-of-rate forward RM cells).
     pub tcr: f64,
+    /// TCP over ABR: cells the source's AAL5 queue may hold before TCP waits
+    /// (None: unlimited, as in seeds 000 and 002).
+    pub source_queue: Option<u64>,
 }
 
 impl AbrParams {
@@ -62,6 +65,7 @@ impl AbrParams {
             cdf: 1.0 / 16.0,
             adtf: 500 * atmsim_kernel::PS_PER_MS,
             tcr: 10.0,
+            source_queue: None,
         }
     }
 }

@@ -62,8 +62,8 @@ impl Recorder {
         let mut abr = Vec::new();
         let mut abr_names = Vec::new();
         for (c, conn) in net.conns.iter().enumerate() {
-            if let Some(cc) = conn.cells() {
-                for (d, dir) in cc.dirs.iter().enumerate() {
+            if let Some(dirs) = conn.dirs() {
+                for (d, dir) in dirs.iter().enumerate() {
                     if dir.abr.is_some() {
                         abr.push((c, d));
                         let n = &sc.connections[c].name;
@@ -132,7 +132,7 @@ impl Recorder {
             }
         }
         for (k, &(c, d)) in self.abr.iter().enumerate() {
-            let dir = &net.conns[c].cells().expect("cells").dirs[d];
+            let dir = &net.conns[c].dirs().expect("ABR directions")[d];
             let acr = dir.abr.as_ref().map_or(0.0, |s| s.acr);
             self.ts.acr_mbps[k].push((acr * 424e-6) as f32);
             self.ts.abr_cells_received[k].push(dir.data_received);

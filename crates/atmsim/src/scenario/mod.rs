@@ -8,7 +8,9 @@ pub mod schema;
 pub mod units;
 
 pub use error::{RunError, ScenarioError};
-pub use resolve::{ConnectionCfg, NodeCfg, PolicyCfg, PortCfg, Scenario, ServiceClass, TcpParams};
+pub use resolve::{
+    ConnectionCfg, NodeCfg, PolicyCfg, PortCfg, Scenario, ServiceClass, TcpApp, TcpParams,
+};
 pub use resolve_abr::CellApp;
 pub use schema::ScenarioFile;
 

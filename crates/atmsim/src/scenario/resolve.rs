@@ -115,6 +115,27 @@ pub struct TcpParams {
     pub keep_out_of_order: bool,
     /// Tick phase offset (None = random, drawn at build time from the run seed).
     pub tick_phase: Option<Time>,
+    /// The application writing into the socket.
+    pub app: TcpApp,
+}
+
+/// The application above a TCP sender (resolved from `traffic.application`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TcpApp {
+    /// Infinite bulk transfer.
+    Bulk,
+    /// Seed 002's worst-case generator: one segment every `interval` from the start,
+    /// `segments` of them, then `burst_segments` at once at `burst_at` (absolute time).
+    Periodic {
+        /// Time between single-segment writes.
+        interval: Time,
+        /// Number of single-segment writes.
+        segments: u32,
+        /// Segments of the final write.
+        burst_segments: u32,
+        /// Time of the final write.
+        burst_at: Time,
+    },
 }
 
 /// A resolved connection.
@@ -594,7 +615,7 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             TrafficSpec::Cbr { .. } => "cbr",
         };
         let allowed: &[ServiceClass] = match kind {
-            "tcp" => &[ServiceClass::Ubr],
+            "tcp" => &[ServiceClass::Abr, ServiceClass::Ubr],
             "persistent" | "request_response" => &[ServiceClass::Abr, ServiceClass::Ubr],
             "on_off" => &[
                 ServiceClass::Vbr,
@@ -609,11 +630,7 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
                 .iter()
                 .map(|c| format!("{:?}", format!("{c:?}").to_lowercase()))
                 .collect();
-            let extra = if kind == "tcp" && class == ServiceClass::Abr {
-                " (TCP over ABR is not built yet)"
-            } else {
-                ""
-            };
+            let extra = "";
             return err(
                 format!("{p}.service"),
                 format!(
@@ -645,15 +662,38 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             None
         };
         let tcp = match &c.traffic {
-            TrafficSpec::Tcp { tcp } => {
+            TrafficSpec::Tcp { tcp, application } => {
                 let tcp_spec = tcp.clone().unwrap_or_default();
-                Some(resolve_tcp(
-                    &format!("{p}.traffic.tcp"),
-                    &tcp_spec,
-                    &default_tcp,
-                )?)
+                let mut t = resolve_tcp(&format!("{p}.traffic.tcp"), &tcp_spec, &default_tcp)?;
+                t.app = resolve_tcp_app(
+                    &format!("{p}.traffic.application"),
+                    application.as_ref(),
+                    start,
+                    t.mss,
+                )?;
+                if let Some(q) = abr.as_ref().and_then(|a| a.source_queue) {
+                    let seg = crate::aal5::cells_for_segment(t.mss, c.llc_snap.unwrap_or(true));
+                    if q < seg as u64 {
+                        return err(
+                            format!("{p}.abr.source_queue"),
+                            format!(
+                                "{q} cells is below one segment ({seg} cells for MSS {} B); allowed: {seg} cells or more, or omit it for unlimited",
+                                t.mss
+                            ),
+                        );
+                    }
+                }
+                Some(t)
             }
-            _ => None,
+            _ => {
+                if abr.as_ref().is_some_and(|a| a.source_queue.is_some()) {
+                    return err(
+                        format!("{p}.abr.source_queue"),
+                        "is only for tcp traffic (cell-level applications keep their own backlog); remove it",
+                    );
+                }
+                None
+            }
         };
         connections.push(ConnectionCfg {
             name: c.name.clone(),
@@ -873,6 +913,7 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
     let (ph, _) = pick!(tick_phase);
     let (koo, _) = pick!(keep_out_of_order);
     Ok(TcpParams {
+        app: TcpApp::Bulk,
         mss: mss as u32,
         window,
         reno,
@@ -888,5 +929,44 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
             TickPhase::Random => None,
             TickPhase::Fixed(t) => Some(t),
         },
+    })
+}
+
+/// Resolves the application above a TCP sender.
+fn resolve_tcp_app(
+    path: &str,
+    a: Option<&super::schema::TcpAppSpec>,
+    start: Time,
+    mss: u32,
+) -> Result<TcpApp, ScenarioError> {
+    use super::schema::TcpAppSpec;
+    Ok(match a {
+        None | Some(TcpAppSpec::Bulk) => TcpApp::Bulk,
+        Some(TcpAppSpec::Periodic {
+            segment_interval,
+            segments,
+            burst,
+            burst_at,
+        }) => {
+            let interval = segment_interval.ps();
+            if interval == 0 && *segments > 0 {
+                return err(
+                    format!("{path}.segment_interval"),
+                    "0 s is not allowed; the time between segments must be above 0",
+                );
+            }
+            let burst_segments = burst.map_or(0, |b| b.0.div_ceil(mss as u64));
+            if burst_segments > u32::MAX as u64 / 2 {
+                return err(format!("{path}.burst"), "is too large");
+            }
+            let default_at = start + interval * *segments as Time;
+            let burst_at = burst_at.map_or(default_at, |d| d.ps());
+            TcpApp::Periodic {
+                interval,
+                segments: *segments,
+                burst_segments: burst_segments as u32,
+                burst_at,
+            }
+        }
     })
 }

@@ -299,6 +299,16 @@ pub fn resolve_abr(
             icr = icr.min(tbe as f64 / frtt.secs()).max(mcr);
         }
     }
+    let (v, sq_p) = pick!(source_queue);
+    let source_queue = match v {
+        Some(n) if n.0 == 0 => {
+            return err(
+                sq_p,
+                "0 cells is not allowed; the source queue must hold at least one segment (omit it for unlimited)",
+            )
+        }
+        v => v.map(|n| n.0 as u64),
+    };
     Ok(AbrParams {
         pcr,
         mcr,
@@ -312,7 +322,19 @@ pub fn resolve_abr(
         cdf,
         adtf,
         tcr,
+        source_queue,
     })
+}
+
+/// The option defaults of seed 000's "modified ERICA" (spec 2.7) under `e`'s own keys.
+pub fn modified_erica(e: &EricaSpec) -> EricaSpec {
+    let mut m = e.clone();
+    m.fair_share_first.get_or_insert(true);
+    m.one_er_per_interval.get_or_insert(true);
+    m.bidirectional_counting.get_or_insert(true);
+    m.immediate_fair_share.get_or_insert(true);
+    m.max_min.get_or_insert(true);
+    m
 }
 
 /// Resolves an allocator spec at `path`.
@@ -324,6 +346,9 @@ pub fn resolve_allocator(path: &str, a: &AllocatorSpec) -> Result<AllocatorCfg, 
         },
         AllocatorSpec::Erica(e) => AllocatorCfg::Erica(resolve_erica(path, e, false)?),
         AllocatorSpec::EricaPlus(e) => AllocatorCfg::Erica(resolve_erica(path, e, true)?),
+        AllocatorSpec::ModifiedErica(e) => {
+            AllocatorCfg::Erica(resolve_erica(path, &modified_erica(e), false)?)
+        }
     })
 }
 

@@ -221,11 +221,16 @@ pub struct ConnectionSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TrafficSpec {
-    /// A TCP connection with an infinite bulk-transfer application.
+    /// A TCP connection. Its application is an infinite bulk transfer unless
+    /// `application` says otherwise. Under service `abr` its segments go through AAL5 into
+    /// the connection's ABR source queue and leave paced at ACR (seeds 000 and 002).
     Tcp {
         /// TCP parameters; unset fields come from `defaults.tcp`, then the built-in defaults.
         #[serde(default)]
         tcp: Option<TcpSpec>,
+        /// The application writing into the TCP socket (default: infinite bulk transfer).
+        #[serde(default)]
+        application: Option<TcpAppSpec>,
     },
     /// A persistent (greedy) cell source: always has cells to send (seed 003, section 3).
     /// With `rate_cap` it is an ACR-retaining source: its application hands cells no faster
@@ -269,6 +274,30 @@ pub enum TrafficSpec {
     Cbr {
         /// Cell rate.
         rate: Rate,
+    },
+}
+
+/// The application above a TCP sender.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TcpAppSpec {
+    /// Infinite bulk transfer: the socket always has data (the default).
+    Bulk,
+    /// The worst-case generator of seed 002, section 3: one segment every
+    /// `segment_interval` from the connection's start, `segments` of them; then, at
+    /// `burst_at` (absolute simulation time), a write of `burst` bytes at once.
+    Periodic {
+        /// Time between segments written, e.g. `"1 ms"` (seed 002's t).
+        segment_interval: Duration,
+        /// Number of segments written one at a time (seed 002: 1000).
+        segments: u32,
+        /// Size of the final write (default `"0 B"`: none); seed 002 uses the maximum
+        /// window, 65536 B. Rounded up to whole segments.
+        #[serde(default)]
+        burst: Option<Bytes>,
+        /// When the final write happens (default: start + segments x segment_interval).
+        #[serde(default)]
+        burst_at: Option<Duration>,
     },
 }
 
@@ -322,6 +351,11 @@ pub struct AbrSpec {
     /// Fixed round-trip time; ICR is limited to TBE / FRTT (default `"0 s"`: no limit).
     #[serde(default)]
     pub frtt: Option<Duration>,
+    /// TCP traffic only: the most cells the source's AAL5 queue holds before TCP must
+    /// wait (back-pressure; the segment stays in the socket). Default: unlimited, as in
+    /// seeds 000 and 002 (no loss at the source). ACKs are never held back.
+    #[serde(default)]
+    pub source_queue: Option<Cells>,
 }
 
 /// An ABR rate allocator (switch algorithm), chosen by `kind`.
@@ -334,6 +368,12 @@ pub enum AllocatorSpec {
     Erica(EricaSpec),
     /// ERICA+ (seed 003 section 4.4; spec section 3): ERICA with a queue-control target.
     EricaPlus(EricaSpec),
+    /// The "modified ERICA" of the TCP-over-ABR buffer studies (seed 000; spec 2.7):
+    /// ERICA whose option defaults are the three changes of ATMF 96-0517: no unneeded
+    /// spikes (fair share first, one ER per VC per interval), bursty sources counted
+    /// correctly (bidirectional counting, immediate fair-share update) and max-min
+    /// fairness (delta step). Every key of `erica` may still be set.
+    ModifiedErica(EricaSpec),
     /// Binary feedback: set EFCI on ABR data cells while the ABR queue is at or above
     /// `threshold` (the destination turns it into CI).
     Efci {

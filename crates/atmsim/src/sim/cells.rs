@@ -108,7 +108,7 @@ impl Sim<'_> {
 
     /// Makes sure flow `f`'s transmitter has a send event at the right time.
     pub(super) fn kick(&mut self, now: Time, f: usize) {
-        let dir = &mut self.net.conns[f >> 1].cells_mut().dirs[f & 1];
+        let dir = self.net.conns[f >> 1].dir_mut(f & 1);
         if dir.backlog == 0 {
             return;
         }
@@ -134,7 +134,7 @@ impl Sim<'_> {
     /// A transmit opportunity of flow `f`'s source.
     pub(super) fn on_send(&mut self, now: Time, f: usize, gen: u32) {
         let warmup = self.sc.warmup;
-        let dir = &mut self.net.conns[f >> 1].cells_mut().dirs[f & 1];
+        let dir = self.net.conns[f >> 1].dir_mut(f & 1);
         if gen != dir.send_gen {
             return;
         }
@@ -153,6 +153,7 @@ impl Sim<'_> {
                     NextCell::Data => {
                         src.sent_data(now);
                         self.emit_data(now, f);
+                        self.unblock_tcp(now, f);
                     }
                     NextCell::Brm | NextCell::Idle => {}
                 }
@@ -168,21 +169,39 @@ impl Sim<'_> {
         self.kick(now, f);
     }
 
-    /// Sends the next data cell of flow `f` from its backlog.
+    /// TCP over ABR: a data cell left flow `f`'s source queue; if TCP was waiting for
+    /// room (bounded source queue), it may send again.
+    fn unblock_tcp(&mut self, now: Time, f: usize) {
+        if f & 1 == 0 {
+            let c = f >> 1;
+            let cells = self.net.flows[f].cells_per_frame;
+            let dir = self.net.conns[c].dir_mut(0);
+            if dir.blocked && dir.has_room(cells) {
+                dir.blocked = false;
+                self.pump(now, c);
+            }
+        }
+    }
+
+    /// Sends the next data cell of flow `f` from its backlog. The cell's tag is the
+    /// queued TCP frame's (segment or ACK number) or, for cell-level traffic, the message
+    /// number; its frame number counts the frames this source has sent.
     fn emit_data(&mut self, now: Time, f: usize) {
-        let dir = &mut self.net.conns[f >> 1].cells_mut().dirs[f & 1];
+        let dir = self.net.conns[f >> 1].dir_mut(f & 1);
         dir.frame_pos += 1;
         let eom = dir.frame_pos >= dir.frame_cells;
-        let tag = dir.frame_no;
+        let frame = dir.frame_no;
+        let tag = dir.tags.front().copied().unwrap_or(frame);
         if eom {
             dir.frame_pos = 0;
             dir.frame_no = dir.frame_no.wrapping_add(1);
+            dir.tags.pop_front();
         }
         if dir.backlog != UNBOUNDED {
             dir.backlog -= 1;
         }
         dir.data_sent += 1;
-        let cell = self.net.new_cell(f, tag, tag, eom);
+        let cell = self.net.new_cell(f, tag, frame, eom);
         let flow = &mut self.net.flows[f];
         flow.cells_sent += 1;
         if eom {
@@ -208,16 +227,18 @@ impl Sim<'_> {
         self.offer(now, p, cell);
     }
 
-    /// A cell of a cell-level connection reaches the end of its route.
-    pub(super) fn deliver_cell_level(&mut self, now: Time, cell: Cell) {
+    /// An RM cell reaches the end of its route (cell-level traffic or TCP over ABR):
+    /// destinations turn forward RM cells around (destination rule 2), sources take
+    /// backward RM cells (source rules 8-9).
+    pub(super) fn deliver_rm(&mut self, now: Time, cell: Cell) {
         let f = cell.flow as usize;
         let c = f >> 1;
-        if cell.is_rm() {
+        {
             if cell.flags & flag::DIR != 0 {
                 // A backward RM cell returns to the source of the opposite flow.
                 let g = f ^ 1;
                 let warmup = self.sc.warmup;
-                let dir = &mut self.net.conns[c].cells_mut().dirs[g & 1];
+                let dir = self.net.conns[c].dir_mut(g & 1);
                 dir.integrate_acr(now, warmup);
                 if let Some(src) = dir.abr.as_mut() {
                     src.on_brm(
@@ -227,7 +248,7 @@ impl Sim<'_> {
                         cell.er as f64,
                     );
                     // Rule 1 pacing follows the new ACR from the last cell sent.
-                    let d = &mut self.net.conns[c].cells_mut().dirs[g & 1];
+                    let d = self.net.conns[c].dir_mut(g & 1);
                     d.send_at = None;
                     d.send_gen = d.send_gen.wrapping_add(1);
                     self.kick(now, g);
@@ -235,14 +256,34 @@ impl Sim<'_> {
             } else {
                 // Destination rule 2: turn the forward RM cell around at once.
                 let back = (f ^ 1) as u32;
-                let b = self.net.conns[c].cells_mut().dirs[f & 1]
-                    .dest
-                    .turn_around(&cell, back);
+                let b = self.net.conns[c].dir_mut(f & 1).dest.turn_around(&cell, back);
                 self.net.flows[f ^ 1].cells_sent += 1;
                 self.totals.cells_sent += 1;
                 let p = self.net.route_port(f ^ 1, 0);
                 self.offer(now, p, b);
             }
+        }
+    }
+
+    /// A data cell of a TCP connection over ABR reaches its destination end system:
+    /// EFCI state (destination rule 1) and counts; reassembly is the caller's.
+    pub(super) fn deliver_abr_data(&mut self, now: Time, cell: &Cell) {
+        let f = cell.flow as usize;
+        let warm = now >= self.sc.warmup;
+        let dir = self.net.conns[f >> 1].dir_mut(f & 1);
+        dir.dest.on_data(cell);
+        dir.data_received += 1;
+        if warm {
+            dir.data_received_warm += 1;
+        }
+    }
+
+    /// A cell of a cell-level connection reaches the end of its route.
+    pub(super) fn deliver_cell_level(&mut self, now: Time, cell: Cell) {
+        let f = cell.flow as usize;
+        let c = f >> 1;
+        if cell.is_rm() {
+            self.deliver_rm(now, cell);
             return;
         }
         let warm = now >= self.sc.warmup;

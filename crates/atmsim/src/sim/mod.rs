@@ -129,7 +129,7 @@ impl<'a> Sim<'a> {
             Ev::Start(c) => {
                 self.net.conns[c as usize].started = true;
                 match self.net.conns[c as usize].ends {
-                    Ends::Tcp(_) => self.pump(now, c as usize),
+                    Ends::Tcp(_) => self.start_tcp(now, c as usize),
                     Ends::Cells(_) => self.start_cells(now, c as usize),
                 }
             }
@@ -154,7 +154,10 @@ impl<'a> Sim<'a> {
                 }
             }
             Ev::Send(f, gen) => self.on_send(now, f as usize, gen),
-            Ev::Gen(f) => self.on_gen(now, f as usize),
+            Ev::Gen(f) => match self.net.conns[f as usize >> 1].ends {
+                Ends::Tcp(_) => self.on_tcp_write(now, f as usize),
+                Ends::Cells(_) => self.on_gen(now, f as usize),
+            },
             Ev::Think(c) => self.on_think(now, c as usize),
             Ev::Interval(p, gen) => {
                 let pi = p as usize;
@@ -266,9 +269,19 @@ impl<'a> Sim<'a> {
         self.totals.cells_delivered += 1;
         let f = cell.flow as usize;
         self.net.flows[f].cells_delivered += 1;
-        if let Ends::Cells(_) = self.net.conns[f >> 1].ends {
-            self.deliver_cell_level(now, cell);
-            return;
+        match &self.net.conns[f >> 1].ends {
+            Ends::Cells(_) => {
+                self.deliver_cell_level(now, cell);
+                return;
+            }
+            Ends::Tcp(t) if t.dirs.is_some() => {
+                if cell.is_rm() {
+                    self.deliver_rm(now, cell);
+                    return;
+                }
+                self.deliver_abr_data(now, &cell);
+            }
+            Ends::Tcp(_) => {}
         }
         if let Reassembled::Frame(tag) = self.net.flows[f].reassemble(&cell) {
             let c = f >> 1;
@@ -306,8 +319,17 @@ impl<'a> Sim<'a> {
         self.emit_frame(now, 2 * c + 1, ack);
     }
 
-    /// Segments a frame into cells and offers them to the flow's first port.
+    /// Segments a frame into cells and offers them to the flow's first port; over ABR,
+    /// queues them at the flow's ABR source, which sends them paced at ACR.
     fn emit_frame(&mut self, now: Time, f: usize, tag: u32) {
+        if let Ends::Tcp(t) = &mut self.net.conns[f >> 1].ends {
+            if let Some(dirs) = t.dirs.as_mut() {
+                let n = self.net.flows[f].cells_per_frame;
+                dirs[f & 1].push_frame(tag, n);
+                self.kick(now, f);
+                return;
+            }
+        }
         let p = self.net.route_port(f, 0);
         let flow = &mut self.net.flows[f];
         let n = flow.cells_per_frame;
@@ -322,15 +344,76 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Lets connection `c` send all the segments its window allows.
+    /// Lets connection `c` send all the segments its window allows (over ABR with a
+    /// bounded source queue, as many as the queue has room for: back-pressure).
     fn pump(&mut self, now: Time, c: usize) {
         if !self.net.conns[c].started {
             return;
         }
-        while let Some(seg) = self.net.conns[c].tcp().snd.next_segment(now) {
+        let cells = self.net.flows[2 * c].cells_per_frame;
+        loop {
+            let conn = self.net.conns[c].tcp();
+            if let Some(d) = conn.dirs.as_mut() {
+                if !d[0].has_room(cells) {
+                    d[0].blocked = true;
+                    break;
+                }
+            }
+            let Some(seg) = conn.snd.next_segment(now) else {
+                break;
+            };
             self.emit_frame(now, 2 * c, seg);
         }
         self.sync_exact_timer(c);
+    }
+
+    /// A TCP connection starts: its ABR end systems begin integrating ACR, a periodic
+    /// application schedules its first write, and the sender sends what it may.
+    fn start_tcp(&mut self, now: Time, c: usize) {
+        let warmup = self.sc.warmup;
+        let conn = self.net.conns[c].tcp();
+        if let Some(d) = conn.dirs.as_mut() {
+            for dir in d.iter_mut() {
+                dir.acr_since = now.max(warmup);
+            }
+        }
+        if let crate::scenario::TcpApp::Periodic {
+            segments, burst_at, ..
+        } = self.sc.connections[c].tcp().app
+        {
+            if segments > 0 {
+                self.q.schedule(now, Ev::Gen(2 * c as u32));
+            }
+            self.q.schedule(burst_at.max(now), Ev::Gen(2 * c as u32 + 1));
+        }
+        self.pump(now, c);
+    }
+
+    /// The application of TCP connection `f >> 1` writes into the socket (seed 002's
+    /// generator): `Gen(2c)` events are the single-segment writes every interval,
+    /// `Gen(2c + 1)` is the final burst.
+    fn on_tcp_write(&mut self, now: Time, f: usize) {
+        let c = f >> 1;
+        let crate::scenario::TcpApp::Periodic {
+            interval,
+            segments,
+            burst_segments,
+            ..
+        } = self.sc.connections[c].tcp().app
+        else {
+            return;
+        };
+        let conn = self.net.conns[c].tcp();
+        if f & 1 == 0 {
+            conn.writes += 1;
+            conn.snd.app_write(1);
+            if conn.writes < segments {
+                self.q.schedule(now + interval, Ev::Gen(f as u32));
+            }
+        } else {
+            conn.snd.app_write(burst_segments);
+        }
+        self.pump(now, c);
     }
 
     /// Exact timers: keep one pending event no later than the sender's deadline.

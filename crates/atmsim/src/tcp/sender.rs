@@ -65,6 +65,8 @@ pub struct TcpSender {
     /// Timing: (segment, t_rtt ticks or start time in ps).
     timing: Option<(u32, u64)>,
     closed: bool,
+    /// Segments the application has written (None: infinite bulk transfer).
+    app_limit: Option<u32>,
     /// Counters.
     pub stats: TcpStats,
 }
@@ -108,6 +110,10 @@ impl TcpSender {
             rto,
             timing: None,
             closed: false,
+            app_limit: match p.app {
+                crate::scenario::TcpApp::Bulk => None,
+                crate::scenario::TcpApp::Periodic { .. } => Some(0),
+            },
             stats: TcpStats::default(),
         }
     }
@@ -115,6 +121,19 @@ impl TcpSender {
     /// The application stops handing new data; only retransmissions go out from now on.
     pub fn close(&mut self) {
         self.closed = true;
+    }
+
+    /// The application writes `n` more segments (no effect for a bulk transfer).
+    pub fn app_write(&mut self, n: u32) {
+        if let Some(l) = &mut self.app_limit {
+            *l = l.saturating_add(n);
+        }
+    }
+
+    /// Segments written by the application and not yet sent for the first time
+    /// (None: infinite bulk transfer).
+    pub fn unsent(&self) -> Option<u32> {
+        self.app_limit.map(|l| l.saturating_sub(self.snd_max))
     }
 
     /// The next segment to transmit now, if the window allows one.
@@ -135,6 +154,9 @@ impl TcpSender {
         }
         if self.closed && self.snd_nxt >= self.snd_max {
             return None;
+        }
+        if self.app_limit.is_some_and(|l| self.snd_nxt >= l) {
+            return None; // the application has written nothing more
         }
         let win = self.cwnd.min(self.window);
         let outstanding = (self.snd_nxt - self.snd_una) as u64;
@@ -330,7 +352,33 @@ mod tests {
             initial_ssthresh: 65536,
             keep_out_of_order: true,
             tick_phase: Some(0),
+            app: crate::scenario::TcpApp::Bulk,
         }
+    }
+
+    #[test]
+    fn periodic_application_limits_what_goes() {
+        // Seed 002's generator: the sender sends only what the application wrote, while
+        // cwnd still grows by one MSS per ACK in slow start.
+        let mut p = params(false);
+        p.app = crate::scenario::TcpApp::Periodic {
+            interval: PS_PER_MS,
+            segments: 3,
+            burst_segments: 0,
+            burst_at: 0,
+        };
+        let mut s = TcpSender::new(&p);
+        assert_eq!(drain(&mut s), Vec::<u32>::new());
+        assert_eq!(s.unsent(), Some(0));
+        s.app_write(1);
+        assert_eq!(drain(&mut s), vec![0]);
+        s.on_ack(1, 0);
+        assert_eq!(s.cwnd, 1024);
+        assert_eq!(drain(&mut s), Vec::<u32>::new());
+        s.app_write(5);
+        assert_eq!(s.unsent(), Some(5));
+        assert_eq!(drain(&mut s), vec![1, 2]);
+        assert_eq!(s.unsent(), Some(3));
     }
 
     fn drain(s: &mut TcpSender) -> Vec<u32> {
