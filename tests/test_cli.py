@@ -46,7 +46,7 @@ BROKEN = [
     ("bare-number", 'duration = "0.5 s"', "duration = 5", "measurement.duration"),
     ("unknown-key", 'sample_interval = "5 ms"', 'sample_interval = "5 ms"\nsampling = "5 ms"', "measurement.sampling"),
     ("route-missing-link", 'route = ["src1", "sw1", "sw2", "dst1"]', 'route = ["src1", "sw2", "dst1"]', "connection[0].route[1]"),
-    ("abr", 'service = "ubr"', 'service = "abr"', "connection[1].service"),
+    ("service", 'service = "ubr"', 'service = "cbr"', "connection[1].service"),
     ("zero-duration", 'duration = "0.5 s"', 'duration = "0 s"', "measurement.duration"),
 ]
 

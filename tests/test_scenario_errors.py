@@ -82,7 +82,7 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
      ["connection[1].traffic.tcp.window", "100000 B", "65535 B"]),
     ("duplicated-node-name", _set("node.3", {"name": "sw1", "kind": "switch"}), ["node[3].name", '"sw1"', "defined twice", "unique"]),
     ("connection-from-a-switch", _from_switch, ["connection[0].from", '"sw1"', "switch", "hosts"]),
-    ("abr-service-for-tcp", _set("connection.1.service", "abr"), ["connection[1].service", '"abr"', "not available", '"ubr"']),
+    ("vbr-service-for-tcp", _set("connection.1.service", "vbr"), ["connection[1].service", '"vbr"', "not available", '"abr", "ubr"']),
     ("unknown-service", _set("connection.0.service", "gold"), ["connection[0].service", "gold", "`ubr`", "`abr`"]),
     ("unknown-policy-kind", _set("defaults.policy", {"kind": "red"}), ["defaults.policy.kind", "red", "`epd`", "`fba`"]),
     ("unknown-node-kind", _set("node.0.kind", "router"), ["node[0].kind", "router", "`host`", "`switch`"]),
