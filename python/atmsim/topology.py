@@ -24,6 +24,11 @@ def n_source(
     start_times: list[str] | None = None,
     seed: int = 1,
     name: str | None = None,
+    service: str = "ubr",
+    abr: dict[str, Any] | None = None,
+    allocator: dict[str, Any] | None = None,
+    applications: list[dict[str, Any]] | None = None,
+    vbr: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The N-source configuration of seeds 000-002 (spec section 11).
 
@@ -33,6 +38,14 @@ def n_source(
     seed 001 WAN) or ``link_length`` (e.g. ``"1000 km"``), or all three separately with
     ``segment_delays`` (source-sw1, sw1-sw2, sw2-destination).
     ``buffer`` and ``policy`` apply to every switch output port.
+
+    TCP over ABR (seeds 000 and 002): ``service="abr"`` with ``abr`` (source parameters,
+    ``defaults.abr``) and ``allocator`` (``defaults.allocator``, every switch port).
+    ``applications`` gives each connection's TCP application (e.g. seed 002's periodic
+    generator). ``vbr`` adds a background VBR connection ``vbr`` from host ``vbr_src``
+    over sw1 -> sw2 to ``vbr_dst`` (segments like the sources'): a dict with
+    ``peak_rate``, ``on``, ``off`` and optional ``phase`` (seed 000: "124.42 Mbps", y ms
+    on, y ms off, from t = 2 ms).
     """
     if n < 1:
         raise ValueError(f"n = {n}: the configuration needs at least one source")
@@ -54,13 +67,27 @@ def n_source(
             "from": s,
             "to": d,
             "route": [s, "sw1", "sw2", d],
-            "service": "ubr",
+            "service": service,
             "traffic": {"kind": "tcp"},
         }
+        if applications is not None:
+            c["traffic"]["application"] = dict(applications[i - 1])
         if start_times is not None:
             c["start"] = start_times[i - 1]
         conns.append(c)
+    if vbr is not None:
+        nodes += [{"name": "vbr_src", "kind": "host"}, {"name": "vbr_dst", "kind": "host"}]
+        links += [{"between": ["vbr_src", "sw1"], **segs[0]}, {"between": ["sw2", "vbr_dst"], **segs[2]}]
+        traffic = {"kind": "on_off", "peak_rate": vbr["peak_rate"], "on": vbr["on"], "off": vbr["off"]}
+        if "phase" in vbr:
+            traffic["phase"] = vbr["phase"]
+        conns.append({"name": "vbr", "from": "vbr_src", "to": "vbr_dst", "route": ["vbr_src", "sw1", "sw2", "vbr_dst"],
+                      "service": "vbr", "traffic": traffic})
     defaults: dict[str, Any] = {"link_rate": rate, "switch_buffer": buffer}
+    if abr is not None:
+        defaults["abr"] = dict(abr)
+    if allocator is not None:
+        defaults["allocator"] = dict(allocator)
     if policy is not None:
         defaults["policy"] = policy
     if tcp is not None:

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from .abr_buffers import AbrBuffers
 from .base import Experiment
 from .erica_testing import EricaTesting
 from .ubr_plus import UbrPlus
+from .worst_case import WorstCase
 
-EXPERIMENTS: dict[str, type[Experiment]] = {UbrPlus.id: UbrPlus, EricaTesting.id: EricaTesting}
+EXPERIMENTS: dict[str, type[Experiment]] = {
+    UbrPlus.id: UbrPlus,
+    EricaTesting.id: EricaTesting,
+    AbrBuffers.id: AbrBuffers,
+    WorstCase.id: WorstCase,
+}
 
 
 def get(exp_id: str) -> Experiment:
