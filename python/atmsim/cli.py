@@ -112,10 +112,10 @@ def cmd_list(a) -> int:
     print("  reno             tahoe plus fast retransmit and fast recovery")
     print("\nservice classes (connection service = ...):")
     print("  ubr              unspecified bit rate: tcp and cell-level traffic")
-    print("  abr              available bit rate: TM 4.0 end systems, RM cells (cell-level traffic; TCP over ABR not yet)")
+    print("  abr              available bit rate: TM 4.0 end systems, RM cells (cell-level traffic and TCP over ABR)")
     print("  cbr, vbr         higher-priority classes for cbr / on_off cell traffic")
     print("\ntraffic (connection traffic kind = ...):")
-    print("  tcp              TCP bulk transfer (UBR)")
+    print("  tcp              TCP (UBR or ABR): bulk transfer, or application = periodic (seed 002)")
     print("  persistent       greedy cell source; rate_cap + cap_until make it ACR-retaining")
     print("  request_response request cells, response cells back, think time")
     print("  on_off           deterministic on/off at a peak rate (VBR background)")
@@ -141,8 +141,9 @@ def cmd_reproduce(a) -> int:
     comparison = exp.run(out, quick=a.quick, workers=a.workers, progress=not a.no_progress)
     with pd_options():
         if "verdict" in comparison.columns:
-            fails = comparison[comparison["verdict"] != "pass"]
-            print(f"{len(comparison) - len(fails)} of {len(comparison)} checks pass")
+            judged = comparison[comparison["verdict"] != "info"]  # "info": shown, not judged
+            fails = judged[judged["verdict"] != "pass"]
+            print(f"{len(judged) - len(fails)} of {len(judged)} checks pass")
             if len(fails):
                 print("\nfailing checks:")
                 print(fails.to_string(index=False, float_format=lambda v: f"{v:.3f}"))

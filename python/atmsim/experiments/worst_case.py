@@ -234,11 +234,16 @@ class WorstCase(Experiment):
                 ("pass" if ok else "fail") if r["N"] <= 20 else "info")
         small = t1[t1["N"] <= 20]
         if len(small) >= 3:
-            # Proportional to N: max queue / N varies by less than 25 % over N = 3..20
-            # (N = 2 is excluded: with two sources one burst drains while the other queues).
-            per = (small[small["N"] >= 3]["simulated"] / small[small["N"] >= 3]["N"])
-            spread = float(per.max() / per.min() - 1) if len(per) else float("nan")
-            add("table1-N<=20", "queue_per_source_spread", "< 0.25", round(spread, 3), "pass" if spread < 0.25 else "fail")
+            # Grows in proportion to N: a straight line fits max queue vs N (R^2 >= 0.99)
+            # with a positive slope (the published N <= 20 values give R^2 = 0.9998).
+            import numpy as np
+
+            x, y = small["N"].to_numpy(float), small["simulated"].to_numpy(float)
+            a, b = np.polyfit(x, y, 1)
+            r2 = 1 - ((y - (a * x + b)) ** 2).sum() / ((y - y.mean()) ** 2).sum()
+            add("table1-N<=20", "linear_in_N_r2", ">= 0.99", round(float(r2), 5), "pass" if r2 >= 0.99 and a > 0 else "fail")
+            add("table1-N<=20", "cells_per_extra_source", round(float(np.polyfit(x, small["published"].to_numpy(float), 1)[0])),
+                round(float(a)), "info")
         if {20, 30}.issubset(set(t1["N"])):
             q20 = float(t1.loc[t1["N"] == 20, "simulated"].iloc[0])
             q30 = float(t1.loc[t1["N"] == 30, "simulated"].iloc[0])
@@ -247,9 +252,12 @@ class WorstCase(Experiment):
             case = f"table2-line{r['line']}-N{r['N']}"
             add(case, "max_queue_cells", r["published"], r["simulated"], "info")
             if r["line"] in (3, 4):
-                for which in ("analytic_eq", "analytic_per_burst"):
-                    rel = r["simulated"] / r[which] - 1
-                    add(case, f"vs_{which}", round(r[which]), r["simulated"], "pass" if abs(rel) <= EQ1_TOL else "fail")
+                # Judged against equation (1) as printed; the paper's own values deviate from
+                # it too (published / eq. (1) is shown as info).
+                rel = r["simulated"] / r["analytic_eq"] - 1
+                add(case, "vs_equation_1", round(r["analytic_eq"]), r["simulated"], "pass" if abs(rel) <= EQ1_TOL else "fail")
+                add(case, "published_over_equation_1", 1.0, round(r["published"] / r["analytic_eq"], 3), "info")
+                add(case, "vs_12_cell_burst_form", round(r["analytic_per_burst"]), r["simulated"], "info")
         return pd.DataFrame(out, columns=["experiment", "case", "metric", "published", "simulated", "verdict"])
 
     def report(self, out: Path, comparison: pd.DataFrame, cases, results, quick: bool) -> str:

@@ -641,7 +641,7 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             );
         }
         let app = resolve_cell_app(&format!("{p}.traffic"), &c.traffic, start)?;
-        let abr = if class == ServiceClass::Abr {
+        let mut abr = if class == ServiceClass::Abr {
             let access = ports[fwd_ports[0]].rate_bps as f64 / 424.0;
             Some(resolve_abr(
                 &format!("{p}.abr"),
@@ -686,7 +686,12 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
                 Some(t)
             }
             _ => {
-                if abr.as_ref().is_some_and(|a| a.source_queue.is_some()) {
+                if let Some(a) = abr.as_mut() {
+                    a.source_queue = None;
+                }
+                // A connection's own key is an error; defaults.abr.source_queue applies to the
+                // TCP connections only.
+                if c.abr.as_ref().is_some_and(|a| a.source_queue.is_some()) {
                     return err(
                         format!("{p}.abr.source_queue"),
                         "is only for tcp traffic (cell-level applications keep their own backlog); remove it",
