@@ -19,6 +19,8 @@ setup: $(BIN)/python
 reproduce: setup
 	$(BIN)/atmsim reproduce ubr-plus --out results/ubr-plus
 	$(BIN)/atmsim reproduce erica-testing --out results/erica-testing
+	$(BIN)/atmsim reproduce abr-buffers --out results/abr-buffers
+	$(BIN)/atmsim reproduce worst-case --out results/worst-case
 
 test-rust:
 	cargo test --workspace --exclude atmsim-py --release -q
