@@ -209,12 +209,20 @@ fn source_queue_below_one_segment() {
         ERICA,
         "service = \"abr\"\ntraffic = { kind = \"tcp\" }\nabr = { source_queue = \"11 cells\" }",
     );
-    assert_err(&t, "connection[0].abr.source_queue", &["11 cells", "12 cells"]);
+    assert_err(
+        &t,
+        "connection[0].abr.source_queue",
+        &["11 cells", "12 cells"],
+    );
     let t = base(
         ERICA,
         "service = \"abr\"\ntraffic = { kind = \"tcp\" }\nabr = { source_queue = \"0 cells\" }",
     );
-    assert_err(&t, "connection[0].abr.source_queue", &["0 cells", "unlimited"]);
+    assert_err(
+        &t,
+        "connection[0].abr.source_queue",
+        &["0 cells", "unlimited"],
+    );
 }
 
 #[test]

@@ -256,7 +256,10 @@ impl Sim<'_> {
             } else {
                 // Destination rule 2: turn the forward RM cell around at once.
                 let back = (f ^ 1) as u32;
-                let b = self.net.conns[c].dir_mut(f & 1).dest.turn_around(&cell, back);
+                let b = self.net.conns[c]
+                    .dir_mut(f & 1)
+                    .dest
+                    .turn_around(&cell, back);
                 self.net.flows[f ^ 1].cells_sent += 1;
                 self.totals.cells_sent += 1;
                 let p = self.net.route_port(f ^ 1, 0);

@@ -384,7 +384,8 @@ impl<'a> Sim<'a> {
             if segments > 0 {
                 self.q.schedule(now, Ev::Gen(2 * c as u32));
             }
-            self.q.schedule(burst_at.max(now), Ev::Gen(2 * c as u32 + 1));
+            self.q
+                .schedule(burst_at.max(now), Ev::Gen(2 * c as u32 + 1));
         }
         self.pump(now, c);
     }
