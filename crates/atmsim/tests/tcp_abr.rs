@@ -28,11 +28,16 @@ fn fingerprint(r: &RunResult) -> String {
 /// sw1 -> sw2 10 km, all at 155.52 Mbps. `conns[i]` is the body of connection `c{i+1}`
 /// (service, traffic, abr, ...); `defaults` goes under `[defaults]`.
 fn n_source(defaults: &str, conns: &[&str], duration: &str) -> String {
+    n_source_mid(defaults, conns, duration, "10 km")
+}
+
+/// [`n_source`] with a shared link of length `mid`.
+fn n_source_mid(defaults: &str, conns: &[&str], duration: &str, mid: &str) -> String {
     let mut s = format!(
         "name = \"tcp over abr\"\nseed = 11\n[measurement]\nduration = \"{duration}\"\nsample_interval = \"1 ms\"\n\
          [defaults]\n{defaults}\n\
          [[node]]\nname = \"sw1\"\nkind = \"switch\"\n[[node]]\nname = \"sw2\"\nkind = \"switch\"\n\
-         [[link]]\nbetween = [\"sw1\", \"sw2\"]\nlength = \"10 km\"\n"
+         [[link]]\nbetween = [\"sw1\", \"sw2\"]\nlength = \"{mid}\"\n"
     );
     for (i, c) in conns.iter().enumerate() {
         let i = i + 1;
@@ -331,6 +336,48 @@ fn bounded_source_queue_holds_tcp_back() {
         Some(0),
         "a blocked TCP must not idle the source"
     );
+}
+
+#[test]
+fn bounded_source_queue_refills_as_cells_leave() {
+    // A 10-segment burst into a 2-segment source queue on a 1000 km path (RTT about
+    // 10 ms). By the burst at 60 ms the 20 single segments have opened cwnd to 21
+    // segments, so only the source queue holds TCP back: TCP must hand the next segment
+    // as soon as the source has sent enough cells to make room, not wait for an ACK. The
+    // burst then arrives one one-way delay (5 ms) later, as with an unlimited queue.
+    let d = "allocator = { kind = \"erica\", target_utilization = 0.9 }";
+    let play = |extra: &str| {
+        let c = periodic(20, "5120 B", Some("60 ms"), extra);
+        let r = run(&n_source_mid(d, &[&c], "100 ms", "1000 km"));
+        check_tcp_abr(&r, &format!("WAN burst {extra}"), 0.0, LINK_BPS, true);
+        r
+    };
+    let bounded = play("abr = { source_queue = \"24 cells\" }");
+    let unlimited = play("");
+    for (r, what) in [(&bounded, "bounded"), (&unlimited, "unlimited")] {
+        let c = conn(r, "c1");
+        assert_eq!(c.segments_sent, 30, "{what}");
+        assert_eq!(c.goodput_bytes, 30 * MSS, "{what}");
+        let ts = &r.timeseries;
+        let k = ts.connection_names.iter().position(|n| n == "c1").unwrap();
+        let i = ts
+            .time_s
+            .iter()
+            .position(|t| (t - 0.069).abs() < 1e-9)
+            .unwrap();
+        let by69 = ts.delivered_bytes[k][i] / MSS;
+        assert_eq!(
+            by69, 30,
+            "{what}: only {by69} of 30 segments delivered 9 ms after the burst (one-way delay about 5 ms)"
+        );
+        assert!(
+            c.final_cwnd_bytes >= 21 * MSS,
+            "{what}: cwnd {} should have opened to 21 segments",
+            c.final_cwnd_bytes
+        );
+    }
+    assert!(conn(&bounded, "c1").source_queue_max_cells.unwrap() <= 24);
+    assert!(conn(&unlimited, "c1").source_queue_max_cells.unwrap() >= 10 * SEG_CELLS);
 }
 
 #[test]
