@@ -63,7 +63,7 @@ pub enum AllocatorCfg {
 }
 
 /// Names of the allocator kinds, as written in scenario files.
-pub const ALLOCATOR_NAMES: [&str; 4] = ["none", "erica", "erica_plus", "efci"];
+pub const ALLOCATOR_NAMES: [&str; 5] = ["none", "erica", "modified_erica", "erica_plus", "efci"];
 
 impl AnyAllocator {
     /// Builds an allocator for a port of `link_rate` cells/s carrying `flows` flows.
