@@ -62,38 +62,7 @@ const ERICA: &str = "allocator = { kind = \"erica\", target_utilization = 0.95, 
 
 /// Conservation, the port counter identities, drop attribution and rate sanity.
 fn check_invariants(r: &RunResult, what: &str) {
-    let s = &r.summary;
-    assert!(s.conservation_ok, "{what}");
-    assert_eq!(
-        s.cells_sent,
-        s.cells_delivered + s.cells_dropped + s.cells_in_flight,
-        "{what}"
-    );
-    for p in &r.ports {
-        assert_eq!(p.received, p.enqueued + p.dropped, "{what} {}", p.name);
-        assert_eq!(
-            p.enqueued,
-            p.sent + p.final_queue_cells as u64,
-            "{what} {}",
-            p.name
-        );
-        assert_eq!(
-            p.drops.values().sum::<u64>(),
-            p.dropped,
-            "{what} {}",
-            p.name
-        );
-        assert!(p.utilization <= 1.0 + 1e-9, "{what} {}", p.name);
-        if let Some(b) = p.buffer_cells {
-            assert!(p.max_queue_cells <= b, "{what} {}", p.name);
-        }
-    }
-    let per_conn: u64 = r
-        .connections
-        .iter()
-        .map(|c| c.cells_dropped + c.ack_cells_dropped)
-        .sum();
-    assert_eq!(per_conn, s.cells_dropped, "{what}: drops attributed");
+    common::check_conservation(r, what);
     for c in &r.connections {
         if c.service == "abr" {
             let acr = c.acr_final_bps.expect("ABR connections report ACR");

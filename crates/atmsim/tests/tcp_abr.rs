@@ -84,29 +84,8 @@ fn within(x: f64, lo: f64, hi: f64) -> bool {
 /// rates within [MCR, PCR] (bit/s), RM cells both ways, data delivered, the source-queue
 /// bookkeeping. With `lossless` (unlimited buffers) nothing may be dropped or resent.
 fn check_tcp_abr(r: &RunResult, what: &str, mcr: f64, pcr: f64, lossless: bool) {
+    common::check_conservation(r, what);
     let s = &r.summary;
-    assert!(s.conservation_ok, "{what}: conservation");
-    assert_eq!(
-        s.cells_sent,
-        s.cells_delivered + s.cells_dropped + s.cells_in_flight,
-        "{what}: sent = delivered + dropped + in flight"
-    );
-    for p in &r.ports {
-        assert_eq!(p.received, p.enqueued + p.dropped, "{what} {}", p.name);
-        assert_eq!(
-            p.enqueued,
-            p.sent + p.final_queue_cells as u64,
-            "{what} {}",
-            p.name
-        );
-        assert!(p.utilization <= 1.0 + 1e-9, "{what} {}", p.name);
-    }
-    let per_conn: u64 = r
-        .connections
-        .iter()
-        .map(|c| c.cells_dropped + c.ack_cells_dropped)
-        .sum();
-    assert_eq!(per_conn, s.cells_dropped, "{what}: drops attributed");
     if lossless {
         assert_eq!(s.cells_dropped, 0, "{what}: unlimited buffers drop nothing");
     }

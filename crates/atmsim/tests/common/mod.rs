@@ -32,3 +32,41 @@ pub fn n_source(n: usize, buffer: &str, policy: &str, duration: &str, seed: u64)
     }
     s
 }
+
+/// Cell conservation, the port counter identities (received = enqueued + dropped,
+/// enqueued = sent + queued, drop reasons add up, utilization <= 1, max queue <= buffer)
+/// and drops attributed to connections.
+pub fn check_conservation(r: &atmsim::RunResult, what: &str) {
+    let s = &r.summary;
+    assert!(s.conservation_ok, "{what}");
+    assert_eq!(
+        s.cells_sent,
+        s.cells_delivered + s.cells_dropped + s.cells_in_flight,
+        "{what}"
+    );
+    for p in &r.ports {
+        assert_eq!(p.received, p.enqueued + p.dropped, "{what} {}", p.name);
+        assert_eq!(
+            p.enqueued,
+            p.sent + p.final_queue_cells as u64,
+            "{what} {}",
+            p.name
+        );
+        assert_eq!(
+            p.drops.values().sum::<u64>(),
+            p.dropped,
+            "{what} {}",
+            p.name
+        );
+        assert!(p.utilization <= 1.0 + 1e-9, "{what} {}", p.name);
+        if let Some(b) = p.buffer_cells {
+            assert!(p.max_queue_cells <= b, "{what} {}", p.name);
+        }
+    }
+    let per_conn: u64 = r
+        .connections
+        .iter()
+        .map(|c| c.cells_dropped + c.ack_cells_dropped)
+        .sum();
+    assert_eq!(per_conn, s.cells_dropped, "{what}: drops attributed");
+}
