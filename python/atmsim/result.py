@@ -27,7 +27,8 @@ class RunResult:
         connections: one row per connection (goodput_bps, retransmissions, timeouts, ...).
         ports: one row per port that carried traffic (counters, drops per reason, max queue).
         port_series: time series per switch port (time_s, port, queue_cells,
-            max_queue_cells, utilization), long format.
+            max_queue_cells, utilization, data_utilization: without RM cells,
+            vbr_utilization: VBR cells only), long format.
         connection_series: time series per connection (time_s, connection, cwnd_bytes,
             cells_received, delivered_bytes), long format.
         abr_series: time series per ABR source (time_s, source, acr_mbps, cells_received:
@@ -46,7 +47,12 @@ class RunResult:
             ports = pd.concat([ports, drops], axis=1)
         self.ports = ports
         ts = raw["timeseries"]
-        self.port_series = _long(ts, "port", "port_names", ["queue_cells", "max_queue_cells", "utilization"])
+        self.port_series = _long(
+            ts,
+            "port",
+            "port_names",
+            ["queue_cells", "max_queue_cells", "utilization", "data_utilization", "vbr_utilization"],
+        )
         self.connection_series = _long(
             ts, "connection", "connection_names", ["cwnd_bytes", "cells_received", "delivered_bytes"]
         )

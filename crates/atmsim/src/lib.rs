@@ -1,6 +1,7 @@
 //! # atmsim
 //!
-//! A cell-level simulator of TCP/IP over ATM networks (UBR now; ABR being built).
+//! A cell-level simulator of TCP/IP over ATM networks: UBR and ABR (TM 4.0 and UCSC end
+//! systems; ERICA, ERICA+, EFCI and KVR switch algorithms), VBR video and faults.
 //!
 //! ```text
 //! scenario (TOML / JSON) --parse--> ScenarioFile --resolve--> Scenario --run--> RunResult
@@ -29,6 +30,7 @@ pub mod result;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod video;
 
 pub use result::RunResult;
 pub use scenario::{RunError, Scenario, ScenarioError, ScenarioFile};

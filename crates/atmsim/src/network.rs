@@ -32,6 +32,10 @@ pub struct Port {
     pub tx_pending: bool,
     /// Cells sent since the last sample.
     pub sent_in_interval: u64,
+    /// RM cells sent since the last sample.
+    pub sent_rm_in_interval: u64,
+    /// VBR cells sent since the last sample.
+    pub sent_vbr_in_interval: u64,
     /// True for switch ports (reported in results and time series).
     pub is_switch: bool,
     /// The ABR rate allocator of this port.
@@ -217,6 +221,10 @@ pub struct CellDir {
     pub on_end: Time,
     /// The application has stopped.
     pub stopped: bool,
+    /// Token-bucket shaper of a non-ABR transmitter (video).
+    pub shaper: Option<crate::video::TokenBucket>,
+    /// Sessions traffic: the connection is open now.
+    pub session_open: bool,
 }
 
 /// Backlog value meaning "the application always has cells".
@@ -247,6 +255,8 @@ impl CellDir {
             acr_since: 0,
             on_end: 0,
             stopped: false,
+            shaper: None,
+            session_open: false,
         }
     }
 
@@ -292,6 +302,23 @@ pub struct CellConn {
     pub app: CellApp,
     /// Forward (0) and reverse (1) directions.
     pub dirs: [CellDir; 2],
+    /// Video: the frame generator and the frame in progress.
+    pub video: Option<Box<VideoState>>,
+    /// Random stream of the application (sessions: period lengths).
+    pub rng: RngStream,
+}
+
+/// A video source's frame in progress.
+#[derive(Debug)]
+pub struct VideoState {
+    /// Frame sizes.
+    pub sizes: crate::video::FrameSizes,
+    /// Cells of the current frame not yet handed to the shaper.
+    pub left: u32,
+    /// Time between the current frame's cells.
+    pub spacing: Time,
+    /// When the next frame starts.
+    pub next_frame: Time,
 }
 
 /// A TCP connection: the sender at `from`, the receiver at `to`.
@@ -401,6 +428,8 @@ impl Network {
                 busy_until: 0,
                 tx_pending: false,
                 sent_in_interval: 0,
+                sent_rm_in_interval: 0,
+                sent_vbr_in_interval: 0,
                 is_switch: s.nodes[p.node].kind == crate::scenario::schema::NodeKind::Switch,
                 alloc: AnyAllocator::from_cfg(
                     &p.allocator,
@@ -467,6 +496,25 @@ impl Network {
                             .map(|p| AbrSource::new(p.clone()))
                     };
                     let mut d0 = CellDir::new(abr_src(true), rate(&c.fwd_ports), frame_cells[0]);
+                    let rng = RngStream::new(s.seed, &format!("app/{}", c.name));
+                    let video = match app {
+                        CellApp::Video(v) => {
+                            d0.shaper =
+                                Some(crate::video::TokenBucket::new(v.bucket, v.bucket_rate));
+                            Some(Box::new(VideoState {
+                                sizes: crate::video::FrameSizes::new(
+                                    RngStream::new(s.seed, &format!("video/{}", c.name)),
+                                    v.mean,
+                                    v.sd,
+                                    v.rho,
+                                ),
+                                left: 0,
+                                spacing: 0,
+                                next_frame: 0,
+                            }))
+                        }
+                        _ => None,
+                    };
                     let mut d1 =
                         CellDir::new(abr_src(reverse_sends), rate(&c.bwd_ports), frame_cells[1]);
                     if let Some(p) = &c.abr {
@@ -476,6 +524,8 @@ impl Network {
                     Ends::Cells(Box::new(CellConn {
                         app: app.clone(),
                         dirs: [d0, d1],
+                        video,
+                        rng,
                     }))
                 }
                 (None, None) => unreachable!("resolve gives every connection traffic"),

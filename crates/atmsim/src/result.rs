@@ -40,8 +40,10 @@ pub struct Summary {
     pub cells_sent: u64,
     /// Cells that reached their destination.
     pub cells_delivered: u64,
-    /// Cells dropped at ports.
+    /// Cells dropped at ports, and by injected faults.
     pub cells_dropped: u64,
+    /// Cells lost to injected faults (`[[fault]]`), part of `cells_dropped`.
+    pub cells_dropped_by_faults: u64,
     /// Cells still queued or on a link at the end.
     pub cells_in_flight: u64,
     /// cells dropped / cells sent.
@@ -193,6 +195,8 @@ fn traffic_name(c: &crate::scenario::ConnectionCfg) -> &'static str {
         Some(CellApp::RequestResponse { .. }) => "request_response",
         Some(CellApp::OnOff { .. }) => "on_off",
         Some(CellApp::Cbr { .. }) => "cbr",
+        Some(CellApp::Sessions { .. }) => "sessions",
+        Some(CellApp::Video(_)) => "video",
     }
 }
 
@@ -400,6 +404,7 @@ impl RunResult {
             cells_sent: t.cells_sent,
             cells_delivered: t.cells_delivered,
             cells_dropped: t.cells_dropped,
+            cells_dropped_by_faults: t.cells_dropped_by_faults,
             cells_in_flight: in_flight,
             cell_loss_ratio: if t.cells_sent > 0 {
                 t.cells_dropped as f64 / t.cells_sent as f64

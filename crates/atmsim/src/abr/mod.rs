@@ -16,6 +16,20 @@ pub use source::{AbrSource, NextCell};
 
 use atmsim_kernel::Time;
 
+/// The rate policy of an ABR source.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SourcePolicy {
+    /// TM 4.0 rules 1-13.
+    Tm40,
+    /// Seed 004's UCSC source (spec 5.1): ACR <- min(ACR + `increase`, ER) on each backward
+    /// RM cell, where `increase` = Nrm x AIR cells/s; a forward RM cell every Nrm - 1 data
+    /// cells and nothing else (no Trm, rules 5 and 6 off, CI/NI ignored).
+    Ucsc {
+        /// Nrm x AIR, cells/s.
+        increase: f64,
+    },
+}
+
 /// Resolved ABR source parameters (TM 4.0 section 5.10.2; spec 1.2). Rates in cells/s.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AbrParams {
@@ -46,6 +60,8 @@ pub struct AbrParams {
     /// TCP over ABR: cells the source's AAL5 queue may hold before TCP waits
     /// (None: unlimited, as in seeds 000 and 002).
     pub source_queue: Option<u64>,
+    /// Rate policy.
+    pub policy: SourcePolicy,
 }
 
 impl AbrParams {
@@ -66,6 +82,7 @@ impl AbrParams {
             adtf: 500 * atmsim_kernel::PS_PER_MS,
             tcr: 10.0,
             source_queue: None,
+            policy: SourcePolicy::Tm40,
         }
     }
 }

@@ -9,7 +9,7 @@
 //! Everything here is plain arithmetic on the source's state: it is tested on scripted
 //! sequences of opportunities and RM cells, without the engine.
 
-use super::AbrParams;
+use super::{AbrParams, SourcePolicy};
 use atmsim_kernel::{Time, PS_PER_S};
 
 /// The cell to send at a transmit opportunity (rule 3).
@@ -104,10 +104,10 @@ impl AbrSource {
     }
 
     /// Rule 11: when an out-of-rate forward RM cell may go (only while ACR < TCR), at most
-    /// one per 1/TCR and none within 1/TCR of an in-rate cell.
+    /// one per 1/TCR and none within 1/TCR of an in-rate cell. Never for the UCSC policy.
     #[inline]
     pub fn next_out_of_rate(&self, now: Time) -> Option<Time> {
-        if self.acr >= self.p.tcr || self.p.tcr <= 0.0 {
+        if self.acr >= self.p.tcr || self.p.tcr <= 0.0 || self.is_ucsc() {
             return None;
         }
         let last = match (self.last_send, self.last_oor) {
@@ -120,14 +120,23 @@ impl AbrSource {
         Some(now.max(last + cell_interval(self.p.tcr)))
     }
 
-    /// True if rule 3a makes the next in-rate cell a forward RM cell.
+    /// True for seed 004's UCSC source policy.
+    #[inline]
+    pub fn is_ucsc(&self) -> bool {
+        matches!(self.p.policy, SourcePolicy::Ucsc { .. })
+    }
+
+    /// True if rule 3a makes the next in-rate cell a forward RM cell (UCSC: after every
+    /// Nrm - 1 data cells, no Trm).
     #[inline]
     pub fn frm_due(&self, now: Time) -> bool {
         match self.last_frm {
             None => true, // rule 2: the first in-rate cell is an FRM
             Some(t) => {
                 self.count + 1 >= self.p.nrm
-                    || (self.count >= self.p.mrm && now.saturating_sub(t) >= self.p.trm)
+                    || (!self.is_ucsc()
+                        && self.count >= self.p.mrm
+                        && now.saturating_sub(t) >= self.p.trm)
             }
         }
     }
@@ -152,6 +161,15 @@ impl AbrSource {
     /// Rules 5, 6 and 7: an in-rate forward RM cell goes at `now`. Returns the CCR to
     /// write in it (the ACR after rules 5 and 6).
     pub fn send_frm(&mut self, now: Time) -> f64 {
+        if self.is_ucsc() {
+            // Seed 004 2.1: no use-it-or-lose-it, no CRM/CDF.
+            self.last_frm = Some(now);
+            self.last_send = Some(now);
+            self.count = 0;
+            self.brm_since_frm = false;
+            self.counters.frm_sent += 1;
+            return self.acr;
+        }
         // Rule 5: use it or lose it.
         if let Some(t) = self.last_frm {
             if self.acr > self.p.icr && now.saturating_sub(t) > self.p.adtf {
@@ -200,6 +218,14 @@ impl AbrSource {
     /// Rules 8 and 9: a backward RM cell of this source arrives.
     pub fn on_brm(&mut self, ci: bool, ni: bool, bn: bool, er: f64) {
         self.counters.brm_received += 1;
+        if let SourcePolicy::Ucsc { increase } = self.p.policy {
+            // Seed 004 2.1: r(t+) = min(r(t) + Nrm x AIR, ER).
+            self.acr = (self.acr + increase)
+                .min(er)
+                .max(self.p.mcr)
+                .min(self.p.pcr);
+            return;
+        }
         if !bn {
             self.unack = 0;
         }
@@ -209,6 +235,13 @@ impl AbrSource {
             self.acr = (self.acr + self.p.rif * self.p.pcr).min(self.p.pcr);
         }
         self.acr = self.acr.min(er).max(self.p.mcr).min(self.p.pcr);
+    }
+
+    /// A connection (re)opens: the source starts again from ICR (rule 2), as new.
+    pub fn reopen(&mut self) {
+        let counters = self.counters;
+        *self = AbrSource::new(self.p.clone());
+        self.counters = counters;
     }
 
     /// Forward RM cells sent since the last BN = 0 backward RM cell.

@@ -20,6 +20,11 @@ pub struct TimeSeries {
     pub max_queue_cells: Vec<Vec<u32>>,
     /// Fraction of the interval the port's link was transmitting.
     pub utilization: Vec<Vec<f32>>,
+    /// The same, counting only cells that are not RM cells (seed 004's utilization: the
+    /// RM overhead caps it at (Nrm - 1) / Nrm).
+    pub data_utilization: Vec<Vec<f32>>,
+    /// The same, counting only VBR cells (seed 004 figure 5.6).
+    pub vbr_utilization: Vec<Vec<f32>>,
     /// Names of the connections.
     pub connection_names: Vec<String>,
     /// Congestion window, bytes.
@@ -84,6 +89,8 @@ impl Recorder {
             queue_cells: vec![Vec::new(); ports.len()],
             max_queue_cells: vec![Vec::new(); ports.len()],
             utilization: vec![Vec::new(); ports.len()],
+            data_utilization: vec![Vec::new(); ports.len()],
+            vbr_utilization: vec![Vec::new(); ports.len()],
             connection_names: sc.connections.iter().map(|c| c.name.clone()).collect(),
             cwnd_bytes: vec![Vec::new(); sc.connections.len()],
             cells_received: vec![Vec::new(); sc.connections.len()],
@@ -108,13 +115,20 @@ impl Recorder {
             let port = &mut net.ports[p];
             self.ts.queue_cells[k].push(port.buf.queued());
             self.ts.max_queue_cells[k].push(port.buf.take_interval_max());
-            let u = if dt > 0.0 {
-                port.sent_in_interval as f64 * self.cell_secs[k] / dt
-            } else {
-                0.0
+            let share = |cells: u64| {
+                if dt > 0.0 {
+                    (cells as f64 * self.cell_secs[k] / dt).min(1.0) as f32
+                } else {
+                    0.0
+                }
             };
+            self.ts.utilization[k].push(share(port.sent_in_interval));
+            self.ts.data_utilization[k]
+                .push(share(port.sent_in_interval - port.sent_rm_in_interval));
+            self.ts.vbr_utilization[k].push(share(port.sent_vbr_in_interval));
             port.sent_in_interval = 0;
-            self.ts.utilization[k].push(u.min(1.0) as f32);
+            port.sent_rm_in_interval = 0;
+            port.sent_vbr_in_interval = 0;
         }
         for (c, conn) in net.conns.iter().enumerate() {
             match (conn.tcp_ref(), conn.cells()) {

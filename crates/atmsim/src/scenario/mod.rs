@@ -9,9 +9,10 @@ pub mod units;
 
 pub use error::{RunError, ScenarioError};
 pub use resolve::{
-    ConnectionCfg, NodeCfg, PolicyCfg, PortCfg, Scenario, ServiceClass, TcpApp, TcpParams,
+    ConnectionCfg, FaultCell, FaultCfg, NodeCfg, PolicyCfg, PortCfg, Scenario, ServiceClass,
+    TcpApp, TcpParams,
 };
-pub use resolve_abr::CellApp;
+pub use resolve_abr::{CellApp, VideoParams};
 pub use schema::ScenarioFile;
 
 /// Parses a TOML scenario. Errors name the key path and, for syntax errors, the line.

@@ -167,6 +167,8 @@ pub struct ConnectionCfg {
     pub app: Option<CellApp>,
     /// ABR source parameters of both directions (service ABR only).
     pub abr: Option<AbrParams>,
+    /// Bandwidth reserved along the route while open, cells/s (VBR/CBR; 0: none).
+    pub reserve: f64,
 }
 
 impl ConnectionCfg {
@@ -198,6 +200,47 @@ pub struct Scenario {
     pub ports: Vec<PortCfg>,
     /// Connections.
     pub connections: Vec<ConnectionCfg>,
+    /// Faults to inject.
+    pub faults: Vec<FaultCfg>,
+}
+
+/// Which cells a fault hits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultCell {
+    /// Data cells.
+    Data,
+    /// RM cells.
+    Rm,
+    /// Any cell.
+    Any,
+}
+
+impl FaultCell {
+    /// Whether `cell` is of this kind.
+    #[inline]
+    pub fn matches(self, cell: &crate::cell::Cell) -> bool {
+        match self {
+            FaultCell::Data => !cell.is_rm(),
+            FaultCell::Rm => cell.is_rm(),
+            FaultCell::Any => true,
+        }
+    }
+}
+
+/// A resolved fault: the next `count` cells of `kind` of flow `flow` offered to port
+/// `port` at or after `at` are lost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FaultCfg {
+    /// Flow index (2c forward, 2c + 1 reverse).
+    pub flow: usize,
+    /// Port index.
+    pub port: usize,
+    /// From when.
+    pub at: Time,
+    /// Which cells.
+    pub cell: FaultCell,
+    /// How many.
+    pub count: u32,
 }
 
 impl Scenario {
@@ -613,10 +656,14 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             TrafficSpec::RequestResponse { .. } => "request_response",
             TrafficSpec::OnOff { .. } => "on_off",
             TrafficSpec::Cbr { .. } => "cbr",
+            TrafficSpec::Sessions { .. } => "sessions",
+            TrafficSpec::Video { .. } => "video",
         };
         let allowed: &[ServiceClass] = match kind {
             "tcp" => &[ServiceClass::Abr, ServiceClass::Ubr],
-            "persistent" | "request_response" => &[ServiceClass::Abr, ServiceClass::Ubr],
+            "persistent" | "request_response" | "sessions" => {
+                &[ServiceClass::Abr, ServiceClass::Ubr]
+            }
             "on_off" => &[
                 ServiceClass::Vbr,
                 ServiceClass::Cbr,
@@ -641,6 +688,23 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             );
         }
         let app = resolve_cell_app(&format!("{p}.traffic"), &c.traffic, start)?;
+        let reserve = match c.reserve {
+            None => 0.0,
+            Some(r) if !matches!(class, ServiceClass::Vbr | ServiceClass::Cbr) => return err(
+                format!("{p}.reserve"),
+                format!(
+                    "{r} is set but service = {:?}; only vbr and cbr connections reserve bandwidth",
+                    format!("{class:?}").to_lowercase()
+                ),
+            ),
+            Some(r) if !(r.bps() > 0.0 && r.bps().is_finite()) => {
+                return err(
+                    format!("{p}.reserve"),
+                    format!("{r} is not allowed; a reservation must be above 0 bps"),
+                )
+            }
+            Some(r) => r.cells_per_sec(),
+        };
         let mut abr = if class == ServiceClass::Abr {
             let access = ports[fwd_ports[0]].rate_bps as f64 / 424.0;
             Some(resolve_abr(
@@ -714,6 +778,78 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             tcp,
             app,
             abr,
+            reserve,
+        });
+    }
+
+    // Faults.
+    let mut faults = Vec::with_capacity(f.fault.len());
+    for (i, ft) in f.fault.iter().enumerate() {
+        let p = format!("fault[{i}]");
+        let Some(&c) = conn_names.get(ft.connection.as_str()) else {
+            let names: Vec<&str> = conn_names.keys().copied().collect();
+            return err(
+                format!("{p}.connection"),
+                format!(
+                    "{:?} is not a connection; connections: {}",
+                    ft.connection,
+                    list(&names)
+                ),
+            );
+        };
+        let conn = &connections[c];
+        let reverse = ft.direction == Some(super::schema::DirectionSpec::Reverse);
+        let (flow, ports_of) = if reverse {
+            (2 * c + 1, &conn.bwd_ports)
+        } else {
+            (2 * c, &conn.fwd_ports)
+        };
+        let port = match &ft.node {
+            None => ports_of[0],
+            Some(name) => {
+                let n = find_node(format!("{p}.node"), name)?;
+                match ports_of.iter().find(|&&q| ports[q].node == n) {
+                    Some(&q) => q,
+                    None => {
+                        let on: Vec<&str> = ports_of
+                            .iter()
+                            .map(|&q| nodes[ports[q].node].name.as_str())
+                            .collect();
+                        return err(
+                            format!("{p}.node"),
+                            format!(
+                                "{name:?} sends no cells of connection {:?} in that direction; allowed: {}",
+                                ft.connection,
+                                list(&on)
+                            ),
+                        );
+                    }
+                }
+            }
+        };
+        let count = ft.count.unwrap_or(1);
+        if count == 0 {
+            return err(format!("{p}.count"), "0 is not allowed; at least 1 cell");
+        }
+        if ft.at.ps() > duration {
+            return err(
+                format!("{p}.at"),
+                format!(
+                    "{} is after the end of the run ({})",
+                    ft.at, f.measurement.duration
+                ),
+            );
+        }
+        faults.push(FaultCfg {
+            flow,
+            port,
+            at: ft.at.ps(),
+            cell: match ft.cell.unwrap_or_default() {
+                super::schema::FaultCellSpec::Data => FaultCell::Data,
+                super::schema::FaultCellSpec::Rm => FaultCell::Rm,
+                super::schema::FaultCellSpec::Any => FaultCell::Any,
+            },
+            count,
         });
     }
 
@@ -739,6 +875,7 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         nodes,
         ports,
         connections,
+        faults,
     })
 }
 

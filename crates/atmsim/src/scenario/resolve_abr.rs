@@ -3,9 +3,11 @@
 //! path, the value and what is allowed.
 
 use super::error::ScenarioError;
-use super::schema::{AbrSpec, AllocatorSpec, EricaSpec, LoadAveraging, TrafficSpec};
-use crate::abr::AbrParams;
-use crate::allocator::{AllocatorCfg, EricaCfg, LoadAvg, QueueControl};
+use super::schema::{
+    AbrSpec, AllocatorSpec, EricaSpec, KvrSpec, LoadAveraging, SourcePolicySpec, TrafficSpec,
+};
+use crate::abr::{AbrParams, SourcePolicy};
+use crate::allocator::{AllocatorCfg, EricaCfg, KvrCfg, LoadAvg, QueueControl};
 use atmsim_kernel::{Time, PS_PER_MS, PS_PER_US};
 
 fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, ScenarioError> {
@@ -46,6 +48,34 @@ pub enum CellApp {
         /// Cells/s.
         rate: f64,
     },
+    /// Greedy while open; the connection opens and closes (seed 004 section 6).
+    Sessions {
+        /// Mean (or fixed) open period.
+        on: Time,
+        /// Mean (or fixed) closed period.
+        off: Time,
+        /// Exponential periods (else fixed).
+        exponential: bool,
+    },
+    /// Heyman video with a token-bucket shaper (seed 004 section 5.2; spec 7).
+    Video(VideoParams),
+}
+
+/// Resolved parameters of the Heyman video source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VideoParams {
+    /// Time between frames.
+    pub frame_time: Time,
+    /// Mean frame size, cells.
+    pub mean: f64,
+    /// Standard deviation of the frame size, cells.
+    pub sd: f64,
+    /// DAR(1) correlation rho.
+    pub rho: f64,
+    /// Token bucket depth, cells.
+    pub bucket: f64,
+    /// Token rate, cells/s.
+    pub bucket_rate: f64,
 }
 
 impl CellApp {
@@ -60,6 +90,8 @@ impl CellApp {
             CellApp::RequestResponse { .. } => Some(0.0),
             CellApp::OnOff { peak, on, off, .. } => Some(peak * on as f64 / (on + off) as f64),
             CellApp::Cbr { rate } => Some(rate),
+            CellApp::Sessions { .. } => None,
+            CellApp::Video(ref v) => Some(v.mean / atmsim_kernel::time::to_secs_f64(v.frame_time)),
         }
     }
 }
@@ -161,6 +193,87 @@ pub fn resolve_cell_app(
                 rate: rate.cells_per_sec(),
             }
         }
+        TrafficSpec::Sessions {
+            on,
+            off,
+            distribution,
+        } => {
+            for (k, d) in [("on", on), ("off", off)] {
+                if d.ps() == 0 {
+                    return err(format!("{path}.{k}"), "must be longer than 0 s");
+                }
+            }
+            CellApp::Sessions {
+                on: on.ps(),
+                off: off.ps(),
+                exponential: distribution.unwrap_or_default()
+                    == super::schema::PeriodDistribution::Exponential,
+            }
+        }
+        TrafficSpec::Video {
+            frame_rate,
+            mean_cells,
+            sd_cells,
+            correlation,
+            bucket,
+            bucket_rate,
+        } => {
+            let fr = frame_rate.unwrap_or(25.0);
+            if !(fr.is_finite() && fr > 0.0 && fr <= 1000.0) {
+                return err(
+                    format!("{path}.frame_rate"),
+                    format!(
+                        "{fr} is not allowed; frames per second must be in (0, 1000] (PAL: 25)"
+                    ),
+                );
+            }
+            let mean = mean_cells.unwrap_or(130.0);
+            if !(mean.is_finite() && mean > 0.0) {
+                return err(
+                    format!("{path}.mean_cells"),
+                    format!("{mean} is not allowed; the mean frame size must be above 0 cells"),
+                );
+            }
+            let sd = sd_cells.unwrap_or(30.0);
+            if !(sd.is_finite() && sd * sd > mean) {
+                return err(
+                    format!("{path}.sd_cells"),
+                    format!(
+                        "{sd} is not allowed; a negative binomial needs variance > mean, so sd_cells > sqrt(mean_cells) = {:.3}",
+                        mean.sqrt()
+                    ),
+                );
+            }
+            let rho = correlation.unwrap_or(0.98);
+            if !(rho.is_finite() && (0.0..1.0).contains(&rho)) {
+                return err(
+                    format!("{path}.correlation"),
+                    format!("{rho} is not allowed; the correlation must satisfy 0 <= rho < 1"),
+                );
+            }
+            let depth = bucket.map(|c| c.0).unwrap_or(50);
+            if depth == 0 {
+                return err(
+                    format!("{path}.bucket"),
+                    "0 cells is not allowed; the token bucket holds at least 1 cell",
+                );
+            }
+            let br = bucket_rate.map(|r| r.cells_per_sec()).unwrap_or(4500.0);
+            if !(br.is_finite() && br > 0.0) {
+                return err(
+                    format!("{path}.bucket_rate"),
+                    "must be above 0 bps (seed 004: 4500 cells/s)",
+                );
+            }
+            CellApp::Video(VideoParams {
+                frame_time: ((atmsim_kernel::PS_PER_S as f64) / fr).round() as Time,
+                mean,
+                sd,
+                rho,
+                bucket: depth as f64,
+                bucket_rate: br,
+            })
+        }
     }))
 }
 
@@ -194,6 +307,36 @@ pub fn resolve_abr(
             Some(r) => Ok(Some(r.cells_per_sec())),
         }
     };
+    let (v, policy_p) = pick!(policy);
+    let ucsc = v == Some(SourcePolicySpec::Ucsc);
+    let (air_v, air_p) = pick!(air);
+    if ucsc {
+        // The UCSC source has none of TM 4.0's other knobs (seed 004 section 2.1).
+        for (key, set) in [
+            ("rif", c.rif.is_some() || d.rif.is_some()),
+            ("rdf", c.rdf.is_some() || d.rdf.is_some()),
+            ("mrm", c.mrm.is_some() || d.mrm.is_some()),
+            ("trm", c.trm.is_some() || d.trm.is_some()),
+            ("tbe", c.tbe.is_some() || d.tbe.is_some()),
+            ("crm", c.crm.is_some() || d.crm.is_some()),
+            ("cdf", c.cdf.is_some() || d.cdf.is_some()),
+            ("adtf", c.adtf.is_some() || d.adtf.is_some()),
+            ("tcr", c.tcr.is_some() || d.tcr.is_some()),
+            ("frtt", c.frtt.is_some() || d.frtt.is_some()),
+        ] {
+            if set {
+                return err(
+                    format!("{path}.{key}"),
+                    format!("{key} is a TM 4.0 source parameter, but policy = \"ucsc\" (seed 004) does not use it; remove it, or use policy = \"tm40\""),
+                );
+            }
+        }
+    } else if let Some(a) = air_v {
+        return err(
+            air_p,
+            format!("{a} is set but the source policy is TM 4.0 ({policy_p}); AIR belongs to policy = \"ucsc\" (TM 4.0 increases by RIF x PCR)"),
+        );
+    }
     let (v, pcr_p) = pick!(pcr);
     let pcr = rate(v, &pcr_p, "PCR")?.unwrap_or(access_rate);
     if pcr <= 0.0 {
@@ -212,7 +355,7 @@ pub fn resolve_abr(
         );
     }
     let (v, icr_p) = pick!(icr);
-    let mut icr = rate(v, &icr_p, "ICR")?.unwrap_or(pcr);
+    let mut icr = rate(v, &icr_p, "ICR")?.unwrap_or(if ucsc { pcr / 50.0 } else { pcr });
     if icr > pcr || icr < mcr {
         return err(
             icr_p,
@@ -309,7 +452,22 @@ pub fn resolve_abr(
         }
         v => v.map(|n| n.0 as u64),
     };
+    let policy = if ucsc {
+        let air = rate(air_v, &air_p, "AIR")?.unwrap_or(180.0);
+        if air <= 0.0 {
+            return err(
+                air_p,
+                "0 bps is not allowed; AIR must be above 0 (seed 004: 180 cells/s)",
+            );
+        }
+        SourcePolicy::Ucsc {
+            increase: nrm as f64 * air,
+        }
+    } else {
+        SourcePolicy::Tm40
+    };
     Ok(AbrParams {
+        policy,
         pcr,
         mcr,
         icr,
@@ -346,9 +504,24 @@ pub fn resolve_allocator(path: &str, a: &AllocatorSpec) -> Result<AllocatorCfg, 
         },
         AllocatorSpec::Erica(e) => AllocatorCfg::Erica(resolve_erica(path, e, false)?),
         AllocatorSpec::EricaPlus(e) => AllocatorCfg::Erica(resolve_erica(path, e, true)?),
+        AllocatorSpec::Kvr(k) => AllocatorCfg::Kvr(resolve_kvr(path, k)?),
         AllocatorSpec::ModifiedErica(e) => {
             AllocatorCfg::Erica(resolve_erica(path, &modified_erica(e), false)?)
         }
+    })
+}
+
+fn resolve_kvr(path: &str, k: &KvrSpec) -> Result<KvrCfg, ScenarioError> {
+    let u = k.target_utilization.unwrap_or(1.0);
+    if !(u.is_finite() && u > 0.0 && u <= 1.0) {
+        return err(
+            format!("{path}.target_utilization"),
+            format!("{u} is not allowed; target_utilization must be in (0, 1] (seed 004: 1.0)"),
+        );
+    }
+    Ok(KvrCfg {
+        target_utilization: u,
+        update_backward_rm: k.update_backward_rm.unwrap_or(false),
     })
 }
 

@@ -35,6 +35,59 @@ pub struct ScenarioFile {
     pub port: Vec<PortSpec>,
     /// The connections (virtual circuits) and their traffic.
     pub connection: Vec<ConnectionSpec>,
+    /// Faults to inject: cells lost on purpose at a given time (seed 004 section 4.2).
+    #[serde(default)]
+    pub fault: Vec<FaultSpec>,
+}
+
+/// A fault: cells of one connection lost on purpose. The first `count` cells of the
+/// chosen kind that the connection offers to the output port of `node` at or after `at`
+/// are lost there (counted as dropped by a fault, not by the port).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FaultSpec {
+    /// The connection whose cells are lost.
+    pub connection: String,
+    /// From when, e.g. `"0.5 s"`.
+    pub at: Duration,
+    /// `forward` (default: the data direction) or `reverse` (ACKs, responses).
+    #[serde(default)]
+    pub direction: Option<DirectionSpec>,
+    /// Which cells: `data` (default; any data cell, so the AAL5 frame it belongs to fails
+    /// its CRC), `rm` (RM cells) or `any`.
+    #[serde(default)]
+    pub cell: Option<FaultCellSpec>,
+    /// How many consecutive cells of that kind (default 1).
+    #[serde(default)]
+    pub count: Option<u32>,
+    /// The node whose output port on the route loses them (default: the source host,
+    /// i.e. the cell is lost on the first link).
+    #[serde(default)]
+    pub node: Option<String>,
+}
+
+/// A direction of a connection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DirectionSpec {
+    /// From `from` to `to`.
+    #[default]
+    Forward,
+    /// From `to` back to `from`.
+    Reverse,
+}
+
+/// Which cells a fault hits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultCellSpec {
+    /// Data cells (not RM cells).
+    #[default]
+    Data,
+    /// RM cells.
+    Rm,
+    /// Any cell.
+    Any,
 }
 
 /// Run length and recording.
@@ -213,6 +266,11 @@ pub struct ConnectionSpec {
     /// ABR source parameters (service `abr` only); unset fields come from `defaults.abr`.
     #[serde(default)]
     pub abr: Option<AbrSpec>,
+    /// VBR or CBR only: bandwidth reserved on every link of the route while the connection
+    /// is open (from `start` to `stop`), signalled hop by hop; KVR ports subtract it from
+    /// what they allocate to ABR (seed 004 section 5.2: 1.9 Mbps per video connection).
+    #[serde(default)]
+    pub reserve: Option<Rate>,
     /// The traffic the connection carries.
     pub traffic: TrafficSpec,
 }
@@ -275,6 +333,57 @@ pub enum TrafficSpec {
         /// Cell rate.
         rate: Rate,
     },
+    /// A greedy cell source whose connection opens and closes (seed 004 section 6): open
+    /// and sending as fast as it is allowed for an on period, closed (signalled to the
+    /// switches, sending nothing) for an off period, alternately from its start. Each
+    /// opening starts the ABR source again from ICR.
+    Sessions {
+        /// Mean (or fixed) on period, e.g. `"100 ms"`.
+        on: Duration,
+        /// Mean (or fixed) off period.
+        off: Duration,
+        /// `exponential` (default) or `fixed` periods.
+        #[serde(default)]
+        distribution: Option<PeriodDistribution>,
+    },
+    /// Variable-rate video, Heyman et al.'s teleconference model (seed 004 section 5.2;
+    /// spec section 7): one frame per 1/`frame_rate`; frame sizes in cells follow a
+    /// negative binomial marginal with geometrically decaying correlation (DAR(1): keep the
+    /// last size with probability `correlation`, else draw afresh); each frame's cells are
+    /// spread evenly over the frame time, then shaped by a token bucket (`bucket` cells
+    /// deep, filled at `bucket_rate`), at most at the access link rate. The first frame
+    /// starts at a random phase within one frame time.
+    Video {
+        /// Frames per second (default 25, PAL).
+        #[serde(default)]
+        frame_rate: Option<f64>,
+        /// Mean frame size, cells (default 130, Heyman's teleconference sequence).
+        #[serde(default)]
+        mean_cells: Option<f64>,
+        /// Standard deviation of the frame size, cells (default 30).
+        #[serde(default)]
+        sd_cells: Option<f64>,
+        /// Lag-1 autocorrelation rho of frame sizes, 0 <= rho < 1 (default 0.98).
+        #[serde(default)]
+        correlation: Option<f64>,
+        /// Token bucket depth (default `"50 cells"`, seed 004).
+        #[serde(default)]
+        bucket: Option<Cells>,
+        /// Token rate (default `"4500 cells/s"`, seed 004; about 1.9 Mbps).
+        #[serde(default)]
+        bucket_rate: Option<Rate>,
+    },
+}
+
+/// How on and off periods are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PeriodDistribution {
+    /// Exponential with the given mean.
+    #[default]
+    Exponential,
+    /// Exactly the given length.
+    Fixed,
 }
 
 /// The application above a TCP sender.
@@ -304,11 +413,32 @@ pub enum TcpAppSpec {
 /// A number of cells, written `"16 cells"`.
 pub type Cells = super::units::CellCount;
 
+/// The rate policy of an ABR source end system.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SourcePolicySpec {
+    /// ATM Forum TM 4.0 section 5.10.4, rules 1-13 (the default).
+    #[default]
+    Tm40,
+    /// The UCSC source of seed 004 section 2.1 (spec 5.1): a forward RM cell after every
+    /// Nrm - 1 data cells; on a backward RM cell ACR <- min(ACR + Nrm x AIR, ER)
+    /// (additive increase, immediate decrease); no use-it-or-lose-it, no CRM/CDF, no Trm,
+    /// CI/NI ignored. Defaults: ICR = PCR / 50, AIR = 180 cells/s.
+    Ucsc,
+}
+
 /// ABR source end-system parameters (TM 4.0 section 5.10; spec ALGORITHMS.md 1.2).
 /// Every field is optional; defaults are the TM 4.0 ones.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AbrSpec {
+    /// Source rate policy: `"tm40"` (default) or `"ucsc"` (seed 004).
+    #[serde(default)]
+    pub policy: Option<SourcePolicySpec>,
+    /// UCSC policy: additive increase rate per cell sent; each backward RM cell raises
+    /// ACR by Nrm x AIR (default `"180 cells/s"`, seed 004 section 3).
+    #[serde(default)]
+    pub air: Option<Rate>,
     /// Peak cell rate (default: the rate of the source's access link).
     #[serde(default)]
     pub pcr: Option<Rate>,
@@ -374,12 +504,31 @@ pub enum AllocatorSpec {
     /// correctly (bidirectional counting, immediate fair-share update) and max-min
     /// fairness (delta step). Every key of `erica` may still be set.
     ModifiedErica(EricaSpec),
+    /// The Kalampoukas-Varma-Ramakrishnan O(1) allocator (seed 004 section 2.2, Figure
+    /// 2.1; spec section 5): runs on every forward RM cell, max-min fair at steady state,
+    /// needs no averaging interval. Connections open and close by signalling; VBR
+    /// connections with a `reserve` rate lower the bandwidth it allocates.
+    Kvr(KvrSpec),
     /// Binary feedback: set EFCI on ABR data cells while the ABR queue is at or above
     /// `threshold` (the destination turns it into CI).
     Efci {
         /// Queue threshold, e.g. `"50 cells"`.
         threshold: Cells,
     },
+}
+
+/// Options of the KVR allocator (seed 004 section 2.2; spec section 5).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KvrSpec {
+    /// Share of the link rate ABR may be allocated, 0 < U <= 1 (default 1.0: seed 004's
+    /// "target link utilization is set at 100 %"). VBR reservations are subtracted.
+    #[serde(default)]
+    pub target_utilization: Option<f64>,
+    /// Also lower the ER of backward RM cells to the allocation the VC could get now
+    /// (seed 004 section 4.1's suggested improvement; default false).
+    #[serde(default)]
+    pub update_backward_rm: Option<bool>,
 }
 
 /// ERICA and ERICA+ options (seed 003 sections 4.1-4.4; spec sections 2 and 3).

@@ -9,12 +9,12 @@
 //! (rules 8-9). Request/response exchanges and rate-limited, on/off and CBR
 //! applications are driven by `Gen` and `Think` events (seed 003 sections 5.6-5.7).
 
-use super::{Ev, Sim};
+use super::{Ev, Sim, SIG_CLOSE, SIG_OPEN};
 use crate::abr::source::cell_interval;
 use crate::abr::NextCell;
 use crate::cell::{flag, Cell};
 use crate::network::UNBOUNDED;
-use crate::scenario::CellApp;
+use crate::scenario::{CellApp, VideoParams};
 use atmsim_kernel::Time;
 
 impl Sim<'_> {
@@ -42,15 +42,68 @@ impl Sim<'_> {
                 cc.dirs[0].on_end = now + phase + on;
                 self.q.schedule(now + phase, Ev::Gen(f as u32));
             }
+            CellApp::Sessions { .. } => self.session_toggle(now, c),
+            CellApp::Video(VideoParams { frame_time, .. }) => {
+                // The first frame starts at a random phase (spec 7: avoid frame alignment).
+                let phase = cc.rng.below(frame_time);
+                self.q.schedule(now + phase, Ev::Gen(f as u32));
+            }
         }
     }
 
-    /// The application of connection `c` stops handing cells.
-    pub(super) fn stop_cells(&mut self, c: usize) {
+    /// The application of connection `c` stops handing cells (a session in progress
+    /// closes).
+    pub(super) fn stop_cells(&mut self, now: Time, c: usize) {
+        let open = self.net.conns[c].cells_mut().dirs[0].session_open;
         for d in &mut self.net.conns[c].cells_mut().dirs {
             d.stopped = true;
             d.backlog = 0;
+            d.session_open = false;
         }
+        if open {
+            self.signal(now, 2 * c, 0, SIG_CLOSE);
+        }
+    }
+
+    /// Sessions traffic (seed 004 section 6): the connection opens (signalled; the ABR
+    /// source starts again from ICR; greedy) or closes (signalled; nothing more is sent),
+    /// and the next change is drawn.
+    pub(super) fn session_toggle(&mut self, now: Time, c: usize) {
+        let warmup = self.sc.warmup;
+        let cc = self.net.conns[c].cells_mut();
+        let CellApp::Sessions {
+            on,
+            off,
+            exponential,
+        } = cc.app
+        else {
+            return;
+        };
+        if cc.dirs[0].stopped {
+            return;
+        }
+        let opening = !cc.dirs[0].session_open;
+        let mean = if opening { on } else { off };
+        let len = if exponential {
+            (cc.rng.exponential(mean as f64).round() as Time).max(1)
+        } else {
+            mean
+        };
+        let dir = &mut cc.dirs[0];
+        dir.session_open = opening;
+        if opening {
+            dir.integrate_acr(now, warmup);
+            if let Some(src) = dir.abr.as_mut() {
+                src.reopen();
+            }
+            dir.backlog = UNBOUNDED;
+            self.signal(now, 2 * c, 0, SIG_OPEN);
+            self.kick(now, 2 * c);
+        } else {
+            dir.backlog = 0;
+            self.signal(now, 2 * c, 0, SIG_CLOSE);
+        }
+        self.q.schedule(now + len, Ev::Session(c as u32));
     }
 
     /// The application of flow `f` hands one more cell.
@@ -86,6 +139,25 @@ impl Sim<'_> {
                 dir.add_backlog(1);
                 Some(now + cell_interval(rate))
             }
+            CellApp::Video(VideoParams { frame_time, .. }) => {
+                // Heyman video: a new frame's cells are spread evenly over the frame time.
+                let vs = cc.video.as_mut().expect("video state");
+                if vs.left == 0 {
+                    let x = vs.sizes.next_frame();
+                    vs.next_frame = now + frame_time;
+                    vs.left = x;
+                    vs.spacing = frame_time / x.max(1) as Time;
+                }
+                if vs.left > 0 {
+                    dir.add_backlog(1);
+                    vs.left -= 1;
+                }
+                Some(if vs.left > 0 {
+                    now + vs.spacing
+                } else {
+                    vs.next_frame
+                })
+            }
             _ => None,
         };
         if let Some(n) = next {
@@ -117,10 +189,13 @@ impl Sim<'_> {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             },
-            None => Some(match dir.last_send {
-                None => now,
-                Some(t) => now.max(t + cell_interval(dir.line_rate)),
-            }),
+            None => {
+                let t = match dir.last_send {
+                    None => now,
+                    Some(t) => now.max(t + cell_interval(dir.line_rate)),
+                };
+                Some(dir.shaper.as_ref().map_or(t, |b| b.ready(t)))
+            }
         };
         if let Some(w) = want {
             if dir.send_at != Some(w) {
@@ -164,6 +239,9 @@ impl Sim<'_> {
             }
         } else if data {
             dir.last_send = Some(now);
+            if let Some(b) = dir.shaper.as_mut() {
+                b.take(now);
+            }
             self.emit_data(now, f);
         }
         self.kick(now, f);

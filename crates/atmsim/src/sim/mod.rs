@@ -47,6 +47,29 @@ pub enum Ev {
     Think(u32),
     /// End of a port's allocator averaging interval by time (with generation).
     Interval(u32, u32),
+    /// A signalling message of flow `.0` reaches hop `.1 >> 2`; action `.1 & 3`
+    /// ([`SIG_OPEN`], [`SIG_CLOSE`], [`SIG_RESERVE`], [`SIG_RELEASE`]).
+    Signal(u32, u32),
+    /// A sessions connection opens or closes.
+    Session(u32),
+}
+
+/// Signalling: an ABR connection opens.
+pub const SIG_OPEN: u32 = 0;
+/// Signalling: an ABR connection closes.
+pub const SIG_CLOSE: u32 = 1;
+/// Signalling: a VBR/CBR connection's reservation starts.
+pub const SIG_RESERVE: u32 = 2;
+/// Signalling: a VBR/CBR connection's reservation ends.
+pub const SIG_RELEASE: u32 = 3;
+
+/// A fault being injected: how many cells it still has to take.
+#[derive(Clone, Debug)]
+pub struct FaultState {
+    /// The fault.
+    pub cfg: crate::scenario::FaultCfg,
+    /// Cells still to lose.
+    pub left: u32,
 }
 
 /// Totals the engine counts as it runs.
@@ -60,6 +83,8 @@ pub struct Totals {
     pub cells_dropped: u64,
     /// Port transmissions (one cell crossing one port and its link).
     pub cell_hops: u64,
+    /// Cells lost to injected faults (part of `cells_dropped`).
+    pub cells_dropped_by_faults: u64,
 }
 
 /// A running simulation.
@@ -74,6 +99,8 @@ pub struct Sim<'a> {
     pub totals: Totals,
     /// Time-series recorder.
     pub rec: Recorder,
+    /// Faults still to inject.
+    pub faults: Vec<FaultState>,
 }
 
 impl<'a> Sim<'a> {
@@ -100,12 +127,21 @@ impl<'a> Sim<'a> {
         if let Some(si) = sc.sample_interval {
             q.schedule(si, Ev::Sample);
         }
+        let faults = sc
+            .faults
+            .iter()
+            .map(|f| FaultState {
+                cfg: f.clone(),
+                left: f.count,
+            })
+            .collect();
         Sim {
             sc,
             net,
             q,
             totals: Totals::default(),
             rec,
+            faults,
         }
     }
 
@@ -127,16 +163,27 @@ impl<'a> Sim<'a> {
             Ev::TxDone(p) => self.tx_done(now, p as usize),
             Ev::Arrive(p) => self.arrive(now, p as usize),
             Ev::Start(c) => {
-                self.net.conns[c as usize].started = true;
-                match self.net.conns[c as usize].ends {
-                    Ends::Tcp(_) => self.start_tcp(now, c as usize),
-                    Ends::Cells(_) => self.start_cells(now, c as usize),
+                let ci = c as usize;
+                self.net.conns[ci].started = true;
+                self.signal_connection(now, ci, true);
+                match self.net.conns[ci].ends {
+                    Ends::Tcp(_) => self.start_tcp(now, ci),
+                    Ends::Cells(_) => self.start_cells(now, ci),
                 }
             }
-            Ev::Stop(c) => match self.net.conns[c as usize].ends {
-                Ends::Tcp(_) => self.net.conns[c as usize].tcp().snd.close(),
-                Ends::Cells(_) => self.stop_cells(c as usize),
-            },
+            Ev::Stop(c) => {
+                let ci = c as usize;
+                match self.net.conns[ci].ends {
+                    // The TCP connection's VC stays open: what is sent still drains.
+                    Ends::Tcp(_) => self.net.conns[ci].tcp().snd.close(),
+                    Ends::Cells(_) => {
+                        self.stop_cells(now, ci);
+                        self.signal_connection(now, ci, false);
+                    }
+                }
+            }
+            Ev::Signal(f, code) => self.signal(now, f as usize, (code >> 2) as usize, code & 3),
+            Ev::Session(c) => self.session_toggle(now, c as usize),
             Ev::Tick(c) => {
                 let ci = c as usize;
                 let tick = self.sc.connections[ci].tcp().tick.expect("tick mode");
@@ -177,9 +224,76 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Connection `c` opens (`open`) or closes: its ABR directions signal open/close to
+    /// the ports on their routes (sessions traffic signals per session instead), and a
+    /// VBR/CBR reservation starts or ends.
+    fn signal_connection(&mut self, now: Time, c: usize, open: bool) {
+        let cfg = &self.sc.connections[c];
+        if cfg.reserve > 0.0 {
+            let a = if open { SIG_RESERVE } else { SIG_RELEASE };
+            self.signal(now, 2 * c, 0, a);
+        }
+        if matches!(cfg.app, Some(crate::scenario::CellApp::Sessions { .. })) {
+            return;
+        }
+        for d in 0..2 {
+            let has_abr = self.net.conns[c]
+                .dirs()
+                .is_some_and(|ds| ds[d].abr.is_some());
+            if has_abr {
+                self.signal(now, 2 * c + d, 0, if open { SIG_OPEN } else { SIG_CLOSE });
+            }
+        }
+    }
+
+    /// A signalling message of flow `f` reaches hop `hop` of its route: the port's
+    /// allocator learns of it, and the message goes on to the next hop after the link's
+    /// propagation delay (seed 004 5.2: "a special cell through the path of the
+    /// connection"). It travels on a signalling channel of its own, ahead of the data:
+    /// it never waits in a queue and is never lost.
+    fn signal(&mut self, now: Time, f: usize, hop: usize, action: u32) {
+        let p = self.net.route_port(f, hop);
+        let rate = self.sc.connections[f >> 1].reserve;
+        let alloc = &mut self.net.ports[p].alloc;
+        match action {
+            SIG_OPEN => alloc.on_open(f),
+            SIG_CLOSE => alloc.on_close(f),
+            SIG_RESERVE => alloc.on_reserve(rate),
+            _ => alloc.on_reserve(-rate),
+        }
+        if hop + 1 < self.net.flows[f].route_len as usize {
+            let at = now + self.net.ports[p].prop;
+            self.q
+                .schedule(at, Ev::Signal(f as u32, ((hop as u32 + 1) << 2) | action));
+        }
+    }
+
+    /// Whether an injected fault takes `cell` as it is offered to port `p` (and counts it).
+    #[cold]
+    fn fault_takes(&mut self, now: Time, p: usize, cell: &crate::cell::Cell) -> bool {
+        for f in &mut self.faults {
+            if f.left > 0
+                && f.cfg.flow == cell.flow as usize
+                && f.cfg.port == p
+                && now >= f.cfg.at
+                && f.cfg.cell.matches(cell)
+            {
+                f.left -= 1;
+                self.net.flows[cell.flow as usize].cells_dropped += 1;
+                self.totals.cells_dropped += 1;
+                self.totals.cells_dropped_by_faults += 1;
+                return true;
+            }
+        }
+        false
+    }
+
     /// Offers a cell to port `p` and starts the transmitter if it is idle.
     #[inline]
     fn offer(&mut self, now: Time, p: usize, mut cell: crate::cell::Cell) {
+        if !self.faults.is_empty() && self.fault_takes(now, p, &cell) {
+            return;
+        }
         let port = &mut self.net.ports[p];
         if port.alloc.is_active() {
             let q = port.buf.class_queued(2);
@@ -221,6 +335,8 @@ impl<'a> Sim<'a> {
         }
         port.busy_until = now + d;
         port.sent_in_interval += 1;
+        port.sent_rm_in_interval += cell.is_rm() as u64;
+        port.sent_vbr_in_interval += (cell.class() == 1) as u64;
         self.totals.cell_hops += 1;
         if port.buf.queued() > 0 {
             port.tx_pending = true;

@@ -1,0 +1,352 @@
+//! The Kalampoukas-Varma-Ramakrishnan (KVR) O(1) explicit-rate allocator: seed 004
+//! (UCSC-CRL-95-54) section 2.2, implemented line by line from its Figure 2.1, with the
+//! gaps filled as spec ALGORITHMS.md section 5 says.
+//!
+//! Per output port it keeps B (the bandwidth ABR may use), N (open ABR connections),
+//! N_b (bottlenecked ones), the sum of the allocations of the satisfied connections,
+//! MaxVC / MaxAllocation, and per VC its state (satisfied | bottlenecked), its last
+//! allocation A_i and its booking A'_i (A_i if satisfied, B_eq = B / N if bottlenecked).
+//! On every **forward** RM cell of VC i (Figure 2.1):
+//!
+//! ```text
+//!  3. rho_i = min(ER_i, CCR_i)
+//!  4. B_eq = B / N
+//!  5-8.   A_max = B_eq + B_f / N_b                               if i is bottlenecked
+//!         A_max = B_eq + (B_f + A'_i - B_eq) / (N_b + 1)         if i is satisfied
+//!  9-12.  satisfied -> bottlenecked if A_max < rho_i; bottlenecked -> satisfied if A_max > rho_i
+//! 13-14.  A_i = rho_i if satisfied, else A_max
+//! 15.     ER(cell) = min(A_max, ER_i)
+//! 16-22.  MaxVC / MaxAllocation: the VC with the largest allocation is kept bottlenecked
+//! 23-27.  A'_i = A_i if satisfied, else B_eq;  B_f += A'_old - A'_i
+//! ```
+//!
+//! **B_f** (eq. 2.5: B_f = B - sum over satisfied A_i - N_b * B / N) is not kept as a
+//! running number: the allocator keeps the sum of the satisfied allocations and derives
+//! B_f from its definition each time (O(1)). Lines 23-27 then become "take the VC's old
+//! booking out of the satisfied sum if it was satisfied, put the new allocation in if it
+//! is satisfied now"; for a fixed B and N this is exactly line 27 (all four state
+//! transitions are checked in the tests), and when B or N changes (a VBR reservation, a
+//! connection opening or closing) the bookings B_eq of the bottlenecked connections
+//! follow at once, so B_f never drifts (spec 5, "the first cannot drift").
+//!
+//! Connection **open** (signalling, before its first RM cell): N += 1 and the connection
+//! starts bottlenecked (N_b += 1), which lowers B_f and so the allocations of the others
+//! (seed 004, after eq. 2.6). **Close**: its booking is removed (N_b -= 1 if bottlenecked,
+//! else its allocation leaves the satisfied sum), N -= 1; if it was MaxVC, MaxAllocation
+//! restarts from 0 and the next RM cell re-establishes it. A **VBR reservation** lowers B
+//! by the reserved rate while the VBR connection is open (seed 004 section 5.2).
+//!
+//! Optional (seed 004 section 4.1, "might improve the convergence"): lower the ER of
+//! **backward** RM cells to the A_max the VC would get now (eq. 2.9 with the current state),
+//! off by default.
+//!
+//! Rates are cells/s. A_max can be negative for a moment after B shrinks below what the
+//! satisfied connections hold; the ER written into a cell is never below 0.
+
+use super::RateAllocator;
+use crate::cell::{flag, Cell};
+use atmsim_kernel::Time;
+
+/// KVR configuration (resolved).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KvrCfg {
+    /// Share of the link rate that ABR may be allocated (seed 004: 1.0, "target link
+    /// utilization ... 100 %").
+    pub target_utilization: f64,
+    /// Also lower ER in backward RM cells to the current A_max (seed 004 4.1; default off).
+    pub update_backward_rm: bool,
+}
+
+/// The state of a VC at a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VcState {
+    /// Not open at this port (never opened, or closed).
+    Closed,
+    /// Its last request was met in full.
+    Satisfied,
+    /// Its last allocation was below its request (or it holds MaxAllocation).
+    Bottlenecked,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Vc {
+    state: VcState,
+    /// A_i: the allocation computed at its last forward RM cell.
+    alloc: f64,
+}
+
+/// Counters of what the allocator did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KvrCounters {
+    /// Forward RM cells processed.
+    pub rm_cells: u64,
+    /// Forward RM cells of VCs not open here (sent before a close), ignored.
+    pub stale_rm_cells: u64,
+    /// Connections opened.
+    pub opens: u64,
+    /// Connections closed.
+    pub closes: u64,
+}
+
+/// The KVR allocator of one output port.
+#[derive(Clone, Debug)]
+pub struct Kvr {
+    cfg: KvrCfg,
+    /// Link rate, cells/s.
+    link_rate: f64,
+    /// Bandwidth reserved by open VBR connections, cells/s.
+    reserved: f64,
+    /// N: open ABR connections.
+    n: u32,
+    /// N_b: bottlenecked connections.
+    nb: u32,
+    /// Sum of A_i over the satisfied connections.
+    sum_satisfied: f64,
+    /// MaxVC (None: none yet, or it closed).
+    max_vc: Option<u32>,
+    /// MaxAllocation.
+    max_alloc: f64,
+    vcs: Vec<Vc>,
+    /// Counters.
+    pub counters: KvrCounters,
+}
+
+impl Kvr {
+    /// A KVR allocator for a port of `link_rate` cells/s whose VCs are numbered below
+    /// `flows` (the engine's flow indices).
+    pub fn new(cfg: KvrCfg, link_rate: f64, flows: usize) -> Kvr {
+        Kvr {
+            cfg,
+            link_rate,
+            reserved: 0.0,
+            n: 0,
+            nb: 0,
+            sum_satisfied: 0.0,
+            max_vc: None,
+            max_alloc: 0.0,
+            vcs: vec![
+                Vc {
+                    state: VcState::Closed,
+                    alloc: 0.0,
+                };
+                flows
+            ],
+            counters: KvrCounters::default(),
+        }
+    }
+
+    /// B: the bandwidth available to ABR, cells/s.
+    #[inline]
+    pub fn available(&self) -> f64 {
+        (self.cfg.target_utilization * self.link_rate - self.reserved).max(0.0)
+    }
+
+    /// B_eq = B / N (0 with no connection).
+    #[inline]
+    pub fn equal_share(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.available() / self.n as f64
+        }
+    }
+
+    /// B_f = B - sum over satisfied A_i - N_b * B_eq (eq. 2.5).
+    #[inline]
+    pub fn free_bandwidth(&self) -> f64 {
+        self.available() - self.sum_satisfied - self.nb as f64 * self.equal_share()
+    }
+
+    /// N, N_b.
+    pub fn counts(&self) -> (u32, u32) {
+        (self.n, self.nb)
+    }
+
+    /// MaxAllocation, cells/s.
+    pub fn max_allocation(&self) -> f64 {
+        self.max_alloc
+    }
+
+    /// The state and last allocation A_i (cells/s) of VC `vc`.
+    pub fn vc(&self, vc: usize) -> (VcState, f64) {
+        (self.vcs[vc].state, self.vcs[vc].alloc)
+    }
+
+    /// A'_i: what the port books for VC `vc` (A_i if satisfied, B_eq if bottlenecked).
+    pub fn booking(&self, vc: usize) -> f64 {
+        match self.vcs[vc].state {
+            VcState::Closed => 0.0,
+            VcState::Satisfied => self.vcs[vc].alloc,
+            VcState::Bottlenecked => self.equal_share(),
+        }
+    }
+
+    /// A_max for VC `vc` in its current state (eq. 2.9).
+    #[inline]
+    fn a_max(&self, vc: usize) -> f64 {
+        let beq = self.equal_share();
+        let bf = self.free_bandwidth();
+        match self.vcs[vc].state {
+            VcState::Bottlenecked => beq + bf / self.nb as f64,
+            _ => beq + (bf + self.booking(vc) - beq) / (self.nb + 1) as f64,
+        }
+    }
+
+    /// A connection opens at this port (signalling): N += 1, it starts bottlenecked.
+    pub fn open(&mut self, vc: usize) {
+        if self.vcs[vc].state != VcState::Closed {
+            return;
+        }
+        self.counters.opens += 1;
+        self.n += 1;
+        self.nb += 1;
+        self.vcs[vc] = Vc {
+            state: VcState::Bottlenecked,
+            alloc: 0.0,
+        };
+    }
+
+    /// A connection closes at this port: its booking is removed, N -= 1.
+    pub fn close(&mut self, vc: usize) {
+        match self.vcs[vc].state {
+            VcState::Closed => return,
+            VcState::Satisfied => self.sum_satisfied -= self.vcs[vc].alloc,
+            VcState::Bottlenecked => self.nb -= 1,
+        }
+        self.counters.closes += 1;
+        self.n -= 1;
+        self.vcs[vc].state = VcState::Closed;
+        if self.max_vc == Some(vc as u32) {
+            self.max_vc = None;
+            self.max_alloc = 0.0;
+        }
+        self.renormalize();
+    }
+
+    /// A VBR connection reserving `rate` cells/s opens (positive) or closes (negative).
+    pub fn reserve(&mut self, rate: f64) {
+        self.reserved += rate;
+        if self.reserved < 1e-6 {
+            self.reserved = 0.0;
+        }
+    }
+
+    /// With no satisfied connection the satisfied sum is exactly 0 (no rounding carried).
+    #[inline]
+    fn renormalize(&mut self) {
+        if self.nb == self.n {
+            self.sum_satisfied = 0.0;
+        }
+    }
+
+    /// Figure 2.1: a forward RM cell of VC `vc` with fields `er` and `ccr` (cells/s).
+    /// Returns the ER to write into the cell (line 15), or None if the VC is not open here.
+    pub fn on_forward_rm(&mut self, vc: usize, er: f64, ccr: f64) -> Option<f64> {
+        let entry = self.vcs[vc];
+        if entry.state == VcState::Closed {
+            self.counters.stale_rm_cells += 1;
+            return None;
+        }
+        self.counters.rm_cells += 1;
+        // Lines 1-3.
+        let rho = er.min(ccr);
+        // Lines 4-8 (A'_i of a bottlenecked VC is B_eq, so the satisfied branch is eq. 2.8).
+        let booked_old = self.booking(vc);
+        let a_max = self.a_max(vc);
+        let mut state = entry.state;
+        // Lines 9-12 (strict comparisons: A_max == rho changes nothing).
+        if a_max < rho && state == VcState::Satisfied {
+            state = VcState::Bottlenecked;
+            self.nb += 1;
+        }
+        if a_max > rho && state == VcState::Bottlenecked {
+            state = VcState::Satisfied;
+            self.nb -= 1;
+        }
+        // Lines 13-14.
+        let a_i = if state == VcState::Satisfied {
+            rho
+        } else {
+            a_max
+        };
+        // Line 15.
+        let new_er = a_max.min(er).max(0.0);
+        // Lines 16-19.
+        if a_i > self.max_alloc {
+            self.max_vc = Some(vc as u32);
+            self.max_alloc = a_i;
+            if state == VcState::Satisfied {
+                state = VcState::Bottlenecked;
+                self.nb += 1;
+            }
+        }
+        // Lines 20-22.
+        if self.max_vc == Some(vc as u32) && a_i < self.max_alloc {
+            self.max_alloc = a_i;
+        }
+        // Lines 23-27: the old booking leaves, the new one enters (B_f follows from eq. 2.5).
+        if entry.state == VcState::Satisfied {
+            self.sum_satisfied -= booked_old;
+        }
+        if state == VcState::Satisfied {
+            self.sum_satisfied += a_i;
+        }
+        self.vcs[vc] = Vc { state, alloc: a_i };
+        self.renormalize();
+        Some(new_er)
+    }
+}
+
+impl RateAllocator for Kvr {
+    #[inline]
+    fn on_arrival(&mut self, _now: Time, cell: &mut Cell, _abr_queue: u32) -> bool {
+        if cell.flags & (flag::RM | flag::DIR) == flag::RM {
+            let vc = cell.flow as usize;
+            if let Some(er) = self.on_forward_rm(vc, cell.er as f64, cell.ccr as f64) {
+                cell.er = er as f32;
+            }
+        }
+        false
+    }
+
+    #[inline]
+    fn on_backward_rm(&mut self, _now: Time, cell: &mut Cell) {
+        if !self.cfg.update_backward_rm {
+            return;
+        }
+        let vc = (cell.flow ^ 1) as usize;
+        if self.vcs[vc].state == VcState::Closed {
+            return;
+        }
+        let a_max = self.a_max(vc).max(0.0) as f32;
+        if a_max < cell.er {
+            cell.er = a_max;
+        }
+    }
+
+    fn on_timer(&mut self, _now: Time, _abr_queue: u32) {}
+
+    fn interval_deadline(&self) -> Option<Time> {
+        None
+    }
+
+    fn generation(&self) -> u32 {
+        0
+    }
+
+    fn on_open(&mut self, vc: usize) {
+        self.open(vc);
+    }
+
+    fn on_close(&mut self, vc: usize) {
+        self.close(vc);
+    }
+
+    fn on_reserve(&mut self, rate: f64) {
+        self.reserve(rate);
+    }
+}
+
+#[cfg(test)]
+#[path = "kvr_tests.rs"]
+mod tests;
