@@ -13,6 +13,13 @@ Quick use::
 
 A scenario is a TOML file (``atmsim.run("file.toml")``), TOML text, or a dict mirroring the
 TOML layout. The engine is Rust; a run releases the GIL, so threads run scenarios in parallel.
+
+Sweeps (docs/sweeps.md)::
+
+    res = atmsim.sweep("examples/sweeps/ubr_buffers.toml", out="results/sweeps/ubr-buffers")
+    res.df                          # one row per point: parameters, seed, status, metrics
+    res.plot("efficiency", x="defaults.switch_buffer", by="policy", path="eff.png")
+    res = atmsim.load_sweep("results/sweeps/ubr-buffers")   # later: read the store again
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from ._core import InvariantError, ScenarioError
 from ._core import version as _engine_version
 from .result import RunResult
 from .scenario import load_scenario, max_min, run, to_toml, validate
+from .store import StoreError, SweepResults, load_sweep
+from .sweeps import SweepError, SweepSpec, load_sweep_file, sweep
 
 __version__ = _engine_version()
 
@@ -28,10 +37,17 @@ __all__ = [
     "InvariantError",
     "RunResult",
     "ScenarioError",
+    "StoreError",
+    "SweepError",
+    "SweepResults",
+    "SweepSpec",
     "__version__",
     "load_scenario",
+    "load_sweep",
+    "load_sweep_file",
     "max_min",
     "run",
+    "sweep",
     "to_toml",
     "validate",
 ]

@@ -28,6 +28,10 @@ EPILOG = """\
 examples:
   atmsim reproduce ubr-plus --out results/ubr-plus   reproduce both tables of seed 001
   atmsim reproduce erica-testing                     the 24 ERICA experiments of seed 003, with verdicts
+  atmsim reproduce worst-case --backend ray          the same, on a local Ray instance (or --address A)
+  atmsim sweep examples/sweeps/ubr_buffers.toml      a 100-point grid on all cores; resumable
+  atmsim sweep grid.toml --dry-run                   how many points a sweep file holds, checked
+  atmsim report results/sweeps/ubr-buffers           a self-contained HTML page of a sweep or reproduction
   atmsim run examples/ubr_small.toml --out out/      run one scenario, write tables and a plot
   atmsim run examples/abr_two_sources.toml           two ABR sources under ERICA
   atmsim validate my.toml                            check a scenario without running it
@@ -138,7 +142,8 @@ def cmd_reproduce(a) -> int:
     except KeyError as e:
         raise UserError(str(e.args[0])) from None
     out = Path(a.out or f"results/{a.id}")
-    comparison = exp.run(out, quick=a.quick, workers=a.workers, progress=not a.no_progress)
+    comparison = exp.run(out, quick=a.quick, workers=a.workers, progress=not a.no_progress,
+                         backend=a.backend, address=a.address)
     with pd_options():
         if "verdict" in comparison.columns:
             judged = comparison[comparison["verdict"] != "info"]  # "info": shown, not judged
@@ -156,7 +161,93 @@ def cmd_reproduce(a) -> int:
         for ln in checks:
             parts = [p.strip() for p in ln.strip("|").split("|")]
             print(f"  [{parts[1]}] {parts[0]}: {parts[2]}")
-    print(f"\nwrote {out}/comparison.csv, report.md and plots")
+    print(f"\nwrote {out}/comparison.csv, report.md and plots (HTML page: atmsim report {out})")
+    return 0
+
+
+SUMMARY_METRICS = ["efficiency", "fairness", "max_switch_queue_cells", "cell_loss_ratio"]
+
+
+def _short(df, n: int = 12):
+    d = df.copy()
+    if "point_id" in d:
+        d["point_id"] = d["point_id"].str[:12]
+    return d
+
+
+def cmd_sweep(a) -> int:
+    import atmsim
+    from .sweeps import load_sweep_file
+
+    spec = load_sweep_file(Path(a.file))
+    if a.dry_run:
+        return _dry_run(spec, a)
+    res = atmsim.sweep(spec, out=a.out, backend=a.backend, workers=a.workers, address=a.address,
+                       progress=not a.no_progress, rerun_failed=a.rerun_failed,
+                       log=lambda s: print(s, file=sys.stderr, flush=True))
+    df = res.df
+    with pd_options():
+        failed = res.failed
+        if len(failed):
+            print(f"\nfailed points ({len(failed)}; recorded with their errors, the others are kept):")
+            show = _short(failed).head(20)
+            show["error"] = show["error"].map(lambda e: e if len(e) <= 110 else e[:107] + "...")
+            print(show.to_string(index=False))
+            if len(failed) > 20:
+                print(f"  ... and {len(failed) - 20} more (in {res.root}/summary.csv)")
+        metrics = [m for m in SUMMARY_METRICS if m in df.columns]
+        if metrics and (df["status"] == "ok").any():
+            agg = res.aggregate(metrics)
+            cols = [c for c in agg.columns if not c.endswith("_std")]
+            print(f"\nmeans over seeds ({len(agg)} combination{'s' if len(agg) != 1 else ''}):")
+            print(agg[cols].head(40).to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+            if len(agg) > 40:
+                print(f"  ... {len(agg) - 40} more rows in {res.root}/summary.csv")
+    print(f"wrote {res.root}/ (summary.parquet, summary.csv, points/); "
+          + (f"report: {res.root}/report.html" if a.report else f"HTML report: atmsim report {res.root}"),
+          file=sys.stderr)
+    if a.report:
+        from .report import write_report
+
+        write_report(res.root)
+    return 1 if len(failed) or len(res.missing) else 0
+
+
+def _dry_run(spec, a) -> int:
+    import atmsim
+
+    print(spec.describe())
+    points = spec.points()
+    out = Path(a.out) if a.out else Path("results") / "sweeps" / spec.name
+    done: set = set()
+    if (out / "manifest.json").is_file():
+        done = {p.name for p in (out / "points").iterdir() if (p / "point.json").exists()} if (out / "points").is_dir() else set()
+    bad = []
+    for p in points:
+        if p.scenario is None:
+            bad.append((p, p.error))
+            continue
+        try:
+            atmsim.validate(p.scenario)
+        except atmsim.ScenarioError as e:
+            bad.append((p, f"invalid scenario: {e}"))
+    in_store = sum(1 for p in points if p.point_id in done)
+    print(f"{len(points)} points; {len(points) - len(bad)} valid, {len(bad)} invalid; "
+          f"{in_store} already in {out}, {len(points) - in_store} to run")
+    for p, err in bad[:10]:
+        params = ", ".join(f"{k} = {v}" for k, v in p.params.items())
+        print(f"  invalid: {params}, seed {p.seed}: {err}")
+    if len(bad) > 10:
+        print(f"  ... and {len(bad) - 10} more")
+    return 0
+
+
+def cmd_report(a) -> int:
+    from .report import write_report
+
+    out = write_report(Path(a.dir), out=a.out, metrics=a.metric, x=a.x, by=a.by)
+    size = out.stat().st_size
+    print(f"wrote {out} ({size / 1024:.0f} KiB, self-contained: open it in any browser)")
     return 0
 
 
@@ -190,6 +281,14 @@ def cmd_schema(a) -> int:
 
     print(_core.json_schema())
     return 0
+
+
+def _backend_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--backend", choices=["local", "threads", "ray"], default="local",
+                   help="where runs go: local worker processes (default), threads in this process, or Ray")
+    p.add_argument("--address", metavar="ADDR",
+                   help="with --backend ray: an existing cluster (auto, ray://host:10001, host:6379); "
+                        "default: start a local Ray instance")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -236,8 +335,80 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--out", metavar="DIR", help="output directory (default results/ID)")
     rp.add_argument("--quick", action="store_true", help="shortened runs (a tenth of the durations), for tests")
     rp.add_argument("--workers", type=int, default=None, metavar="N", help="parallel runs (default: all cores)")
+    _backend_args(rp)
     rp.add_argument("--no-progress", action="store_true", help="no progress bar")
     rp.set_defaults(func=cmd_reproduce)
+
+    sw = sub.add_parser(
+        "sweep", help="run a parameter sweep (a grid of scenarios) on all cores or a Ray cluster",
+        description="Run every point of a sweep file: a base scenario, parameters to vary (lists, ranges,\n"
+                    "zipped groups) and seeds per point. Says up front how many points the grid holds, shows a\n"
+                    "progress bar, and writes each point to a results store (Parquet) as it finishes, so an\n"
+                    "interrupted sweep resumes where it stopped and a finished one returns at once. A point that\n"
+                    "fails (an invalid scenario, say) is recorded with its error; the others go on.\n\n"
+                    "A sweep file:\n\n"
+                    "  name = \"ubr-buffers\"\n"
+                    "  [base]\n"
+                    "  topology = \"n_source\"                    # or: scenario = \"my.toml\" (relative to this file)\n"
+                    "  [base.args]                              # arguments of atmsim.topology.n_source\n"
+                    "  n = 10\n"
+                    "  link_delay = \"1 ms\"\n"
+                    "  duration = \"2 s\"\n"
+                    "  [sweep]\n"
+                    "  seeds = 5                                # seeds per point (from the base's seed), or [1, 7]\n"
+                    "  [sweep.parameters]                       # dotted paths into the scenario, or args.NAME\n"
+                    "  \"defaults.switch_buffer\" = { start = 1000, stop = 5000, step = 1000, unit = \"cells\" }\n"
+                    "  \"defaults.policy\" = { values = [{ kind = \"tail_drop\" }, { kind = \"epd\", threshold = \"80 %\" }],\n"
+                    "                        labels = [\"tail drop\", \"EPD\"], name = \"policy\" }\n"
+                    "  \"args.n\" = { from = 2, to = 32, num = 5, scale = \"log\", integer = true }\n"
+                    "  [[sweep.zip]]                            # varied together, not crossed\n"
+                    "  \"defaults.tcp.mss\" = [\"512 B\", \"9140 B\"]\n"
+                    "  \"defaults.tcp.window\" = [\"64 KB\", \"600000 B\"]\n\n"
+                    "The format is in docs/sweeps.md. Exit status: 0 when every point is ok, 1 when some\n"
+                    "failed (they are in the store and the summary), 2 for a mistake in the sweep file.",
+        epilog="examples:\n"
+               "  atmsim sweep examples/sweeps/ubr_buffers.toml                 # all cores, results/sweeps/ubr-buffers\n"
+               "  atmsim sweep grid.toml --dry-run                              # count and check the points, run nothing\n"
+               "  atmsim sweep grid.toml --out runs/grid --workers 4\n"
+               "  atmsim sweep grid.toml --backend ray                          # a local Ray instance\n"
+               "  atmsim sweep grid.toml --backend ray --address ray://head:10001   # an existing Ray cluster\n"
+               "  atmsim sweep grid.toml --rerun-failed                         # run failed points again\n"
+               "  atmsim sweep grid.toml --report                               # and write report.html\n\n"
+               "from Python:\n"
+               "  res = atmsim.sweep(\"grid.toml\", out=\"runs/grid\"); res.df; res.plot(\"efficiency\", by=\"policy\")\n"
+               "  res = atmsim.load_sweep(\"runs/grid\"); res.series(res.df.point_id[0], \"port\")",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sw.add_argument("file", help="sweep file (TOML)")
+    sw.add_argument("--out", metavar="DIR", help="results store (default results/sweeps/NAME, NAME from the sweep file)")
+    sw.add_argument("--workers", type=int, default=None, metavar="N", help="parallel runs (default: all cores)")
+    _backend_args(sw)
+    sw.add_argument("--dry-run", action="store_true", help="expand and check the grid, say what would run, run nothing")
+    sw.add_argument("--rerun-failed", action="store_true", help="run points that failed before again")
+    sw.add_argument("--report", action="store_true", help="also write DIR/report.html")
+    sw.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sw.set_defaults(func=cmd_sweep)
+
+    rep = sub.add_parser(
+        "report", help="write a self-contained HTML report of a sweep or a reproduction",
+        description="Write DIR/report.html: one self-contained page (CSS inline, plots embedded as PNG data,\n"
+                    "no network or other file needed). For a sweep store: parameters, plots of the main metrics\n"
+                    "against a parameter (one line per value of another; mean and spread over seeds), results\n"
+                    "averaged over seeds, failed points with their errors, every point. For a reproduction:\n"
+                    "published vs simulated numbers with verdicts highlighted, a published-vs-simulated plot,\n"
+                    "its report.md with figures, and the runs.",
+        epilog="examples:\n"
+               "  atmsim report results/sweeps/ubr-buffers\n"
+               "  atmsim report results/sweeps/ubr-buffers --x defaults.switch_buffer --by policy --metric efficiency\n"
+               "  atmsim report results/ubr-plus                  # a reproduction: published vs simulated\n"
+               "  atmsim report results/erica-testing --out /tmp/erica.html",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    rep.add_argument("dir", help="a sweep store (atmsim sweep --out) or a reproduction directory (atmsim reproduce --out)")
+    rep.add_argument("--out", metavar="FILE", help="where to write the page (default DIR/report.html)")
+    rep.add_argument("--x", metavar="PARAM", help="sweeps: the parameter on the x axis (default: the numeric one with most values)")
+    rep.add_argument("--by", metavar="PARAM", help="sweeps: one line per value of this parameter (default: the one with fewest values)")
+    rep.add_argument("--metric", action="append", metavar="M",
+                     help="sweeps: a metric to plot (repeatable; default efficiency, fairness, max_switch_queue_cells, cell_loss_ratio)")
+    rep.set_defaults(func=cmd_report)
 
     b = sub.add_parser("bench", help="measure engine speed on a fixed scenario",
                        description="Run the UBR+ WAN scenario (15 sources, 36000-cell buffers, FBA, 20 s) on one core "
@@ -259,11 +430,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         from . import InvariantError, ScenarioError
+        from .parallel import BackendError
+        from .report import ReportError
+        from .store import StoreError
+        from .sweeps import SweepError
 
         try:
             return a.func(a)
         except ScenarioError as e:
             raise UserError(f"invalid scenario: {e}") from None
+        except (SweepError, StoreError, BackendError, ReportError) as e:
+            raise UserError(str(e)) from None
         except InvariantError as e:
             print(f"atmsim: internal error (please report it): {e}", file=sys.stderr)
             return 3

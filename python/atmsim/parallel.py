@@ -1,20 +1,50 @@
-"""Running many scenarios at once, with a progress bar.
+"""Running many scenarios at once: on local worker processes, threads or a Ray cluster.
 
-The engine releases the GIL, so a thread pool runs scenarios truly in parallel on all
-cores, without pickling or forking.
+Every backend runs the same function on the same input: the scenario as JSON text goes to
+the engine (``_core.run_json``) and the engine's result comes back as JSON text, or an
+error as plain strings. The driver turns results into DataFrames and files. The engine is
+deterministic, so a scenario gives bit-identical results on every backend.
+
+Backends (``backend=``):
+
+``"local"`` (default)
+    Worker processes on this machine (``workers``, default all cores), each running one
+    scenario at a time (``python -m atmsim._worker``: they import atmsim, never the
+    caller's script). A worker that dies (killed by the OS, out of memory, an abort) fails
+    only the point it was running, which is recorded as ``WorkerCrashed``, and is replaced.
+    Workers ignore Ctrl-C (the driver stops them) and exit by themselves if the driver is
+    killed.
+``"threads"``
+    Threads in this process. Lighter (no start-up, no copying): the engine releases the
+    GIL, so threads run in parallel too; but a crash of one run takes the whole process.
+``"ray"``
+    Tasks on a Ray cluster: an existing one at ``address`` (``"auto"``, ``"ray://host:10001"``,
+    ``"host:6379"``), or a local Ray instance on this machine with ``workers`` CPUs when no
+    address is given. atmsim must be installed on every node of the cluster.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import sys
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from typing import Any, Iterable
+import threading
+import time
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Optional
 
 from tqdm import tqdm
 
 from .result import RunResult
-from .scenario import run
+
+BACKENDS = ("local", "threads", "ray")
+
+
+class BackendError(RuntimeError):
+    """A backend cannot be used (Ray missing, a cluster that does not answer, bad workers)."""
 
 
 def default_workers() -> int:
@@ -22,32 +52,429 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+# --------------------------------------------------------------------------- the task
+
+
+@dataclass
+class Outcome:
+    """What one run gave: the engine's result as JSON text, or an error."""
+
+    ok: bool
+    text: Optional[str] = None  # the engine's result (JSON) when ok
+    error_type: str = ""  # ScenarioError, InvariantError, WorkerCrashed, ...
+    error: str = ""
+
+    @property
+    def message(self) -> str:
+        """The error as one line for people."""
+        prefix = {"ScenarioError": "invalid scenario", "InvariantError": "invariant violated (please report it)"}
+        return f"{prefix.get(self.error_type, self.error_type)}: {self.error}"
+
+
+def simulate(scenario_json: str) -> tuple[str, str, str]:
+    """Runs one scenario (JSON text). Returns ``("ok", result_json, "")`` or
+    ``("error", error type, message)``: plain strings, cheap to send between processes."""
+    from . import _core
+
+    try:
+        return ("ok", _core.run_json(scenario_json), "")
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as pyo3's PanicException (a BaseException)
+        return ("error", type(e).__name__, str(e) or repr(e))
+
+
+def _outcome(t: tuple[str, str, str]) -> Outcome:
+    if t[0] == "ok":
+        return Outcome(True, text=t[1])
+    return Outcome(False, error_type=t[1], error=t[2])
+
+
+Task = tuple[str, str]  # (key, scenario as JSON text)
+Deliver = Callable[[str, Outcome], None]
+
+
+# --------------------------------------------------------------------------- local processes
+
+
+def _exit_text(code: int | None) -> str:
+    import signal
+
+    if code is None:
+        return "it stopped answering"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        hint = " (the OS may have run out of memory)" if name == "SIGKILL" else ""
+        return f"it was killed by {name}{hint}"
+    return f"it exited with status {code}"
+
+
+class _Worker:
+    """One ``python -m atmsim._worker`` process and its pipes."""
+
+    def __init__(self, fn: Optional[str]):
+        import subprocess
+        import tempfile
+
+        # The workers import what the driver imports: this atmsim first, then the driver's path.
+        paths = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+        paths += [os.path.abspath(p or os.curdir) for p in sys.path if isinstance(p, str)]
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        self.err = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "atmsim._worker", *([fn] if fn else [])],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err, env=env,
+            start_new_session=True,  # Ctrl-C goes to the driver, which stops the workers
+        )
+        if self.proc.stdout.readline() != b"ready\n":
+            code = self.proc.wait()
+            tail = self.stderr_tail()
+            self.close()
+            raise BackendError(f"cannot start a local worker process ({_exit_text(code)})" + (f": {tail}" if tail else ""))
+
+    def stderr_tail(self, n: int = 400) -> str:
+        try:
+            self.err.seek(0)
+            lines = [ln for ln in self.err.read().decode("utf-8", "replace").strip().splitlines() if ln.strip()]
+        except (OSError, ValueError):
+            return ""
+        return " | ".join(lines[-3:])[-n:]
+
+    def run(self, payload: str) -> tuple[str, str, str]:
+        data = payload.encode("utf-8")
+        self.proc.stdin.write(b"%d\n" % len(data))
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+        header = self.proc.stdout.readline()
+        if not header:
+            raise EOFError("worker closed its output")
+        status, n = header.split()
+        body = self.proc.stdout.read(int(n))
+        if len(body) != int(n):
+            raise EOFError("worker output cut short")
+        if status == b"ok":
+            return ("ok", body.decode("utf-8"), "")
+        etype, msg = json.loads(body)
+        return ("error", etype, msg)
+
+    def close(self, kill: bool = False) -> None:
+        try:
+            if kill:
+                self.proc.kill()
+            else:
+                self.proc.stdin.close()
+            self.proc.wait(timeout=None if kill else 5)
+        except Exception:  # noqa: BLE001 - already gone, or stuck: kill it
+            try:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+            except Exception:  # noqa: BLE001
+                pass
+        for f in (self.proc.stdout, self.err):
+            try:
+                f.close()
+            except Exception:  # noqa: BLE001
+                pass
+
+
+def _run_processes(tasks: list[Task], workers: int, deliver: Deliver, fn: Optional[str] = None) -> None:
+    """Runs tasks on ``workers`` worker processes, one task at a time each. A process that
+    dies fails exactly the task it was running (recorded as ``WorkerCrashed``) and is
+    replaced. ``fn`` ("module:function") replaces :func:`simulate` (for tests)."""
+    import queue
+
+    todo: "queue.SimpleQueue[Task]" = queue.SimpleQueue()
+    for t in tasks:
+        todo.put(t)
+    results: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+    stop = threading.Event()
+    live: set[_Worker] = set()
+    lock = threading.Lock()
+
+    def start() -> _Worker:
+        w = _Worker(fn)
+        with lock:
+            live.add(w)
+        if stop.is_set():
+            w.close(kill=True)
+            raise EOFError("stopped")
+        return w
+
+    def retire(w: _Worker, kill: bool = False) -> None:
+        with lock:
+            live.discard(w)
+        w.close(kill=kill)
+
+    def pump() -> None:
+        w: Optional[_Worker] = None
+        try:
+            while not stop.is_set():
+                try:
+                    task = todo.get_nowait()
+                except queue.Empty:
+                    return
+                if w is None:
+                    w = start()
+                try:
+                    out = _outcome(w.run(task[1]))
+                except (OSError, EOFError, ValueError):
+                    if stop.is_set():
+                        return
+                    try:
+                        code = w.proc.wait(timeout=5)
+                    except Exception:  # noqa: BLE001 - alive but talking nonsense
+                        code = None
+                    tail = w.stderr_tail()
+                    retire(w, kill=True)
+                    w = None
+                    out = Outcome(False, error_type="WorkerCrashed",
+                                  error=f"the worker process running this point died: {_exit_text(code)}"
+                                        + (f"; its last words: {tail}" if tail else ""))
+                results.put((task[0], out))
+        except BaseException as e:  # noqa: BLE001 - handed to the driver thread
+            results.put(("", e))
+        finally:
+            if w is not None:
+                retire(w, kill=stop.is_set())
+            results.put(None)
+
+    threads = [threading.Thread(target=pump, daemon=True, name=f"atmsim-worker-{i}") for i in range(workers)]
+    for t in threads:
+        t.start()
+    running = len(threads)
+    try:
+        while running:
+            try:
+                item = results.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if item is None:
+                running -= 1
+            elif isinstance(item[1], BaseException):
+                raise item[1]
+            else:
+                deliver(*item)
+    except BaseException:
+        stop.set()
+        with lock:
+            doomed = list(live)
+        for w in doomed:
+            try:
+                w.proc.kill()
+            except Exception:  # noqa: BLE001
+                pass
+        for t in threads:
+            t.join(timeout=10)
+        raise
+
+
+# --------------------------------------------------------------------------- threads
+
+
+def _run_threads(tasks: list[Task], workers: int, deliver: Deliver) -> None:
+    todo = deque(tasks)
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="atmsim")
+    running: dict[Future, Task] = {}
+    try:
+        while todo or running:
+            while todo and len(running) < workers:
+                task = todo.popleft()
+                running[pool.submit(simulate, task[1])] = task
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                task = running.pop(fut)
+                deliver(task[0], _outcome(fut.result()))
+    finally:
+        # On Ctrl-C, runs in progress finish (a thread cannot be stopped inside the engine);
+        # nothing new starts.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+# --------------------------------------------------------------------------- Ray
+
+
+def _import_ray():
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise BackendError("the ray backend needs the 'ray' package, which is not installed; "
+                           "install it with: pip install 'ray>=2.9' (or pip install 'atmsim[ray]')") from None
+    return ray
+
+
+@dataclass
+class RayInfo:
+    """How the Ray backend connected: seconds to start or join, CPUs, whether it started Ray."""
+
+    started_local: bool
+    connect_seconds: float
+    cpus: float
+    address: Optional[str]
+
+
+#: The last Ray connection made by :func:`execute` (for reports and measurements).
+last_ray_info: Optional[RayInfo] = None
+
+
+def _ray_connect(address: Optional[str], workers: Optional[int]) -> tuple[Any, bool, float]:
+    ray = _import_ray()
+    if ray.is_initialized():
+        return ray, False, 0.0
+    t0 = time.perf_counter()
+    quiet = dict(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False, configure_logging=True)
+    try:
+        if address:
+            try:
+                ray.init(address=address, **quiet)
+            except TypeError:  # older Ray: include_dashboard is for new clusters only
+                ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
+        else:
+            ray.init(num_cpus=workers or default_workers(), **quiet)
+    except (ConnectionError, RuntimeError, ValueError, TimeoutError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
+        raise BackendError(f"cannot connect to {where}: {first}") from None
+    return ray, True, time.perf_counter() - t0
+
+
+def _run_ray(tasks: list[Task], workers: Optional[int], address: Optional[str], deliver: Deliver) -> None:
+    global last_ray_info
+    ray, started, secs = _ray_connect(address, workers)
+    try:
+        cpus = float(ray.cluster_resources().get("CPU", 1.0))
+        last_ray_info = RayInfo(started_local=started and not address, connect_seconds=secs, cpus=cpus, address=address)
+        remote = ray.remote(num_cpus=1)(simulate)
+        # Keep a bounded number of tasks in flight: steady progress, bounded memory.
+        window = max(8, int(cpus * 2))
+        todo = deque(tasks)
+        running: dict[Any, Task] = {}
+        while todo or running:
+            while todo and len(running) < window:
+                task = todo.popleft()
+                running[remote.remote(task[1])] = task
+            ready, _ = ray.wait(list(running), num_returns=1)
+            for ref in ready:
+                task = running.pop(ref)
+                try:
+                    t = ray.get(ref)
+                except Exception as e:  # noqa: BLE001 - the task's worker died (our function never raises)
+                    first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+                    deliver(task[0], Outcome(False, error_type=f"Ray{type(e).__name__}", error=first or repr(e)))
+                    continue
+                deliver(task[0], _outcome(t))
+    except BaseException:
+        for ref in list(locals().get("running", {})):
+            try:
+                ray.cancel(ref, force=True)
+            except Exception:  # noqa: BLE001
+                pass
+        raise
+    finally:
+        if started:
+            ray.shutdown()
+
+
+# --------------------------------------------------------------------------- the driver
+
+
+def check_backend(backend: str, workers: Optional[int] = None, address: Optional[str] = None) -> None:
+    """Refuses an unknown backend, a bad worker count, or an address without Ray."""
+    if backend not in BACKENDS:
+        raise BackendError(f"backend {backend!r} is not known; use one of: {', '.join(BACKENDS)}")
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+        raise BackendError(f"workers = {workers!r}: give a whole number >= 1 (default: all {default_workers()} cores)")
+    if address and backend != "ray":
+        raise BackendError(f"address = {address!r} is for the ray backend; add --backend ray (backend is {backend!r})")
+    if backend == "ray":
+        _import_ray()
+
+
+def describe_backend(backend: str, workers: Optional[int], address: Optional[str], n_tasks: int) -> str:
+    """Where runs go, in words: "on 2 local worker processes", "on the Ray cluster at ..."."""
+    n = min(workers or default_workers(), max(1, n_tasks))
+    if backend == "local":
+        return f"on {n} local worker process{'es' if n != 1 else ''}"
+    if backend == "threads":
+        return f"on {n} thread{'s' if n != 1 else ''}"
+    if address:
+        return f"on the Ray cluster at {address}"
+    return f"on a local Ray instance ({workers or default_workers()} CPUs)"
+
+
+def execute(
+    tasks: Iterable[Task],
+    deliver: Deliver,
+    *,
+    backend: str = "local",
+    workers: Optional[int] = None,
+    address: Optional[str] = None,
+    progress: bool = True,
+    desc: str = "runs",
+) -> None:
+    """Runs every ``(key, scenario_json)`` task on ``backend`` and calls
+    ``deliver(key, outcome)`` in this thread as each finishes (in completion order).
+
+    A failing run is an :class:`Outcome` with ``ok=False``, never an exception; an exception
+    raised by ``deliver`` (a full disk, say) stops everything and is raised.
+    """
+    check_backend(backend, workers, address)
+    items = list(tasks)
+    if not items:
+        return
+    n_workers = workers or default_workers()
+    bar = tqdm(total=len(items), desc=desc, unit="run", disable=not progress, file=sys.stderr,
+               dynamic_ncols=True, smoothing=0.1)
+    failed = 0
+
+    def on_done(key: str, out: Outcome) -> None:
+        nonlocal failed
+        deliver(key, out)
+        if not out.ok:
+            failed += 1
+            bar.set_postfix_str(f"{failed} failed", refresh=False)
+        bar.update(1)
+
+    try:
+        if backend == "local":
+            _run_processes(items, min(n_workers, len(items)), on_done)
+        elif backend == "threads":
+            _run_threads(items, min(n_workers, len(items)), on_done)
+        else:
+            _run_ray(items, workers, address, on_done)
+    finally:
+        bar.close()
+
+
 def run_many(
     scenarios: Iterable[tuple[str, dict[str, Any]]],
     workers: int | None = None,
     progress: bool = True,
     desc: str = "runs",
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict[str, RunResult]:
-    """Runs ``(key, scenario)`` pairs on ``workers`` threads; returns results by key.
+    """Runs ``(key, scenario)`` pairs on ``backend`` (see the module doc); returns results
+    by key, in input order.
 
-    A failing scenario raises its exception after the others finish.
+    A failing scenario raises its exception (the first in input order, with its key) after
+    the others finish.
     """
-    items = list(scenarios)
-    workers = workers or default_workers()
-    results: dict[str, RunResult] = {}
-    errors: list[tuple[str, BaseException]] = []
-    bar = tqdm(total=len(items), desc=desc, unit="run", disable=not progress, file=sys.stderr, dynamic_ncols=True)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futs = {pool.submit(run, sc): key for key, sc in items}
-        for f in as_completed(futs):
-            key = futs[f]
-            try:
-                results[key] = f.result()
-            except BaseException as e:  # noqa: BLE001 - reported below, with its key
-                errors.append((key, e))
-            bar.update(1)
-    bar.close()
-    if errors:
-        key, e = errors[0]
-        raise type(e)(f"{key}: {e}") from e
-    return {k: results[k] for k, _ in items}
+    from . import InvariantError, ScenarioError
+
+    items = [(k, sc) for k, sc in scenarios]
+    by_key = dict(items)
+    outcomes: dict[str, Outcome] = {}
+    execute(((k, json.dumps(sc)) for k, sc in items), outcomes.__setitem__, backend=backend, workers=workers,
+            address=address, progress=progress, desc=desc)
+    for key, _ in items:
+        out = outcomes[key]
+        if not out.ok:
+            cls = {"ScenarioError": ScenarioError, "InvariantError": InvariantError}.get(out.error_type)
+            if cls is None:
+                raise RuntimeError(f"{key}: {out.error_type}: {out.error}")
+            raise cls(f"{key}: {out.error}")
+    return {k: RunResult(json.loads(outcomes[k].text), by_key[k]) for k, _ in items}

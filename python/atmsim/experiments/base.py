@@ -44,13 +44,23 @@ class Experiment:
     def report(self, out: Path, comparison: pd.DataFrame, cases: list[Case], results: dict[str, RunResult], quick: bool) -> str:  # pragma: no cover
         raise NotImplementedError
 
-    def run(self, out: str | Path, quick: bool = False, workers: int | None = None, progress: bool = True) -> pd.DataFrame:
-        """Runs every case, writes comparison.csv, plots and report.md to ``out``."""
+    def run(self, out: str | Path, quick: bool = False, workers: int | None = None, progress: bool = True,
+            backend: str = "local", address: str | None = None) -> pd.DataFrame:
+        """Runs every case, writes comparison.csv, plots and report.md to ``out``.
+
+        ``backend`` is where the runs go: ``"local"`` worker processes (default),
+        ``"threads"``, or ``"ray"`` (an existing cluster at ``address``, else a local Ray
+        instance); see :mod:`atmsim.parallel`. Results are identical on every backend.
+        """
+        from ..parallel import check_backend
+
+        check_backend(backend, workers, address)  # before any output is written
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         cases = self.cases(quick)
         t0 = time.perf_counter()
-        results = run_many(((c.key, c.scenario) for c in cases), workers=workers, progress=progress, desc=self.id)
+        results = run_many(((c.key, c.scenario) for c in cases), workers=workers, progress=progress, desc=self.id,
+                           backend=backend, address=address)
         wall = time.perf_counter() - t0
         comparison = self.compare(cases, results)
         comparison.to_csv(out / "comparison.csv", index=False)

@@ -1,0 +1,522 @@
+"""Self-contained HTML reports of a sweep or a reproduction (``atmsim report DIR``).
+
+The page has everything inline: CSS in a ``<style>`` element and every plot as a PNG
+``data:`` URI, so it opens from disk, by mail or from an archive, with no network and no
+other file. For a sweep store (``atmsim sweep``): the parameters, plots of the main metrics
+against a parameter (one line per value of another, mean and spread over seeds), the table
+of results averaged over seeds, the failed points with their errors and every point. For a
+reproduction (``atmsim reproduce``): published against simulated numbers with verdicts
+highlighted, a published-vs-simulated plot, the reproduction's report.md with its figures,
+and the runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterable, Optional, Union
+
+import pandas as pd
+
+#: Metrics plotted by default in a sweep report, when the sweep has them.
+DEFAULT_METRICS = ["efficiency", "fairness", "max_switch_queue_cells", "cell_loss_ratio"]
+#: Columns of the per-point table besides the parameters.
+POINT_COLUMNS = ["efficiency", "fairness", "max_switch_queue_cells", "cells_dropped", "cell_loss_ratio", "wall_seconds"]
+MAX_TABLE_ROWS = 1000
+
+
+class ReportError(ValueError):
+    """A directory that holds neither a sweep store nor a reproduction."""
+
+
+CSS = """
+:root { --fg: #1d2330; --muted: #5b6475; --line: #d9dee7; --bg: #ffffff; --head: #f3f5f9;
+        --pass: #e3f4e6; --pass-fg: #1e6b2d; --fail: #fde4e1; --fail-fg: #a3261b; --info: #eef0f4; }
+* { box-sizing: border-box; }
+body { font: 15px/1.5 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--fg);
+       background: var(--bg); margin: 0; }
+main { max-width: 1180px; margin: 0 auto; padding: 28px 32px 60px; }
+h1 { font-size: 26px; margin: 0 0 4px; } h2 { font-size: 20px; margin: 34px 0 10px; border-bottom: 1px solid var(--line);
+     padding-bottom: 4px; } h3 { font-size: 16px; margin: 22px 0 8px; }
+p.lead { color: var(--muted); margin: 0 0 14px; }
+.cards { display: flex; flex-wrap: wrap; gap: 10px; margin: 16px 0; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 8px 14px; min-width: 120px; }
+.card b { display: block; font-size: 22px; } .card span { color: var(--muted); font-size: 13px; }
+.card.bad b { color: var(--fail-fg); } .card.good b { color: var(--pass-fg); }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; }
+th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: var(--head); font-weight: 600; position: sticky; top: 0; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.pass { background: var(--pass); color: var(--pass-fg); font-weight: 600; }
+td.fail { background: var(--fail); color: var(--fail-fg); font-weight: 600; }
+td.info { background: var(--info); color: var(--muted); }
+tr.error td { background: #fff6f5; }
+.scroll { max-height: 560px; overflow: auto; border: 1px solid var(--line); margin: 8px 0 16px; }
+.scroll table { margin: 0; } .scroll th, .scroll td { border-top: 0; }
+figure { margin: 12px 0 20px; } figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+figcaption { color: var(--muted); font-size: 13px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 8px 18px; }
+code { background: #f1f3f7; padding: 0 3px; border-radius: 3px; font-size: 13px; }
+pre { background: #f6f8fa; padding: 10px; overflow: auto; font-size: 13px; }
+details { margin: 8px 0 16px; } summary { cursor: pointer; font-weight: 600; }
+footer { color: var(--muted); font-size: 12px; margin-top: 40px; border-top: 1px solid var(--line); padding-top: 8px; }
+"""
+
+
+# --------------------------------------------------------------------------- HTML pieces
+
+
+def esc(v: Any) -> str:
+    return html.escape(str(v), quote=True)
+
+
+def _fmt_cell(v: Any) -> tuple[str, bool]:
+    """(text, is_number)."""
+    if v is None or (isinstance(v, float) and v != v):
+        return "", False
+    if isinstance(v, bool):
+        return ("yes" if v else "no"), False
+    if hasattr(v, "item") and not isinstance(v, (str, bytes)):
+        try:
+            v = v.item()
+        except (ValueError, AttributeError):
+            pass
+    if isinstance(v, int):
+        return (f"{v:,}" if abs(v) >= 100000 else str(v)), True
+    if isinstance(v, float):
+        if v.is_integer() and abs(v) < 1e15:
+            return (f"{int(v):,}" if abs(v) >= 100000 else str(int(v))), True
+        if abs(v) >= 1e4:
+            return f"{v:,.0f}", True
+        if abs(v) >= 1:
+            return f"{v:.3f}", True
+        return f"{v:.4g}", True
+    return str(v), False
+
+
+def table(df: pd.DataFrame, verdict: Optional[str] = None, row_class: Optional[Any] = None,
+          max_rows: int = MAX_TABLE_ROWS, scroll: bool = False) -> str:
+    """A DataFrame as an HTML table; ``verdict`` names a column whose pass/FAIL/info cells
+    are coloured; ``row_class(row)`` gives a CSS class per row."""
+    cols = list(df.columns)
+    out = ["<table>", "<thead><tr>" + "".join(f"<th>{esc(c)}</th>" for c in cols) + "</tr></thead>", "<tbody>"]
+    for _, row in df.head(max_rows).iterrows():
+        cls = row_class(row) if row_class else None
+        cells = []
+        for c in cols:
+            text, num = _fmt_cell(row[c])
+            klass = []
+            if num:
+                klass.append("num")
+            if verdict and c == verdict and text:
+                klass.append({"pass": "pass", "fail": "fail"}.get(text.lower(), "info"))
+            cells.append(f"<td{' class=' + chr(34) + ' '.join(klass) + chr(34) if klass else ''}>{esc(text)}</td>")
+        out.append(f"<tr{' class=' + chr(34) + cls + chr(34) if cls else ''}>" + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    s = "\n".join(out)
+    if len(df) > max_rows:
+        s += f"<p class='lead'>First {max_rows} of {len(df)} rows; all of them are in the CSV/Parquet files.</p>"
+    return f"<div class='scroll'>{s}</div>" if scroll else s
+
+
+def img_data(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def figure(png: bytes, caption: str = "", alt: str = "") -> str:
+    cap = f"<figcaption>{esc(caption)}</figcaption>" if caption else ""
+    return f"<figure><img alt='{esc(alt or caption)}' src='{img_data(png)}'>{cap}</figure>"
+
+
+def cards(items: Iterable[tuple[str, Any, str]]) -> str:
+    return "<div class='cards'>" + "".join(
+        f"<div class='card {esc(cls)}'><b>{esc(v)}</b><span>{esc(k)}</span></div>" for k, v, cls in items) + "</div>"
+
+
+def page(title: str, body: str) -> str:
+    from . import __version__
+
+    now = _dt.datetime.now().astimezone().replace(microsecond=0).isoformat()
+    return (f"<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
+            f"<meta name='viewport' content='width=device-width, initial-scale=1'>\n<title>{esc(title)}</title>\n"
+            f"<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}\n"
+            f"<footer>Written by atmsim {esc(__version__)} on {esc(now)}. Self-contained: no file or network "
+            f"access is needed to view it.</footer>\n</main>\n</body>\n</html>\n")
+
+
+def _png(fig) -> bytes:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    return buf.getvalue()
+
+
+# --------------------------------------------------------------------------- Markdown (report.md)
+
+_INLINE = [
+    (re.compile(r"`([^`]+)`"), lambda m: f"<code>{m.group(1)}</code>"),
+    (re.compile(r"\*\*([^*]+)\*\*"), lambda m: f"<b>{m.group(1)}</b>"),
+    (re.compile(r"(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])"), lambda m: f"<i>{m.group(1)}</i>"),
+]
+
+
+def _inline(text: str, images: dict[str, bytes]) -> str:
+    s = esc(text)
+    codes: list[str] = []
+
+    def keep(m):
+        codes.append(f"<code>{m.group(1)}</code>")
+        return f"\x00{len(codes) - 1}\x00"
+
+    s = re.sub(r"`([^`]+)`", keep, s)
+
+    def image(m):
+        alt, src = m.group(1), html.unescape(m.group(2))
+        data = images.get(src)
+        return f"<img alt='{alt}' src='{img_data(data)}'>" if data else f"[{alt}]"
+
+    s = re.sub(r"!\[([^\]]*)\]\(([^)\s]+)\)", image, s)
+    s = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)",
+               lambda m: f"<a href='{m.group(2)}'>{m.group(1)}</a>" if m.group(2).startswith("#") else
+               f"{m.group(1)} (<code>{m.group(2)}</code>)", s)
+    for rx, fn in _INLINE[1:]:
+        s = rx.sub(fn, s)
+    return re.sub("\x00(\\d+)\x00", lambda m: codes[int(m.group(1))], s)
+
+
+def markdown(text: str, images: dict[str, bytes]) -> str:
+    """A small Markdown renderer for the reproductions' report.md: headings, paragraphs,
+    pipe tables (pass/FAIL cells coloured), lists, code blocks, inline code, bold, links
+    (shown with their target, never fetched) and images (embedded from ``images``)."""
+    lines = text.splitlines()
+    out: list[str] = []
+    i = 0
+    para: list[str] = []
+
+    def flush():
+        if para:
+            out.append("<p>" + _inline(" ".join(para), images) + "</p>")
+            para.clear()
+
+    while i < len(lines):
+        ln = lines[i]
+        st = ln.strip()
+        if st.startswith("```"):
+            flush()
+            j = i + 1
+            while j < len(lines) and not lines[j].strip().startswith("```"):
+                j += 1
+            out.append("<pre>" + esc("\n".join(lines[i + 1:j])) + "</pre>")
+            i = j + 1
+            continue
+        m = re.match(r"^(#{1,6})\s+(.*)$", st)
+        if m:
+            flush()
+            level = min(len(m.group(1)) + 1, 6)  # the page title is the only h1
+            out.append(f"<h{level}>{_inline(m.group(2), images)}</h{level}>")
+            i += 1
+            continue
+        if st.startswith("|") and i + 1 < len(lines) and re.match(r"^\|?\s*:?-{2,}", lines[i + 1].strip()):
+            flush()
+            head = [c.strip() for c in st.strip("|").split("|")]
+            rows = []
+            j = i + 2
+            while j < len(lines) and lines[j].strip().startswith("|"):
+                rows.append([c.strip() for c in lines[j].strip().strip("|").split("|")])
+                j += 1
+            t = ["<table><thead><tr>" + "".join(f"<th>{_inline(h, images)}</th>" for h in head) + "</tr></thead><tbody>"]
+            for r in rows:
+                cells = []
+                for c in r:
+                    low = c.lower()
+                    cls = " class='pass'" if low == "pass" else " class='fail'" if low == "fail" else \
+                        " class='num'" if re.fullmatch(r"[-+]?[\d.,]+%?", c) else ""
+                    cells.append(f"<td{cls}>{_inline(c, images)}</td>")
+                t.append("<tr>" + "".join(cells) + "</tr>")
+            t.append("</tbody></table>")
+            out.append("<div class='scroll'>" + "\n".join(t) + "</div>" if len(rows) > 25 else "\n".join(t))
+            i = j
+            continue
+        if re.match(r"^([-*]|\d+\.)\s+", st):
+            flush()
+            ordered = bool(re.match(r"^\d+\.", st))
+            items = []
+            while i < len(lines) and (re.match(r"^\s*([-*]|\d+\.)\s+", lines[i]) or
+                                      (lines[i].startswith("  ") and lines[i].strip() and items)):
+                if re.match(r"^\s*([-*]|\d+\.)\s+", lines[i]):
+                    items.append(re.sub(r"^\s*([-*]|\d+\.)\s+", "", lines[i]))
+                else:
+                    items[-1] += " " + lines[i].strip()
+                i += 1
+            tag = "ol" if ordered else "ul"
+            out.append(f"<{tag}>" + "".join(f"<li>{_inline(x, images)}</li>" for x in items) + f"</{tag}>")
+            continue
+        if st in ("---", "***"):
+            flush()
+            out.append("<hr>")
+        elif not st:
+            flush()
+        else:
+            para.append(st)
+        i += 1
+    flush()
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- sweeps
+
+
+def _sweep_body(res, metrics: Optional[list[str]], x: Optional[str], by: Optional[str]) -> str:
+    from .plots import choose_axes, plot_sweep
+
+    df = res.df
+    n_grid = len(res.manifest["points"])
+    ok = int((df["status"] == "ok").sum()) if len(df) else 0
+    failed = int((df["status"] != "ok").sum()) if len(df) else 0
+    missing = n_grid - ok - failed
+    parts = [f"<h1>Sweep {esc(res.name)}</h1>"]
+    if res.description:
+        parts.append(f"<p class='lead'>{esc(res.description)}</p>")
+    mf = res.manifest
+    wall = float(df["wall_seconds"].sum()) if "wall_seconds" in df and len(df) else 0.0
+    parts.append(f"<p class='lead'>Base: <code>{esc(mf.get('base', ''))}</code>; atmsim {esc(mf.get('atmsim_version', ''))}; "
+                 f"store <code>{esc(res.root)}</code>; last run {esc(mf.get('updated', ''))}.</p>")
+    cs = [("points", n_grid, ""), ("ok", ok, "good"), ("failed", failed, "bad" if failed else ""),
+          ("combinations", mf.get("combinations", ""), ""), ("seeds per point", len(res.seeds), ""),
+          ("simulation time (CPU s)", f"{wall:.1f}", "")]
+    if missing:
+        cs.insert(3, ("not run yet", missing, "bad"))
+    if res.stale:
+        cs.append(("stale points (ignored)", len(res.stale), ""))
+    parts.append(cards(cs))
+
+    # parameters
+    prm = pd.DataFrame([{"parameter": p["name"], "path": p["path"], "values": len(p["labels"]),
+                         "labels": ", ".join(str(v) + (f" {p['unit']}" if p.get("unit") else "") for v in p["labels"][:12])
+                         + (", ..." if len(p["labels"]) > 12 else ""),
+                         "zipped group": "" if p.get("group") is None else p["group"]} for p in mf["parameters"]])
+    parts.append("<h2>Parameters</h2>")
+    parts.append(table(prm) if len(prm) else "<p>No parameter varies: only seeds.</p>")
+    seeds = res.seeds
+    parts.append(f"<p>Seeds per combination: {esc(', '.join(map(str, seeds[:20])))}{' ...' if len(seeds) > 20 else ''}.</p>")
+
+    # plots
+    present = [m for m in (metrics or DEFAULT_METRICS) if m in df.columns]
+    if metrics:
+        unknown = [m for m in metrics if m not in df.columns]
+        if unknown and ok:
+            raise ReportError(f"metric {unknown[0]!r} is not a result column of sweep {res.name!r}; "
+                              f"metrics: {', '.join(res.metrics)}")
+    if ok and present:
+        xa, ba, others = choose_axes(res, x, by)
+        parts.append("<h2>Plots</h2>")
+        note = f"x: {xa}" + (f"; one line per {ba}" if ba else "") + (f"; averaged over {', '.join(others)}" if others else "")
+        parts.append(f"<p class='lead'>{esc(note)}. Lines are means over seeds, bands one standard deviation. "
+                     f"Choose other axes with <code>atmsim report DIR --x PARAM --by PARAM</code>.</p>")
+        figs = []
+        for m in present:
+            buf = io.BytesIO()
+            plot_sweep(res, m, x=xa, by=ba, path=buf)
+            figs.append(figure(buf.getvalue(), caption=f"{m} against {xa}" + (f", per {ba}" if ba else ""), alt=m))
+        parts.append("<div class='grid'>" + "".join(figs) + "</div>")
+    elif not ok:
+        parts.append("<h2>Plots</h2><p>No point finished without error, so there is nothing to plot.</p>")
+
+    # failed points
+    if failed:
+        parts.append(f"<h2>Failed points ({failed})</h2>")
+        parts.append("<p>Each failed point is recorded with its error; every other point's result is kept. "
+                     "Run again with <code>atmsim sweep FILE --rerun-failed</code> after fixing the cause.</p>")
+        parts.append(table(res.failed, scroll=len(res.failed) > 20))
+
+    # summary over seeds
+    if ok:
+        keep = [m for m in (metrics or DEFAULT_METRICS) if m in df.columns]
+        agg = res.aggregate(keep)
+        cols = [c for c in agg.columns if not c.endswith("_std")]
+        parts.append("<h2>Results, averaged over seeds</h2>")
+        parts.append("<p class='lead'>Means over the seeds of each parameter combination "
+                     "(standard deviations are in <code>SweepResults.aggregate()</code>).</p>")
+        parts.append(table(agg[cols], scroll=len(agg) > 25))
+
+    # every point
+    if len(df):
+        pcols = ["point_id", "seed", *res.parameters, "status", *[c for c in POINT_COLUMNS if c in df.columns], "error"]
+        parts.append(f"<h2>Every point ({len(df)})</h2>")
+        parts.append("<details><summary>Show the table</summary>"
+                     + table(df[pcols], row_class=lambda r: "error" if r["status"] != "ok" else None, scroll=True)
+                     + "</details>")
+        parts.append("<p>Files: <code>summary.parquet</code>, <code>summary.csv</code>, and per point "
+                     "<code>points/&lt;point_id&gt;/</code> (point.json, scenario.toml, series as Parquet).</p>")
+    return "\n".join(parts)
+
+
+def sweep_report(path: Union[str, os.PathLike], out: Union[str, os.PathLike, None] = None,
+                 metrics: Optional[list[str]] = None, x: Optional[str] = None, by: Optional[str] = None) -> Path:
+    """Writes the HTML report of a sweep store (default ``DIR/report.html``)."""
+    from .store import load_sweep
+
+    res = load_sweep(path)
+    out = Path(out) if out else res.root / "report.html"
+    body = _sweep_body(res, metrics, x, by)
+    _write(out, page(f"Sweep {res.name}", body))
+    return out
+
+
+# --------------------------------------------------------------------------- reproductions
+
+
+def _published_plot(comp: pd.DataFrame) -> Optional[bytes]:
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    d = comp.copy()
+    d["published"] = pd.to_numeric(d["published"], errors="coerce")
+    d["simulated"] = pd.to_numeric(d["simulated"], errors="coerce")
+    d = d.dropna(subset=["published", "simulated"])
+    if not len(d):
+        return None
+    metrics = list(dict.fromkeys(d["metric"]))
+    ncols = min(3, len(metrics))
+    nrows = (len(metrics) + ncols - 1) // ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, 4.1 * nrows), squeeze=False)
+    for ax, m in zip(axes.flat, metrics):
+        s = d[d["metric"] == m]
+        if "verdict" in s:
+            for v, color in (("pass", "#2e8b3e"), ("FAIL", "#c0392b")):
+                t = s[s["verdict"].astype(str).str.lower() == v.lower()]
+                ax.scatter(t["published"], t["simulated"], s=18, color=color, label=v, alpha=0.8)
+            t = s[~s["verdict"].astype(str).str.lower().isin(["pass", "fail"])]
+            if len(t):
+                ax.scatter(t["published"], t["simulated"], s=18, color="#7f8c9a", label="not judged", alpha=0.8)
+            ax.legend(fontsize=7, loc="best")
+        else:
+            ax.scatter(s["published"], s["simulated"], s=18, alpha=0.8)
+        lo = float(np.nanmin([s["published"].min(), s["simulated"].min()]))
+        hi = float(np.nanmax([s["published"].max(), s["simulated"].max()]))
+        pad = (hi - lo) * 0.05 or abs(hi) * 0.05 or 1.0
+        ax.plot([lo - pad, hi + pad], [lo - pad, hi + pad], color="#555", lw=0.8, ls="--")
+        ax.set_title(m, fontsize=10)
+        ax.set_xlabel("published")
+        ax.set_ylabel("simulated")
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(metrics):]:
+        ax.set_visible(False)
+    fig.suptitle("published vs simulated (dashed: equal)", fontsize=11)
+    fig.tight_layout()
+    return _png(fig)
+
+
+def _reproduction_body(root: Path) -> tuple[str, str]:
+    comp = pd.read_csv(root / "comparison.csv")
+    md = (root / "report.md").read_text() if (root / "report.md").is_file() else ""
+    m = re.search(r"^#\s+(.+)$", md, re.M)
+    title = m.group(1).strip() if m else f"Reproduction {root.name}"
+    exp = str(comp["experiment"].iloc[0]) if "experiment" in comp and len(comp) else root.name
+    parts = [f"<h1>{esc(title)}</h1>", f"<p class='lead'>Reproduction <code>{esc(exp)}</code>, from "
+             f"<code>{esc(root)}</code>.</p>"]
+    if md:  # the title is the page's; drop it from the Markdown
+        md = re.sub(r"^#\s+.+\n?", "", md, count=1, flags=re.M)
+
+    c = comp.copy()
+    has_num = {"published", "simulated"} <= set(c.columns)
+    if has_num:
+        pub = pd.to_numeric(c["published"], errors="coerce")
+        sim = pd.to_numeric(c["simulated"], errors="coerce")
+        c.insert(c.columns.get_loc("simulated") + 1, "difference", sim - pub)
+        rel = (sim - pub) / pub.abs()
+        c.insert(c.columns.get_loc("difference") + 1, "relative", rel.where(pub.abs() > 0).map(
+            lambda v: "" if v != v else f"{v * 100:+.1f} %"))
+    cs = [("published numbers", int(pd.to_numeric(comp.get("published"), errors="coerce").notna().sum())
+           if "published" in comp else len(comp), "")]
+    if "verdict" in c:
+        v = c["verdict"].astype(str)
+        judged = v[v.str.lower() != "info"]
+        npass = int((judged.str.lower() == "pass").sum())
+        cs += [("checks pass", f"{npass} of {len(judged)}", "good" if npass == len(judged) else ""),
+               ("checks fail", len(judged) - npass, "bad" if len(judged) - npass else "")]
+    parts.append(cards(cs))
+
+    png = _published_plot(comp) if has_num else None
+    if png:
+        parts.append("<h2>Published vs simulated</h2>")
+        parts.append(figure(png, "Each point is one published number; on the dashed line simulation and paper agree."
+                            + (" Green: check passes; red: fails." if "verdict" in comp else ""), alt="published vs simulated"))
+    parts.append("<h2>Comparison table</h2>")
+    if "verdict" in c:
+        parts.append("<p class='lead'>Verdicts: <b>pass</b> and <b>FAIL</b> are judged against the reproduction's "
+                     "criterion; <i>info</i> rows are shown, not judged.</p>")
+    parts.append(table(c, verdict="verdict" if "verdict" in c else None,
+                       row_class=lambda r: "error" if str(r.get("verdict", "")).lower() == "fail" else None,
+                       scroll=len(c) > 30))
+
+    # figures: those report.md shows go in place, the others in a gallery
+    pngs = sorted(p for p in root.rglob("*.png") if p.name != "report.png")
+    images = {str(p.relative_to(root)).replace(os.sep, "/"): p.read_bytes() for p in pngs}
+    if md:
+        parts.append("<h2>Report</h2>")
+        parts.append(markdown(md, images))
+    shown = set(re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", md))
+    rest = [k for k in images if k not in shown]
+    if rest:
+        parts.append(f"<h2>Figures ({len(rest)})</h2>")
+        parts.append("<div class='grid'>" + "".join(figure(images[k], k, alt=k) for k in rest) + "</div>")
+    if (root / "runs.csv").is_file():
+        runs = pd.read_csv(root / "runs.csv")
+        parts.append(f"<h2>Runs ({len(runs)})</h2>")
+        parts.append("<details><summary>Show every simulation</summary>" + table(runs, scroll=True) + "</details>")
+    return title, "\n".join(parts)
+
+
+def reproduction_report(path: Union[str, os.PathLike], out: Union[str, os.PathLike, None] = None) -> Path:
+    """Writes the HTML report of a reproduction's output directory (default ``DIR/report.html``)."""
+    root = Path(path)
+    title, body = _reproduction_body(root)
+    out = Path(out) if out else root / "report.html"
+    _write(out, page(title, body))
+    return out
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def kind_of(path: Union[str, os.PathLike]) -> str:
+    """``"sweep"`` or ``"reproduction"``; raises ReportError for anything else."""
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"no such directory: {str(p)!r}")
+    if not p.is_dir():
+        raise ReportError(f"{str(p)!r} is a file; give the directory of a sweep (atmsim sweep --out) or of a "
+                          f"reproduction (atmsim reproduce --out)")
+    if (p / "manifest.json").is_file():
+        return "sweep"
+    if (p / "comparison.csv").is_file():
+        return "reproduction"
+    raise ReportError(f"{str(p)!r} holds neither a sweep store (manifest.json) nor a reproduction (comparison.csv); "
+                      f"give the --out directory of 'atmsim sweep' or 'atmsim reproduce'")
+
+
+def write_report(path: Union[str, os.PathLike], out: Union[str, os.PathLike, None] = None,
+                 metrics: Optional[list[str]] = None, x: Optional[str] = None, by: Optional[str] = None) -> Path:
+    """Writes ``report.html`` for a sweep store or a reproduction directory; returns its path.
+
+    ``metrics``, ``x`` and ``by`` choose the sweep plots (see :func:`atmsim.plots.plot_sweep`)."""
+    if kind_of(path) == "sweep":
+        return sweep_report(path, out, metrics=metrics, x=x, by=by)
+    if metrics or x or by:
+        raise ReportError("--metric, --x and --by are for sweep reports; this directory holds a reproduction")
+    return reproduction_report(path, out)
+
+
+def _write(out: Path, text: str) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out)

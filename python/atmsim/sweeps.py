@@ -1,0 +1,841 @@
+"""Parameter sweeps: a base scenario, the parameters to vary, and seeds.
+
+A sweep file (TOML) names a base scenario (a scenario file, or a topology builder of
+:mod:`atmsim.topology` with its arguments), the parameters to vary (lists, ranges, zipped
+groups) and how many seeds to run per combination. :func:`load_sweep_file` reads and checks
+it; :meth:`SweepSpec.points` expands the grid into :class:`Point` objects, each with its
+fully resolved scenario and a stable id (a hash of that scenario), and :func:`sweep` runs
+the points that are not yet in the results store (:mod:`atmsim.store`).
+
+The format is documented in docs/sweeps.md. Every mistake in a sweep file raises
+:class:`SweepError` with one message that names the key, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import hashlib
+import inspect
+import json
+import math
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, Optional, Union
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.9/3.10
+    import tomli as tomllib
+
+#: Points per sweep beyond which a sweep file is refused (a typo in a range, most likely).
+MAX_POINTS = 1_000_000
+#: Columns of the results table that parameters cannot be named after.
+RESERVED_COLUMNS = frozenset({
+    "point_id", "seed", "status", "error", "error_type", "atmsim_version", "name", "duration_s", "warmup_s",
+    "efficiency", "fairness", "fairness_maxmin", "total_goodput_bps", "max_goodput_bps", "efficiency_rate_bps",
+    "max_switch_queue_cells", "cells_sent", "cells_delivered", "cells_dropped", "cells_in_flight",
+    "cell_loss_ratio", "conservation_ok", "events", "cell_hops", "wall_seconds", "cell_hops_per_second",
+    "events_per_second", "version",
+})
+
+_TOP_KEYS = ("name", "description", "base", "sweep")
+_BASE_KEYS = ("scenario", "topology", "args", "set")
+_SWEEP_KEYS = ("seeds", "parameters", "zip")
+_SPEC_KEYS = ("values", "labels", "name", "start", "stop", "step", "from", "to", "num", "scale", "integer", "unit")
+
+
+class SweepError(ValueError):
+    """A mistake in a sweep file or sweep dict: the message names the key, the value and what is allowed."""
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def fmt(v: Any) -> str:
+    """A value as it would be written in TOML (for messages and labels)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return _num(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(fmt(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {fmt(x)}" for k, x in v.items()) + " }" if v else "{}"
+    return repr(v)
+
+
+def _num(v: Union[int, float]) -> str:
+    """A number written without float noise: 3 not 3.0, 0.3 not 0.30000000000000004."""
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, int):
+        return str(v)
+    if math.isfinite(v) and v.is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    return repr(float(f"{v:.12g}"))
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _key(path: str) -> str:
+    """A parameter path as a TOML key (quoted when it holds dots)."""
+    return json.dumps(path) if not path.replace("_", "").isalnum() else path
+
+
+def _close(word: str, allowed: list[str]) -> str:
+    m = difflib.get_close_matches(word, allowed, n=1, cutoff=0.6)
+    return f" (did you mean {m[0]!r}?)" if m else ""
+
+
+def _strip_none(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _strip_none(x) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        return [_strip_none(x) for x in v]
+    return v
+
+
+def canonical(v: Any) -> str:
+    """Canonical JSON (sorted keys, no spaces, no nulls): what point ids hash."""
+    return json.dumps(_strip_none(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def point_id(scenario: dict[str, Any]) -> str:
+    """The stable id of a resolved scenario: the first 16 hex digits of the SHA-256 of its
+    canonical JSON. The seed is part of the scenario, so it is part of the id."""
+    return hashlib.sha256(canonical(scenario).encode()).hexdigest()[:16]
+
+
+def split_path(path: str) -> list[Union[str, int]]:
+    """``"link.0.delay"`` -> ``["link", 0, "delay"]``."""
+    return [int(p) if p.isdigit() else p for p in path.split(".")]
+
+
+class PathError(ValueError):
+    """A path that does not fit a scenario (an index past the end of a list, say)."""
+
+
+def set_path(d: dict[str, Any], parts: list[Union[str, int]], value: Any, what: str = "scenario") -> None:
+    """Sets ``value`` at ``parts`` in ``d``, creating tables that are missing."""
+    cur: Any = d
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        here = ".".join(str(p) for p in parts[:i]) or what
+        if isinstance(part, int):
+            if not isinstance(cur, list):
+                raise PathError(f"{here} is not a list (it is {fmt(cur)}), so it has no element {part}")
+            if part >= len(cur):
+                raise PathError(f"{here} has {len(cur)} element{'s' if len(cur) != 1 else ''} "
+                                f"(indices 0-{len(cur) - 1}), so it has no element {part}" if cur else
+                                f"{here} is an empty list, so it has no element {part}")
+            if last:
+                cur[part] = copy.deepcopy(value)
+            else:
+                cur = cur[part]
+        else:
+            if not isinstance(cur, dict):
+                raise PathError(f"{here} is not a table (it is {fmt(cur)}), so it has no key {part!r}")
+            if last:
+                cur[part] = copy.deepcopy(value)
+            else:
+                if cur.get(part) is None:
+                    if isinstance(parts[i + 1], int):
+                        raise PathError(f"{here}.{part} is not set in the base scenario, so it has no element {parts[i + 1]}")
+                    cur[part] = {}
+                cur = cur[part]
+
+
+def merge(base: dict[str, Any], extra: dict[str, Any]) -> None:
+    """Deep-merges ``extra`` into ``base``: tables merge key by key, except tables with a
+    ``kind`` (a policy, a traffic, an allocator), which replace; everything else replaces.
+    Keys with dots are paths."""
+    for k, v in extra.items():
+        if "." in k:
+            set_path(base, split_path(k), v)
+        elif isinstance(v, dict) and "kind" not in v and isinstance(base.get(k), dict):
+            merge(base[k], v)
+        else:
+            base[k] = copy.deepcopy(v)
+
+
+def _merge_paths(extra: dict[str, Any], base: Any, prefix: str = "") -> Iterator[str]:
+    """The paths :func:`merge` sets (for checking them)."""
+    for k, v in extra.items():
+        path = f"{prefix}.{k}" if prefix else k
+        if "." in k:
+            yield path
+        elif isinstance(v, dict) and "kind" not in v and isinstance(base, dict) and isinstance(base.get(k), dict):
+            yield from _merge_paths(v, base[k], path)
+        else:
+            yield path
+
+
+# --------------------------------------------------------------------------- the scenario schema
+
+
+def _schema() -> dict[str, Any]:
+    from . import _core
+
+    return json.loads(_core.json_schema())
+
+
+def _variants(node: dict[str, Any], defs: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The node and every schema it may be ($ref, anyOf, oneOf, allOf), resolved."""
+    if "$ref" in node:
+        ref = node["$ref"].split("/")[-1]
+        yield from _variants(defs.get(ref, {}), defs)
+    yield node
+    for k in ("anyOf", "oneOf", "allOf"):
+        for sub in node.get(k, []):
+            yield from _variants(sub, defs)
+
+
+def check_scenario_path(path: str, base: Optional[dict[str, Any]], where: str) -> None:
+    """Checks a dotted path against the scenario schema (unknown keys) and the base
+    scenario (list indices); raises SweepError naming the path and what is allowed."""
+    schema = _schema()
+    defs = schema.get("$defs", schema.get("definitions", {}))
+    parts = split_path(path)
+    if parts[0] == "seed":
+        raise SweepError(f"{where}: the seed is not a parameter; set the seeds with [sweep] seeds = N "
+                         f"(N seeds from the base scenario's seed) or seeds = [1, 2, 3]")
+    node: dict[str, Any] = schema
+    cur: Any = base
+    walked: list[str] = []
+    for part in parts:
+        vs = list(_variants(node, defs))
+        here = ".".join(walked) or "the top level"
+        if isinstance(part, int):
+            items = next((v["items"] for v in vs if isinstance(v.get("items"), dict)), None)
+            if items is None:
+                raise SweepError(f"{where}: {here} is not a list, so {path!r} cannot index it with {part}")
+            if isinstance(cur, list):
+                if part >= len(cur):
+                    raise SweepError(f"{where}: {here} has {len(cur)} element{'s' if len(cur) != 1 else ''} in the "
+                                     f"base scenario (indices 0-{len(cur) - 1}), so {path!r} does not exist"
+                                     if cur else f"{where}: {here} is empty in the base scenario, so {path!r} does not exist")
+                cur = cur[part]
+            elif base is not None:
+                raise SweepError(f"{where}: {here} is not set in the base scenario, so {path!r} (element {part} of "
+                                 f"it) does not exist; set the whole list instead, e.g. {fmt(here)} = [[...], [...]]")
+            node = items
+        else:
+            props: dict[str, Any] = {}
+            extra = None
+            for v in vs:
+                props.update(v.get("properties", {}))
+                if isinstance(v.get("additionalProperties"), dict):
+                    extra = v["additionalProperties"]
+            is_list = any(isinstance(v.get("items"), dict) for v in vs)
+            if not props and extra is None:
+                if is_list:
+                    n = len(cur) if isinstance(cur, list) else None
+                    idx = f" 0-{n - 1}" if n else ""
+                    raise SweepError(f"{where}: {here} is a list; give an index{idx} after it, e.g. {here}.0.{part}")
+                if walked:
+                    raise SweepError(f"{where}: {here} is a single value, so {path!r} (key {part!r} inside it) does not exist")
+                raise SweepError(f"{where}: unknown scenario key {part!r}")
+            if part in props:
+                node = props[part]
+            elif extra is not None:
+                node = extra
+            else:
+                allowed = sorted(props)
+                raise SweepError(f"{where}: {here} has no key {part!r}{_close(part, allowed)}; "
+                                 f"allowed: {', '.join(allowed)}")
+            cur = cur.get(part) if isinstance(cur, dict) else None
+        walked.append(str(part))
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+@dataclass
+class Parameter:
+    """One varied key: its column ``name``, its ``path``, the ``values`` written into the
+    scenario and their ``labels`` (what the results table shows)."""
+
+    name: str
+    path: str
+    values: list[Any]
+    labels: list[Any]
+    unit: Optional[str] = None
+    group: Optional[int] = None  # zipped group number, None for a parameter of its own
+
+    def describe(self) -> str:
+        ls = [fmt(x) if not isinstance(x, str) else x for x in self.labels]
+        if self.unit:
+            ls = [f"{x} {self.unit}" for x in ls]
+        shown = ", ".join(ls) if len(ls) <= 6 else ", ".join(ls[:3]) + ", ..., " + ", ".join(ls[-2:])
+        return f"{len(self.values)} value{'s' if len(self.values) != 1 else ''}: {shown}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "path": self.path, "labels": self.labels, "unit": self.unit, "group": self.group}
+
+
+def _range_values(where: str, spec: dict[str, Any]) -> list[Union[int, float]]:
+    keys = set(spec)
+    if {"start", "stop", "step"} & keys:
+        missing = [k for k in ("start", "stop", "step") if k not in spec]
+        if missing:
+            raise SweepError(f"{where} = {fmt(spec)}: a stepped range needs start, stop and step; {', '.join(missing)} "
+                             f"missing")
+        for k in ("start", "stop", "step"):
+            if not _is_num(spec[k]):
+                raise SweepError(f"{where}.{k} = {fmt(spec[k])}: must be a number")
+        start, stop, step = spec["start"], spec["stop"], spec["step"]
+        if step == 0:
+            raise SweepError(f"{where}.step = 0: must not be zero (a positive step counts up from start to stop, "
+                             f"a negative one down)")
+        if (stop - start) * step < 0:
+            raise SweepError(f"{where}: step = {_num(step)} never reaches stop = {_num(stop)} from start = {_num(start)}; "
+                             f"use a {'negative' if step > 0 else 'positive'} step")
+        n = int(math.floor((stop - start) / step + 1e-9)) + 1
+        if n > MAX_POINTS:
+            raise SweepError(f"{where} = {fmt(spec)}: {n} values, more than {MAX_POINTS}; use a bigger step")
+        if all(isinstance(spec[k], int) for k in ("start", "stop", "step")):
+            return [start + i * step for i in range(n)]
+        return [float(f"{start + i * step:.12g}") for i in range(n)]
+    missing = [k for k in ("from", "to", "num") if k not in spec]
+    if missing:
+        raise SweepError(f"{where} = {fmt(spec)}: a range with a count needs from, to and num; {', '.join(missing)} missing")
+    for k in ("from", "to"):
+        if not _is_num(spec[k]):
+            raise SweepError(f"{where}.{k} = {fmt(spec[k])}: must be a number")
+    num = spec["num"]
+    if not isinstance(num, int) or isinstance(num, bool) or num < 1 or num > MAX_POINTS:
+        raise SweepError(f"{where}.num = {fmt(num)}: must be a whole number from 1 to {MAX_POINTS}")
+    scale = spec.get("scale", "linear")
+    if scale not in ("linear", "lin", "log"):
+        raise SweepError(f"{where}.scale = {fmt(scale)}: allowed: \"linear\" (default) or \"log\"")
+    a, b = spec["from"], spec["to"]
+    if scale == "log" and (a <= 0 or b <= 0):
+        raise SweepError(f"{where}: scale = \"log\" needs from and to > 0 (from = {_num(a)}, to = {_num(b)})")
+    out: list[Union[int, float]] = []
+    for i in range(num):
+        f = i / (num - 1) if num > 1 else 0.0
+        v = a + (b - a) * f if scale != "log" else a * (b / a) ** f
+        if i == num - 1 and num > 1:
+            v = b
+        out.append(float(f"{v:.12g}"))
+    integer = spec.get("integer", False)
+    if not isinstance(integer, bool):
+        raise SweepError(f"{where}.integer = {fmt(integer)}: must be true or false")
+    if integer or (isinstance(a, int) and isinstance(b, int) and all(float(v).is_integer() for v in out)):
+        ints = [int(round(v)) for v in out]
+        if len(set(ints)) != len(ints):
+            raise SweepError(f"{where} = {fmt(spec)}: rounded to whole numbers the values repeat ({fmt(ints)}); "
+                             f"use a smaller num or a wider range")
+        return ints
+    return out
+
+
+def _parse_parameter(where: str, path: str, spec: Any) -> Parameter:
+    unit = None
+    labels = None
+    name = path
+    if isinstance(spec, list):
+        values = spec
+    elif isinstance(spec, dict):
+        unknown = [k for k in spec if k not in _SPEC_KEYS]
+        if unknown:
+            raise SweepError(f"{where}: unknown key {unknown[0]!r}{_close(unknown[0], list(_SPEC_KEYS))}; "
+                             f"allowed: values, labels, name, start, stop, step, from, to, num, scale, integer, unit")
+        if "name" in spec:
+            if not isinstance(spec["name"], str) or not spec["name"].strip():
+                raise SweepError(f"{where}.name = {fmt(spec['name'])}: must be a non-empty string")
+            name = spec["name"]
+        if "values" in spec:
+            extra = [k for k in spec if k not in ("values", "labels", "name")]
+            if extra:
+                raise SweepError(f"{where}: give either values = [...] or a range, not both ({extra[0]} is a range key)")
+            values = spec["values"]
+            if not isinstance(values, list):
+                raise SweepError(f"{where}.values = {fmt(values)}: must be a list")
+            labels = spec.get("labels")
+            if labels is not None:
+                if not isinstance(labels, list) or len(labels) != len(values):
+                    raise SweepError(f"{where}.labels = {fmt(labels)}: must be a list as long as values "
+                                     f"({len(values)})")
+                if any(not isinstance(x, (str, int, float)) or isinstance(x, bool) for x in labels):
+                    raise SweepError(f"{where}.labels = {fmt(labels)}: labels are strings or numbers")
+        else:
+            if "labels" in spec:
+                raise SweepError(f"{where}.labels: labels go with values = [...], not with a range")
+            nums = _range_values(where, spec)
+            unit = spec.get("unit")
+            if unit is not None:
+                if not isinstance(unit, str) or not unit.strip():
+                    raise SweepError(f"{where}.unit = {fmt(unit)}: must be a unit such as \"ms\", \"cells\" or \"Mbps\"")
+                values = [f"{_num(v)} {unit}" for v in nums]
+            else:
+                values = nums
+            labels = nums
+    else:
+        raise SweepError(f"{where} = {fmt(spec)}: give a list of values, {{ values = [...], labels = [...] }}, "
+                         f"a range {{ start, stop, step }} or {{ from, to, num, scale = \"log\" }}")
+    if not values:
+        raise SweepError(f"{where}: the list of values is empty; give at least one value")
+    seen: dict[str, int] = {}
+    for i, v in enumerate(values):
+        if v is None:
+            raise SweepError(f"{where}: value {i} is empty")
+        c = canonical(v)
+        if c in seen:
+            raise SweepError(f"{where}: the value {fmt(v)} is given twice (positions {seen[c]} and {i}); "
+                             f"every value of a parameter must differ")
+        seen[c] = i
+    if labels is None:
+        labels = [v if isinstance(v, (str, int, float)) and not isinstance(v, bool) else fmt(v) for v in values]
+    if any(isinstance(x, str) for x in labels) and any(not isinstance(x, str) for x in labels):
+        labels = [x if isinstance(x, str) else fmt(x) for x in labels]  # one type per column
+    if len(set(map(canonical, labels))) != len(labels):
+        raise SweepError(f"{where}.labels = {fmt(labels)}: labels must differ from each other")
+    return Parameter(name=name, path=path, values=list(values), labels=list(labels), unit=unit)
+
+
+def _flatten(where: str, table: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str, Any]]:
+    """(path, where, spec) for every parameter of a table; plain tables (TOML dotted keys
+    written without quotes) hold more parameters."""
+    for k, v in table.items():
+        path = f"{prefix}.{k}" if prefix else k
+        w = f"{where}.{_key(path)}"
+        if isinstance(v, dict) and not (set(v) & set(_SPEC_KEYS)):
+            if not v:
+                raise SweepError(f"{w} = {{}}: give a list of values or a range")
+            yield from _flatten(where, v, path)
+        else:
+            yield path, w, v
+
+
+@dataclass
+class Axis:
+    """One dimension of the grid: one parameter, or a zipped group varied together."""
+
+    params: list[Parameter]
+
+    def __len__(self) -> int:
+        return len(self.params[0].values)
+
+
+# --------------------------------------------------------------------------- points and the spec
+
+
+@dataclass
+class Point:
+    """One run of a sweep: a combination of parameter values and a seed."""
+
+    point_id: str
+    seed: int
+    params: dict[str, Any]  # column name -> label
+    scenario: Optional[dict[str, Any]]  # None when the scenario could not be built
+    error: Optional[str] = None  # why it could not be built
+    index: int = 0  # position in the grid
+
+
+def _builders() -> dict[str, Callable[..., dict[str, Any]]]:
+    from . import topology
+
+    return {n: f for n, f in inspect.getmembers(topology, inspect.isfunction)
+            if not n.startswith("_") and f.__module__ == topology.__name__}
+
+
+@dataclass
+class SweepSpec:
+    """A parsed, checked sweep file."""
+
+    name: str
+    description: str
+    seeds: list[int]
+    axes: list[Axis]
+    base_scenario: Optional[dict[str, Any]] = None  # a scenario-file base, as written
+    base_file: Optional[Path] = None
+    topology: Optional[str] = None
+    args: dict[str, Any] = field(default_factory=dict)
+    sets: dict[str, Any] = field(default_factory=dict)
+    source: dict[str, Any] = field(default_factory=dict)  # the sweep file as parsed
+    source_text: Optional[str] = None  # the sweep file's text
+    source_path: Optional[Path] = None
+
+    @property
+    def parameters(self) -> list[Parameter]:
+        return [p for a in self.axes for p in a.params]
+
+    @property
+    def combinations(self) -> int:
+        return math.prod(len(a) for a in self.axes) if self.axes else 1
+
+    def __len__(self) -> int:
+        return self.combinations * len(self.seeds)
+
+    def base_description(self) -> str:
+        if self.topology:
+            args = ", ".join(f"{k}={fmt(v)}" for k, v in self.args.items())
+            return f"{self.topology}({args})"
+        if self.base_file:
+            try:
+                return os.path.relpath(self.base_file)
+            except ValueError:  # another drive (Windows)
+                return str(self.base_file)
+        return "scenario given as a dict"
+
+    def describe(self) -> str:
+        """The plan, in a few lines: how many points and what varies."""
+        seeds = _seeds_text(self.seeds)
+        lines = [f"sweep {self.name!r}: {len(self)} point{'s' if len(self) != 1 else ''} = "
+                 f"{self.combinations} parameter combination{'s' if self.combinations != 1 else ''} x "
+                 f"{len(self.seeds)} seed{'s' if len(self.seeds) != 1 else ''} ({seeds})",
+                 f"  base: {self.base_description()}"]
+        w = max([len(p.name) for p in self.parameters] + [4])
+        for a in self.axes:
+            for j, p in enumerate(a.params):
+                zipped = "  (zipped with " + ", ".join(q.name for q in a.params if q is not p) + ")" if len(a.params) > 1 else ""
+                lines.append(f"  {p.name:<{w}}  {p.describe()}{zipped}")
+        return "\n".join(lines)
+
+    def _base_args_scenario(self) -> dict[str, Any]:
+        if self.topology:
+            sc = _builders()[self.topology](**copy.deepcopy(self.args))
+        else:
+            sc = copy.deepcopy(self.base_scenario or {})
+        merge(sc, self.sets)
+        return sc
+
+    def points(self) -> list[Point]:
+        """Every point of the grid: combinations in the order the file gives them (the last
+        parameter varies fastest), each with its seeds."""
+        import itertools
+
+        out: list[Point] = []
+        ids: dict[str, Point] = {}
+        builder = _builders()[self.topology] if self.topology else None
+        combos = itertools.product(*(range(len(a)) for a in self.axes))
+        for combo in combos:
+            chosen = [(p, i) for a, i in zip(self.axes, combo) for p in a.params]
+            labels = {p.name: p.labels[i] for p, i in chosen}
+            for seed in self.seeds:
+                sc, err = None, None
+                try:
+                    if builder is not None:
+                        args = copy.deepcopy(self.args)
+                        for p, i in chosen:
+                            if p.path.startswith("args."):
+                                set_path(args, split_path(p.path)[1:], p.values[i], what="args")
+                        try:
+                            sc = builder(**args)
+                        except (TypeError, ValueError, KeyError, IndexError) as e:
+                            raise PathError(f"the {self.topology} builder refused its arguments: {e}") from None
+                    else:
+                        sc = copy.deepcopy(self.base_scenario or {})
+                    merge(sc, self.sets)
+                    for p, i in chosen:
+                        if not p.path.startswith("args."):
+                            set_path(sc, split_path(p.path), p.values[i])
+                    sc["seed"] = seed
+                    pid = point_id(sc)
+                except PathError as e:
+                    err = str(e)
+                    sc = None
+                    pid = hashlib.sha256(canonical({"unbuildable": {"base": self.base_description(), "sets": self.sets,
+                                                                     "params": {p.path: p.values[i] for p, i in chosen},
+                                                                     "seed": seed}}).encode()).hexdigest()[:16]
+                pt = Point(point_id=pid, seed=seed, params=labels, scenario=sc, error=err, index=len(out))
+                if pid in ids:
+                    other = ids[pid]
+                    raise SweepError(f"two points give the same scenario: {_point_text(other)} and {_point_text(pt)}; "
+                                     f"a parameter has no effect on the scenario (check the paths in [sweep.parameters])")
+                ids[pid] = pt
+                out.append(pt)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "seeds": self.seeds,
+                "base": self.base_description(), "parameters": [p.to_json() for p in self.parameters],
+                "combinations": self.combinations, "total_points": len(self)}
+
+
+def _point_text(p: Point) -> str:
+    return "(" + ", ".join(f"{k} = {fmt(v)}" for k, v in p.params.items()) + f", seed {p.seed})"
+
+
+def _seeds_text(seeds: list[int]) -> str:
+    if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"seeds {seeds[0]}-{seeds[-1]}"
+    return ("seed " if len(seeds) == 1 else "seeds ") + ", ".join(map(str, seeds[:8])) + (", ..." if len(seeds) > 8 else "")
+
+
+# --------------------------------------------------------------------------- reading a sweep file
+
+SweepLike = Union[str, os.PathLike, dict]
+
+
+def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = None) -> SweepSpec:
+    """Reads and checks a sweep: a path to a TOML sweep file, or a dict with the same layout
+    (relative paths in it are taken from ``base_dir``, default the current directory).
+
+    Raises :class:`SweepError` (one message naming the key, the value and what is allowed),
+    or :class:`atmsim.ScenarioError` when the base scenario file itself is malformed.
+    """
+    text = None
+    path = None
+    if isinstance(sweep, dict):
+        raw = copy.deepcopy(sweep)
+        here = Path(base_dir) if base_dir is not None else Path.cwd()
+    elif isinstance(sweep, (str, os.PathLike)):
+        path = Path(sweep)
+        try:
+            text = path.read_text()
+        except FileNotFoundError:
+            raise FileNotFoundError(f"cannot read sweep file {str(path)!r}: no such file") from None
+        except IsADirectoryError:
+            raise IsADirectoryError(f"cannot read sweep file {str(path)!r}: it is a directory") from None
+        except OSError as e:
+            raise FileNotFoundError(f"cannot read sweep file {str(path)!r}: {e.strerror}") from None
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise SweepError(f"sweep file {str(path)!r} is not valid TOML: {e}") from None
+        here = Path(base_dir) if base_dir is not None else path.resolve().parent
+    else:
+        raise TypeError(f"a sweep is a path to a TOML file or a dict, not {type(sweep).__name__}")
+
+    unknown = [k for k in raw if k not in _TOP_KEYS]
+    if unknown:
+        raise SweepError(f"unknown key {unknown[0]!r} at the top of the sweep file{_close(unknown[0], list(_TOP_KEYS))}; "
+                         f"allowed: name, description, [base], [sweep]")
+    name = raw.get("name", path.stem if path else "sweep")
+    if not isinstance(name, str) or not name.strip():
+        raise SweepError(f"name = {fmt(name)}: must be a non-empty string")
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        raise SweepError(f"description = {fmt(description)}: must be a string")
+
+    # [base]
+    base = raw.get("base")
+    if not isinstance(base, dict):
+        raise SweepError("[base] is missing: give the base scenario with [base] scenario = \"file.toml\" "
+                         "(relative to the sweep file) or [base] topology = \"n_source\" with [base.args]"
+                         if base is None else f"base = {fmt(base)}: must be a table ([base])")
+    unknown = [k for k in base if k not in _BASE_KEYS]
+    if unknown:
+        raise SweepError(f"base.{unknown[0]}: unknown key{_close(unknown[0], list(_BASE_KEYS))}; "
+                         f"allowed: scenario, topology, args, set")
+    if ("scenario" in base) == ("topology" in base):
+        raise SweepError("[base]: give either scenario = \"file.toml\" or topology = \"n_source\", not both"
+                         if "scenario" in base else
+                         "[base]: give the base scenario: scenario = \"file.toml\" (relative to the sweep file) or "
+                         "topology = \"n_source\" with [base.args]")
+    sets = base.get("set", {})
+    if not isinstance(sets, dict):
+        raise SweepError(f"base.set = {fmt(sets)}: must be a table of scenario keys and values")
+    args = base.get("args", {})
+    if not isinstance(args, dict):
+        raise SweepError(f"base.args = {fmt(args)}: must be a table of builder arguments")
+
+    spec = SweepSpec(name=name, description=description, seeds=[], axes=[], sets=sets, source=raw, source_text=text,
+                     source_path=path)
+    if "scenario" in base:
+        if args:
+            raise SweepError("base.args: builder arguments go with base.topology; with base.scenario = "
+                             f"{fmt(base['scenario'])}, change the scenario with [base.set] or [sweep.parameters]")
+        f = base["scenario"]
+        if not isinstance(f, str) or not f:
+            raise SweepError(f"base.scenario = {fmt(f)}: must be the path of a scenario file (TOML)")
+        fp = Path(f) if Path(f).is_absolute() else here / f
+        try:
+            stext = fp.read_text()
+        except OSError:
+            raise SweepError(f"base.scenario = {fmt(f)}: cannot read {str(fp)!r} (paths are relative to the sweep "
+                             f"file's directory, {str(here)!r})") from None
+        try:
+            spec.base_scenario = tomllib.loads(stext)
+        except tomllib.TOMLDecodeError as e:
+            raise SweepError(f"base.scenario = {fmt(f)}: {str(fp)!r} is not valid TOML: {e}") from None
+        spec.base_file = fp.resolve()
+    else:
+        topo = base["topology"]
+        builders = _builders()
+        if topo not in builders:
+            raise SweepError(f"base.topology = {fmt(topo)}: no such builder{_close(str(topo), sorted(builders))}; "
+                             f"available: {', '.join(sorted(builders))}")
+        sig = inspect.signature(builders[topo])
+        allowed = [p for p in sig.parameters]
+        for k in args:
+            if k not in sig.parameters:
+                raise SweepError(f"base.args.{k}: {topo}() has no argument {k!r}{_close(k, allowed)}; "
+                                 f"allowed: {', '.join(allowed)}")
+        spec.topology, spec.args = topo, args
+
+    try:
+        base_sc = spec._base_args_scenario()
+    except PathError as e:
+        raise SweepError(f"base.set: {e}") from None
+    except (TypeError, ValueError) as e:
+        raise SweepError(f"base.args: {spec.topology}() refused them: {e}") from None
+    for path in _merge_paths(sets, base_sc):
+        check_scenario_path(path, base_sc, f"base.set.{_key(path)}")
+
+    # [sweep]
+    sw = raw.get("sweep", {})
+    if not isinstance(sw, dict):
+        raise SweepError(f"sweep = {fmt(sw)}: must be a table ([sweep])")
+    unknown = [k for k in sw if k not in _SWEEP_KEYS]
+    if unknown:
+        raise SweepError(f"sweep.{unknown[0]}: unknown key{_close(unknown[0], list(_SWEEP_KEYS))}; "
+                         f"allowed: seeds, parameters, [[sweep.zip]]")
+    base_seed = base_sc.get("seed", 0)
+    base_seed = base_seed if isinstance(base_seed, int) and not isinstance(base_seed, bool) and base_seed >= 0 else 0
+    seeds = sw.get("seeds", 1)
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        if seeds < 1:
+            raise SweepError(f"sweep.seeds = {seeds}: must be a count >= 1 (seeds base, base+1, ...; the base "
+                             f"scenario's seed is {base_seed}) or a list of seeds such as [1, 2, 3]")
+        spec.seeds = list(range(base_seed, base_seed + seeds))
+    elif isinstance(seeds, list) and seeds:
+        bad = [s for s in seeds if not isinstance(s, int) or isinstance(s, bool) or s < 0]
+        if bad:
+            raise SweepError(f"sweep.seeds = {fmt(seeds)}: {fmt(bad[0])} is not a whole number >= 0")
+        if len(set(seeds)) != len(seeds):
+            raise SweepError(f"sweep.seeds = {fmt(seeds)}: a seed is given twice")
+        spec.seeds = list(seeds)
+    else:
+        raise SweepError(f"sweep.seeds = {fmt(seeds)}: must be a count >= 1 or a non-empty list of seeds")
+
+    params = sw.get("parameters", {})
+    if not isinstance(params, dict):
+        raise SweepError(f"sweep.parameters = {fmt(params)}: must be a table of \"path\" = [values] "
+                         f"([sweep.parameters])")
+    zips = sw.get("zip", [])
+    if isinstance(zips, dict):
+        zips = [zips]
+    if not isinstance(zips, list) or any(not isinstance(z, dict) for z in zips):
+        raise SweepError(f"sweep.zip = {fmt(zips)}: must be tables ([[sweep.zip]]), each \"path\" = [values] of one length")
+
+    def checked(path: str, where: str, spec_v: Any) -> Parameter:
+        parts = split_path(path)
+        if any(p == "" for p in path.split(".")):
+            raise SweepError(f"{where}: {path!r} is not a dotted path such as \"defaults.switch_buffer\" or \"link.0.delay\"")
+        if parts[0] == "args":
+            if not spec.topology:
+                raise SweepError(f"{where}: args.* paths set topology builder arguments, and this sweep's base is "
+                                 f"a scenario file; vary a scenario key instead (e.g. \"defaults.switch_buffer\")")
+            if len(parts) < 2 or not isinstance(parts[1], str):
+                raise SweepError(f"{where}: give the argument after args., e.g. args.n")
+            sig = inspect.signature(_builders()[spec.topology])
+            if parts[1] not in sig.parameters:
+                allowed = list(sig.parameters)
+                raise SweepError(f"{where}: {spec.topology}() has no argument {parts[1]!r}{_close(str(parts[1]), allowed)}; "
+                                 f"allowed: {', '.join(allowed)}")
+            if parts[1] == "seed":
+                raise SweepError(f"{where}: the seed is not a parameter; set the seeds with [sweep] seeds = N or a list")
+        else:
+            check_scenario_path(path, base_sc, where)
+        p = _parse_parameter(where, path, spec_v)
+        if p.name in RESERVED_COLUMNS:
+            raise SweepError(f"{where}: the name {p.name!r} is taken by a results column; give another with "
+                             f"{{ values = [...], name = \"...\" }}")
+        return p
+
+    axes: list[Axis] = []
+    for path, where, v in _flatten("sweep.parameters", params):
+        axes.append(Axis([checked(path, where, v)]))
+    for gi, z in enumerate(zips):
+        group = [checked(path, where, v) for path, where, v in _flatten(f"sweep.zip[{gi}]", z)]
+        if not group:
+            raise SweepError(f"sweep.zip[{gi}]: empty; give two or more \"path\" = [values] of one length")
+        lens = {p.name: len(p.values) for p in group}
+        if len(set(lens.values())) > 1:
+            raise SweepError(f"sweep.zip[{gi}]: zipped parameters vary together, so they need as many values each; "
+                             f"got " + ", ".join(f"{k}: {n}" for k, n in lens.items()))
+        for p in group:
+            p.group = gi
+        axes.append(Axis(group))
+    names: dict[str, str] = {}
+    paths: dict[str, str] = {}
+    for p in (p for a in axes for p in a.params):
+        if p.name in names:
+            raise SweepError(f"parameter name {p.name!r} is used twice; give one of them another name "
+                             f"with {{ values = [...], name = \"...\" }}")
+        if p.path in paths:
+            raise SweepError(f"parameter {p.path!r} is varied twice (in [sweep.parameters] and a [[sweep.zip]], or in "
+                             f"two groups); vary each path once")
+        names[p.name] = p.path
+        paths[p.path] = p.name
+    spec.axes = axes
+    if len(spec) > MAX_POINTS:
+        raise SweepError(f"the sweep holds {len(spec)} points ({spec.combinations} combinations x {len(spec.seeds)} "
+                         f"seeds), more than {MAX_POINTS}; vary fewer values")
+    return spec
+
+
+# --------------------------------------------------------------------------- running a sweep
+
+
+def sweep(
+    sweep: Union[SweepLike, SweepSpec],
+    out: Union[str, os.PathLike, None] = None,
+    *,
+    backend: str = "local",
+    workers: Optional[int] = None,
+    address: Optional[str] = None,
+    progress: bool = True,
+    rerun_failed: bool = False,
+    base_dir: Union[str, os.PathLike, None] = None,
+    log: Optional[Callable[[str], None]] = None,
+):
+    """Runs a sweep and returns its results (:class:`atmsim.store.SweepResults`: ``.df`` is
+    a DataFrame with one row per point: parameters, seed, status and summary metrics).
+
+    Points already in the store at ``out`` (default ``results/sweeps/NAME``) are not run
+    again, so an interrupted sweep resumes where it stopped and a finished one returns at
+    once. ``backend`` is ``"local"`` (worker processes, default), ``"threads"`` or ``"ray"``
+    (``address`` of an existing cluster, or a local Ray instance); see
+    :mod:`atmsim.parallel`. A point that fails is recorded with its error; the others go on.
+    ``rerun_failed`` runs failed points again. ``log`` receives the plan and progress lines
+    (default: stderr when ``progress`` is true).
+    """
+    from . import parallel
+    from .store import SweepStore
+
+    spec = sweep if isinstance(sweep, SweepSpec) else load_sweep_file(sweep, base_dir=base_dir)
+    parallel.check_backend(backend, workers, address)
+    if log is None:
+        log = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
+    out = Path(out) if out is not None else Path("results") / "sweeps" / spec.name
+    points = spec.points()
+    with SweepStore.create(out, spec, points) as store:
+        done = store.finished_ids()
+        failed = store.failed_ids() if rerun_failed else set()
+        todo = [p for p in points if p.point_id not in done or p.point_id in failed]
+        stale = store.stale_ids()
+        log(spec.describe())
+        if stale:
+            log(f"  {len(stale)} point{'s' if len(stale) != 1 else ''} in {out} are not in this sweep any more "
+                f"(kept, not shown in results)")
+        if not todo:
+            log(f"all {len(points)} points already done in {out}; nothing to run")
+        else:
+            where = parallel.describe_backend(backend, workers, address, len(todo))
+            already = len(points) - len(todo)
+            log(f"{len(todo)} to run" + (f" ({already} already done)" if already else "") + f" {where}; results in {out}")
+            unbuildable = [p for p in todo if p.scenario is None]
+            for p in unbuildable:
+                store.write_error(p, "BuildError", p.error or "the scenario could not be built")
+            runnable = [p for p in todo if p.scenario is not None]
+            by_id = {p.point_id: p for p in runnable}
+
+            def deliver(pid: str, outcome) -> None:
+                store.write_outcome(by_id[pid], outcome)
+
+            parallel.execute(((p.point_id, json.dumps(p.scenario)) for p in runnable), deliver, backend=backend,
+                             workers=workers, address=address, progress=progress, desc=spec.name)
+        results = store.finish()
+    log(results.status_line())
+    return results
