@@ -104,3 +104,254 @@ def n_source(
         "link": links,
         "connection": conns,
     }
+
+
+# ---------------------------------------------------------------------------------------
+# Seed 004 (Kalampoukas, Varma, Ramakrishnan, UCSC-CRL-95-54): configurations R1, R2, R3.
+# The seed's figures are missing; what the text pins down is in spec section 11, and the
+# reconstruction of what it leaves out is documented in experiments/kvr-dynamics/README.md.
+# ---------------------------------------------------------------------------------------
+
+#: Seed 004 section 3: 155 Mbps links (PCR = 365,566 cells/s is 155 Mbps of 53-byte cells).
+KVR_LINK_RATE = "155 Mbps"
+#: Seed 004 section 3: the UCSC source policy, Nrm = 32, AIR = 180 cells/s per cell,
+#: ICR = PCR / 50 (the policy's default).
+KVR_SOURCE = {"policy": "ucsc", "nrm": 32, "air": "180 cells/s"}
+#: Seed 004 sections 3 and 4.2: TCP Reno, 9180-byte segments, 150 KB window, timers in
+#: double precision (no coarse tick). rto_min is not stated: 1 ms, a floor that never
+#: binds at these RTTs (documented reconstruction).
+KVR_TCP = {"mss": "9180 B", "window": "150 KB", "congestion": "reno", "timer_granularity": "exact",
+           "rto_min": "1 ms"}
+
+
+def _kvr_scenario(name, nodes, links, conns, *, duration, sample_interval, seed, buffer, allocator, abr, tcp,
+                  faults=None) -> dict[str, Any]:
+    defaults: dict[str, Any] = {
+        "link_rate": KVR_LINK_RATE,
+        "switch_buffer": buffer,
+        "abr": dict(KVR_SOURCE if abr is None else abr),
+        "allocator": dict(allocator or {"kind": "kvr"}),
+    }
+    if tcp is not None:
+        defaults["tcp"] = dict(tcp)
+    sc: dict[str, Any] = {
+        "name": name,
+        "seed": seed,
+        "measurement": {"duration": duration, "sample_interval": sample_interval},
+        "defaults": defaults,
+        "node": nodes,
+        "link": links,
+        "connection": conns,
+    }
+    if faults:
+        sc["fault"] = list(faults)
+    return sc
+
+
+def _traffic(kind: str) -> dict[str, Any]:
+    if kind == "cells":
+        return {"kind": "persistent"}
+    if kind == "tcp":
+        return {"kind": "tcp"}
+    raise ValueError(f"traffic = {kind!r}: allowed 'cells' (greedy ABR cell sources) or 'tcp' (TCP Reno over ABR)")
+
+
+def r1(
+    *,
+    long_nodes: int = 2,
+    short_nodes: int = 1,
+    per_node: int = 1,
+    traffic: str = "cells",
+    long_access_delay: str = "8.034267 ms",
+    short_delay: str = "1.866667 us",
+    duration: str = "0.3 s",
+    sample_interval: str = "1 ms",
+    buffer: str = "unlimited",
+    allocator: dict[str, Any] | None = None,
+    abr: dict[str, Any] | None = None,
+    tcp: dict[str, Any] | None = None,
+    faults: list[dict[str, Any]] | None = None,
+    setup: str = "pre_established",
+    seed: int = 1,
+    name: str | None = None,
+) -> dict[str, Any]:
+    """Seed 004's R1 configuration (section 4.1, figure 4.1; spec section 11).
+
+    Long source nodes ``L1..`` reach switch ``sw1`` over ``long_access_delay`` (the seed: their
+    RM cells "need 8 ms to reach switch 1"); the short node ``S1`` is attached to ``sw1`` by a
+    ``short_delay`` link. The bottleneck D4 is ``sw1 -> sw2``; every destination host hangs off
+    ``sw2`` by a ``short_delay`` link. With the defaults the round-trip propagation times are
+    the seed's: 16.076 ms for long connections, 11.2 us for short ones. Each node originates
+    ``per_node`` connections (R1: 2 long + 1 short, one each; R1 extended: ``long_nodes=4,
+    per_node=8`` gives 32 long + 8 short). Connections are named ``L1``, ``L2``, ``S1`` (one per
+    node) or ``L1.3`` (node, index). ``traffic`` is ``"cells"`` (greedy ABR cell sources) or
+    ``"tcp"`` (TCP Reno over ABR with :data:`KVR_TCP`). ``setup`` is how the switches learn
+    of the connections: ``"pre_established"`` (set up before t = 0; the seed's connections
+    "open simultaneously") or ``"in_band"`` (a signalling message travels the route from
+    t = 0, so switch 1 learns of the long connections 8 ms later).
+    """
+    if long_nodes < 0 or short_nodes < 0 or long_nodes + short_nodes < 1 or per_node < 1:
+        raise ValueError("R1 needs at least one source node and per_node >= 1")
+    kind = _traffic(traffic)
+    nodes = [{"name": "sw1", "kind": "switch"}, {"name": "sw2", "kind": "switch"}]
+    links = [{"between": ["sw1", "sw2"], "delay": short_delay}]
+    conns = []
+    groups = [(f"L{i}", long_access_delay) for i in range(1, long_nodes + 1)]
+    groups += [(f"S{i}", short_delay) for i in range(1, short_nodes + 1)]
+    for g, access in groups:
+        src, dst = f"{g}_src", f"{g}_dst"
+        nodes += [{"name": src, "kind": "host"}, {"name": dst, "kind": "host"}]
+        links += [{"between": [src, "sw1"], "delay": access}, {"between": ["sw2", dst], "delay": short_delay}]
+        for k in range(1, per_node + 1):
+            conns.append({
+                "name": g if per_node == 1 else f"{g}.{k}",
+                "from": src,
+                "to": dst,
+                "route": [src, "sw1", "sw2", dst],
+                "service": "abr",
+                "setup": setup,
+                "traffic": dict(kind),
+            })
+    return _kvr_scenario(
+        name or f"R1 ({len(conns)} connections, {traffic})", nodes, links, conns, duration=duration,
+        sample_interval=sample_interval, seed=seed, buffer=buffer, allocator=allocator, abr=abr,
+        tcp=(KVR_TCP if tcp is None else tcp) if traffic == "tcp" else None, faults=faults,
+    )
+
+
+#: R2's six source sets and where they enter and leave (seed 004 section 5.1).
+R2_SETS = {"A": ("sw1", "dstA"), "B": ("sw1", "dstA"), "C": ("sw2", "dstB"), "D": ("sw2", "dstB"),
+           "E": ("sw3", "dstA"), "F": ("sw3", "dstA")}
+
+
+def _r2_shape(link_delay: str):
+    nodes = [{"name": s, "kind": "switch"} for s in ("sw1", "sw2", "sw3")]
+    nodes += [{"name": d, "kind": "host"} for d in ("dstA", "dstB")]
+    links = [
+        {"between": ["sw1", "sw2"], "delay": link_delay},
+        {"between": ["sw2", "sw3"], "delay": link_delay},  # link C
+        {"between": ["sw3", "dstA"], "delay": link_delay},  # link A
+        {"between": ["sw3", "dstB"], "delay": link_delay},  # link B
+    ]
+    for s, (sw, _) in R2_SETS.items():
+        nodes.append({"name": f"{s}_src", "kind": "host"})
+        links.append({"between": [f"{s}_src", sw], "delay": link_delay})
+    return nodes, links
+
+
+def _r2_route(s: str) -> list[str]:
+    sw, dst = R2_SETS[s]
+    path = {"sw1": ["sw1", "sw2", "sw3"], "sw2": ["sw2", "sw3"], "sw3": ["sw3"]}[sw]
+    return [f"{s}_src", *path, dst]
+
+
+def r2(
+    *,
+    abr_per_set: int = 8,
+    vbr_per_set: int = 0,
+    vbr_open: str = "random",
+    vbr_video: dict[str, Any] | None = None,
+    vbr_reserve: str = "1.9 Mbps",
+    link_delay: str = "1 ms",
+    duration: str = "0.2 s",
+    sample_interval: str = "1 ms",
+    buffer: str = "unlimited",
+    allocator: dict[str, Any] | None = None,
+    abr: dict[str, Any] | None = None,
+    setup: str = "pre_established",
+    seed: int = 1,
+    name: str | None = None,
+) -> dict[str, Any]:
+    """Seed 004's R2 parking lot (section 5, figure 5.1; spec section 11).
+
+    Switches ``sw1 -> sw2 -> sw3``; source sets A, B enter at ``sw1``, C, D at ``sw2``, E, F
+    at ``sw3``. Link C (``sw2 -> sw3``) carries A-D; at ``sw3`` link A (``-> dstA``) carries
+    A, B, E, F and link B (``-> dstB``) carries C, D. Every link has ``link_delay`` (the seed
+    gives 1 ms for R3, "identical to R2"). Each set has ``abr_per_set`` greedy ABR cell
+    sources (``A1``..) and ``vbr_per_set`` Heyman video connections (``A.v1``..) reserving
+    ``vbr_reserve`` each. ``vbr_open``: ``"random"`` opens each video connection at a time
+    uniform in (0, 50 ms) drawn from ``seed`` (section 5.2); ``"staggered"`` opens video k
+    of every set at (k - 1) x 100 ms and closes it at 500 + (k - 1) x 100 ms (figure 5.11).
+    ``vbr_video`` overrides the video traffic keys (``mean_cells``, ``sd_cells``, ...).
+    ``setup`` applies to the ABR connections (see :func:`r1`); video connections always
+    signal in band, as the seed describes.
+    """
+    import random
+
+    if vbr_open not in ("random", "staggered"):
+        raise ValueError(f"vbr_open = {vbr_open!r}: allowed 'random' or 'staggered'")
+    nodes, links = _r2_shape(link_delay)
+    rng = random.Random(seed)
+    conns: list[dict[str, Any]] = []
+    for s in R2_SETS:
+        src, route = f"{s}_src", _r2_route(s)
+        for k in range(1, abr_per_set + 1):
+            conns.append({"name": f"{s}{k}", "from": src, "to": route[-1], "route": route, "service": "abr",
+                          "setup": setup, "traffic": {"kind": "persistent"}})
+        for k in range(1, vbr_per_set + 1):
+            video = {"kind": "video", **(vbr_video or {})}
+            c = {"name": f"{s}.v{k}", "from": src, "to": route[-1], "route": route, "service": "vbr",
+                 "reserve": vbr_reserve, "traffic": video}
+            if vbr_open == "random":
+                c["start"] = f"{rng.uniform(0.0, 50.0):.6f} ms"
+            else:
+                c["start"] = f"{(k - 1) * 100} ms"
+                c["stop"] = f"{500 + (k - 1) * 100} ms"
+            conns.append(c)
+    return _kvr_scenario(
+        name or f"R2 ({abr_per_set * 6} ABR, {vbr_per_set * 6} VBR)", nodes, links, conns, duration=duration,
+        sample_interval=sample_interval, seed=seed, buffer=buffer, allocator=allocator, abr=abr, tcp=None,
+    )
+
+
+#: R3 (reconstructed): the source set of each TCP connection and of each on/off ABR source.
+R3_TCP_SETS = ["A", "A", "B", "B", "C", "D", "E", "F"]
+R3_ABR_SETS = ["C", "C", "D", "D"]
+
+
+def r3(
+    *,
+    tcp_sets: list[str] | None = None,
+    abr_sets: list[str] | None = None,
+    on: str = "100 ms",
+    off: str = "100 ms",
+    link_delay: str = "1 ms",
+    buffer: str = "19 cells",
+    duration: str = "5 s",
+    sample_interval: str = "5 ms",
+    allocator: dict[str, Any] | None = None,
+    abr: dict[str, Any] | None = None,
+    tcp: dict[str, Any] | None = None,
+    seed: int = 1,
+    name: str | None = None,
+) -> dict[str, Any]:
+    """Seed 004's R3 configuration (section 6, figure 6.1; spec section 11).
+
+    The R2 shape (:func:`r2`) with 8 TCP Reno connections ``tcp1..tcp8`` to ``dstA`` (link
+    A) and 4 greedy ABR cell sources ``abr1..abr4`` to ``dstB`` (link B) whose connections
+    open and close with exponential on/off periods of mean ``on`` / ``off`` (100 ms). The
+    figure is missing; by default TCP 1-4 enter at ``sw1`` (sets A, B), 5-6 at ``sw2``
+    (sets C, D, sharing link C with the on/off sources) and 7-8 at ``sw3`` (E, F: "closest
+    to the destination"); the on/off sources enter at ``sw2`` (C, D). ``tcp_sets`` /
+    ``abr_sets`` move them. The TCP connections are pre-established; the on/off sources
+    signal every opening and closing in band. Switch buffers are 1 KB: ``"19 cells"`` (19 x 53 B <= 1024 B).
+    """
+    tcp_sets = list(tcp_sets or R3_TCP_SETS)
+    abr_sets = list(abr_sets or R3_ABR_SETS)
+    for s in tcp_sets + abr_sets:
+        if s not in R2_SETS:
+            raise ValueError(f"source set {s!r}: allowed {', '.join(R2_SETS)}")
+    nodes, links = _r2_shape(link_delay)
+    conns: list[dict[str, Any]] = []
+    for i, s in enumerate(tcp_sets, 1):
+        route = [*_r2_route(s)[:-1], "dstA"]
+        conns.append({"name": f"tcp{i}", "from": f"{s}_src", "to": "dstA", "route": route, "service": "abr",
+                      "setup": "pre_established", "traffic": {"kind": "tcp"}})
+    for i, s in enumerate(abr_sets, 1):
+        route = [*_r2_route(s)[:-1], "dstB"]
+        conns.append({"name": f"abr{i}", "from": f"{s}_src", "to": "dstB", "route": route, "service": "abr",
+                      "traffic": {"kind": "sessions", "on": on, "off": off}})
+    return _kvr_scenario(
+        name or "R3 (8 TCP, 4 on/off ABR)", nodes, links, conns, duration=duration, sample_interval=sample_interval,
+        seed=seed, buffer=buffer, allocator=allocator, abr=abr, tcp=KVR_TCP if tcp is None else tcp,
+    )

@@ -169,6 +169,8 @@ pub struct ConnectionCfg {
     pub abr: Option<AbrParams>,
     /// Bandwidth reserved along the route while open, cells/s (VBR/CBR; 0: none).
     pub reserve: f64,
+    /// Openings reach every switch at once (the connection was set up before its start).
+    pub pre_established: bool,
 }
 
 impl ConnectionCfg {
@@ -690,13 +692,15 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         let app = resolve_cell_app(&format!("{p}.traffic"), &c.traffic, start)?;
         let reserve = match c.reserve {
             None => 0.0,
-            Some(r) if !matches!(class, ServiceClass::Vbr | ServiceClass::Cbr) => return err(
-                format!("{p}.reserve"),
-                format!(
+            Some(r) if !matches!(class, ServiceClass::Vbr | ServiceClass::Cbr) => {
+                return err(
+                    format!("{p}.reserve"),
+                    format!(
                     "{r} is set but service = {:?}; only vbr and cbr connections reserve bandwidth",
                     format!("{class:?}").to_lowercase()
                 ),
-            ),
+                )
+            }
             Some(r) if !(r.bps() > 0.0 && r.bps().is_finite()) => {
                 return err(
                     format!("{p}.reserve"),
@@ -779,6 +783,7 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             app,
             abr,
             reserve,
+            pre_established: c.setup == Some(super::schema::SetupSpec::PreEstablished),
         });
     }
 

@@ -271,6 +271,14 @@ pub struct ConnectionSpec {
     /// what they allocate to ABR (seed 004 section 5.2: 1.9 Mbps per video connection).
     #[serde(default)]
     pub reserve: Option<Rate>,
+    /// How the switches learn that the connection opens (ABR, and VBR/CBR with
+    /// `reserve`): `in_band` (default: a signalling message leaves the source at `start`
+    /// and travels the route hop by hop at the links' propagation delay, ahead of the
+    /// data; seed 004 5.2's "special cell through the path") or `pre_established` (the
+    /// connection was set up before `start`: every switch on the route knows it from
+    /// `start` on). Closing always travels in band.
+    #[serde(default)]
+    pub setup: Option<SetupSpec>,
     /// The traffic the connection carries.
     pub traffic: TrafficSpec,
 }
@@ -373,6 +381,17 @@ pub enum TrafficSpec {
         #[serde(default)]
         bucket_rate: Option<Rate>,
     },
+}
+
+/// How a connection's opening reaches the switches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SetupSpec {
+    /// A signalling message travels the route at propagation speed, ahead of the data.
+    #[default]
+    InBand,
+    /// Every switch on the route knows the connection from its start.
+    PreEstablished,
 }
 
 /// How on and off periods are drawn.

@@ -250,7 +250,8 @@ impl<'a> Sim<'a> {
     /// allocator learns of it, and the message goes on to the next hop after the link's
     /// propagation delay (seed 004 5.2: "a special cell through the path of the
     /// connection"). It travels on a signalling channel of its own, ahead of the data:
-    /// it never waits in a queue and is never lost.
+    /// it never waits in a queue and is never lost. A pre-established connection's
+    /// opening reaches every hop at once.
     fn signal(&mut self, now: Time, f: usize, hop: usize, action: u32) {
         let p = self.net.route_port(f, hop);
         let rate = self.sc.connections[f >> 1].reserve;
@@ -262,6 +263,11 @@ impl<'a> Sim<'a> {
             _ => alloc.on_reserve(-rate),
         }
         if hop + 1 < self.net.flows[f].route_len as usize {
+            let instant = self.sc.connections[f >> 1].pre_established
+                && (action == SIG_OPEN || action == SIG_RESERVE);
+            if instant {
+                return self.signal(now, f, hop + 1, action);
+            }
             let at = now + self.net.ports[p].prop;
             self.q
                 .schedule(at, Ev::Signal(f as u32, ((hop as u32 + 1) << 2) | action));
