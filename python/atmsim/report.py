@@ -315,7 +315,10 @@ def _sweep_body(res, metrics: Optional[list[str]], x: Optional[str], by: Optiona
             raise ReportError(f"metric {unknown[0]!r} is not a result column of sweep {res.name!r}; "
                               f"metrics: {', '.join(res.metrics)}")
     if ok and present:
-        xa, ba, others = choose_axes(res, x, by)
+        try:
+            xa, ba, others = choose_axes(res, x, by)
+        except ValueError as e:
+            raise ReportError(str(e).replace("x = ", "--x ").replace("by = ", "--by ")) from None
         parts.append("<h2>Plots</h2>")
         note = f"x: {xa}" + (f"; one line per {ba}" if ba else "") + (f"; averaged over {', '.join(others)}" if others else "")
         parts.append(f"<p class='lead'>{esc(note)}. Lines are means over seeds, bands one standard deviation. "

@@ -180,10 +180,16 @@ def _merge_paths(extra: dict[str, Any], base: Any, prefix: str = "") -> Iterator
 # --------------------------------------------------------------------------- the scenario schema
 
 
-def _schema() -> dict[str, Any]:
-    from . import _core
+_SCHEMA: Optional[dict[str, Any]] = None
 
-    return json.loads(_core.json_schema())
+
+def _schema() -> dict[str, Any]:
+    global _SCHEMA
+    if _SCHEMA is None:
+        from . import _core
+
+        _SCHEMA = json.loads(_core.json_schema())
+    return _SCHEMA
 
 
 def _variants(node: dict[str, Any], defs: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -407,12 +413,35 @@ def _flatten(where: str, table: dict[str, Any], prefix: str = "") -> Iterator[tu
     for k, v in table.items():
         path = f"{prefix}.{k}" if prefix else k
         w = f"{where}.{_key(path)}"
-        if isinstance(v, dict) and not (set(v) & set(_SPEC_KEYS)):
+        if isinstance(v, dict) and not (set(v) & set(_SPEC_KEYS)) and _is_table(path):
             if not v:
                 raise SweepError(f"{w} = {{}}: give a list of values or a range")
             yield from _flatten(where, v, path)
         else:
             yield path, w, v
+
+
+def _is_table(path: str) -> bool:
+    """Whether a path names a table of the scenario (whose keys are more paths), rather than
+    a value; ``args`` and builder arguments that are dicts count as tables."""
+    parts = split_path(path)
+    if parts[0] == "args":
+        return True
+    schema = _schema()
+    defs = schema.get("$defs", schema.get("definitions", {}))
+    node: dict[str, Any] = schema
+    for part in parts:
+        vs = list(_variants(node, defs))
+        if isinstance(part, int):
+            node = next((v["items"] for v in vs if isinstance(v.get("items"), dict)), None)
+        else:
+            props: dict[str, Any] = {}
+            for v in vs:
+                props.update(v.get("properties", {}))
+            node = props.get(part)
+        if node is None:
+            return False
+    return any(v.get("properties") for v in _variants(node, defs))
 
 
 @dataclass
@@ -760,12 +789,12 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
     names: dict[str, str] = {}
     paths: dict[str, str] = {}
     for p in (p for a in axes for p in a.params):
-        if p.name in names:
-            raise SweepError(f"parameter name {p.name!r} is used twice; give one of them another name "
-                             f"with {{ values = [...], name = \"...\" }}")
         if p.path in paths:
             raise SweepError(f"parameter {p.path!r} is varied twice (in [sweep.parameters] and a [[sweep.zip]], or in "
                              f"two groups); vary each path once")
+        if p.name in names:
+            raise SweepError(f"parameter name {p.name!r} is used twice; give one of them another name "
+                             f"with {{ values = [...], name = \"...\" }}")
         names[p.name] = p.path
         paths[p.path] = p.name
     spec.axes = axes
