@@ -5,6 +5,7 @@ from __future__ import annotations
 from .abr_buffers import AbrBuffers
 from .base import Experiment
 from .erica_testing import EricaTesting
+from .kvr_dynamics import KvrDynamics
 from .ubr_plus import UbrPlus
 from .worst_case import WorstCase
 
@@ -13,6 +14,7 @@ EXPERIMENTS: dict[str, type[Experiment]] = {
     EricaTesting.id: EricaTesting,
     AbrBuffers.id: AbrBuffers,
     WorstCase.id: WorstCase,
+    KvrDynamics.id: KvrDynamics,
 }
 
 

@@ -76,6 +76,8 @@ pub struct VideoParams {
     pub bucket: f64,
     /// Token rate, cells/s.
     pub bucket_rate: f64,
+    /// Frames spread over the frame time (else: a burst at the frame's start).
+    pub spread: bool,
 }
 
 impl CellApp {
@@ -215,6 +217,7 @@ pub fn resolve_cell_app(
             mean_cells,
             sd_cells,
             correlation,
+            frame_arrival,
             bucket,
             bucket_rate,
         } => {
@@ -272,6 +275,7 @@ pub fn resolve_cell_app(
                 rho,
                 bucket: depth as f64,
                 bucket_rate: br,
+                spread: frame_arrival.unwrap_or_default() == super::schema::FrameArrival::Spread,
             })
         }
     }))

@@ -357,9 +357,9 @@ pub enum TrafficSpec {
     /// Variable-rate video, Heyman et al.'s teleconference model (seed 004 section 5.2;
     /// spec section 7): one frame per 1/`frame_rate`; frame sizes in cells follow a
     /// negative binomial marginal with geometrically decaying correlation (DAR(1): keep the
-    /// last size with probability `correlation`, else draw afresh); each frame's cells are
-    /// spread evenly over the frame time, then shaped by a token bucket (`bucket` cells
-    /// deep, filled at `bucket_rate`), at most at the access link rate. The first frame
+    /// last size with probability `correlation`, else draw afresh); each frame's cells
+    /// enter a token bucket (`bucket` cells deep, filled at `bucket_rate`) at once or spread
+    /// over the frame time (`frame_arrival`) and leave at most at the access link rate. The first frame
     /// starts at a random phase within one frame time.
     Video {
         /// Frames per second (default 25, PAL).
@@ -374,6 +374,12 @@ pub enum TrafficSpec {
         /// Lag-1 autocorrelation rho of frame sizes, 0 <= rho < 1 (default 0.98).
         #[serde(default)]
         correlation: Option<f64>,
+        /// How a frame's cells reach the token bucket: `burst` (default: all at the frame's
+        /// start, so up to a bucket of cells leaves at the link rate, as seed 004 5.2
+        /// describes: "cells may be transmitted at peak rate when there are tokens") or
+        /// `spread` (evenly over the frame time, spec section 7).
+        #[serde(default)]
+        frame_arrival: Option<FrameArrival>,
         /// Token bucket depth (default `"50 cells"`, seed 004).
         #[serde(default)]
         bucket: Option<Cells>,
@@ -392,6 +398,17 @@ pub enum SetupSpec {
     InBand,
     /// Every switch on the route knows the connection from its start.
     PreEstablished,
+}
+
+/// How a video frame's cells reach the shaper.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FrameArrival {
+    /// All at the frame's start.
+    #[default]
+    Burst,
+    /// Evenly over the frame time.
+    Spread,
 }
 
 /// How on and off periods are drawn.

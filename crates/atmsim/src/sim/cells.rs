@@ -139,6 +139,17 @@ impl Sim<'_> {
                 dir.add_backlog(1);
                 Some(now + cell_interval(rate))
             }
+            CellApp::Video(VideoParams {
+                frame_time,
+                spread: false,
+                ..
+            }) => {
+                // Heyman video, frames as bursts: the whole frame enters the shaper at once.
+                let vs = cc.video.as_mut().expect("video state");
+                let x = vs.sizes.next_frame();
+                dir.add_backlog(x as u64);
+                Some(now + frame_time)
+            }
             CellApp::Video(VideoParams { frame_time, .. }) => {
                 // Heyman video: a new frame's cells are spread evenly over the frame time.
                 let vs = cc.video.as_mut().expect("video state");
