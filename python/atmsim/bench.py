@@ -28,6 +28,16 @@ def bench_scenario(duration: str = "20 s") -> dict[str, Any]:
     )
 
 
+#: Open connections per KVR port in the allocator benchmark.
+KVR_SIZES = (10, 100, 1_000, 10_000, 100_000)
+
+
+def run_kvr_bench(rm_cells: int = 2_000_000, sizes: tuple[int, ...] = KVR_SIZES) -> dict[int, float]:
+    """ns per forward RM cell of the KVR allocator with N open connections at the port,
+    best of three: flat in N because the allocator is O(1) (seed 004 section 2.2)."""
+    return {n: min(_core.bench_kvr(n, rm_cells) for _ in range(3)) for n in sizes}
+
+
 def run_bench(repeat: int = 3, duration: str = "20 s") -> dict[str, Any]:
     """Runs the benchmark ``repeat`` times on one core; reports the best run."""
     text = json.dumps(bench_scenario(duration))

@@ -108,6 +108,38 @@ fn policies() -> Vec<(String, String)> {
 }
 
 /// The engine version.
+/// The KVR allocator's cost per forward RM cell with `vcs` open connections: runs
+/// `rm_cells` forward RM cells of VCs picked pseudo-randomly and returns ns per cell.
+/// O(1) means this stays flat as `vcs` grows (seed 004 section 2.2).
+#[pyfunction]
+fn bench_kvr(py: Python<'_>, vcs: usize, rm_cells: u64) -> f64 {
+    py.detach(|| {
+        use atmsim::allocator::{Kvr, KvrCfg};
+        let cfg = KvrCfg {
+            target_utilization: 1.0,
+            update_backward_rm: false,
+        };
+        let mut k = Kvr::new(cfg, 365_566.0, vcs.max(1));
+        for v in 0..vcs {
+            k.open(v);
+        }
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut sink = 0.0;
+        let t = std::time::Instant::now();
+        for i in 0..rm_cells {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let vc = (x % vcs.max(1) as u64) as usize;
+            let ccr = 1000.0 + (i % 997) as f64 * 10.0;
+            sink += k.on_forward_rm(vc, 365_566.0, ccr).unwrap_or(0.0);
+        }
+        let ns = t.elapsed().as_nanos() as f64 / rm_cells.max(1) as f64;
+        std::hint::black_box(sink);
+        ns
+    })
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     atmsim::VERSION
@@ -123,6 +155,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_kvr, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     Ok(())
