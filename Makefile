@@ -6,14 +6,14 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup reproduce test test-rust test-python slow bench clean
+.PHONY: setup reproduce test test-rust test-python slow bench sweep-example clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
 setup: $(BIN)/python
-	$(BIN)/pip install -q "maturin>=1.5,<2" "numpy>=1.22" "pandas>=1.5" "matplotlib>=3.5" "tqdm>=4.60" "pytest>=7"
+	$(BIN)/pip install -q "maturin>=1.5,<2" "numpy>=1.22" "pandas>=1.5" "matplotlib>=3.5" "tqdm>=4.60" "pytest>=7" "pyarrow>=12" "ray>=2.9" "tomli>=1.1; python_version < '3.11'"
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release -q
 
 reproduce: setup
@@ -21,6 +21,7 @@ reproduce: setup
 	$(BIN)/atmsim reproduce erica-testing --out results/erica-testing
 	$(BIN)/atmsim reproduce abr-buffers --out results/abr-buffers
 	$(BIN)/atmsim reproduce worst-case --out results/worst-case
+	$(BIN)/atmsim reproduce kvr-dynamics --out results/kvr-dynamics
 
 test-rust:
 	cargo test --workspace --exclude atmsim-py --release -q
@@ -35,6 +36,10 @@ slow: setup
 
 bench: setup
 	$(BIN)/atmsim bench
+
+# The 100-point example sweep (about a minute on two cores) and its HTML report.
+sweep-example: setup
+	$(BIN)/atmsim sweep examples/sweeps/ubr_buffers.toml --out results/sweeps/ubr-buffers --report
 
 clean:
 	rm -rf $(VENV) target results
