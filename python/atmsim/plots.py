@@ -204,6 +204,11 @@ def plot_sweep(results, metric: str = "efficiency", x: str | None = None, by: st
             xv = np.array([pos[repr(v)] for v in stats.index], dtype=float)
             off = 0.0 if len(groups) == 1 else (i - (len(groups) - 1) / 2) * 0.8 / len(groups)
             ax.errorbar(xv + off, stats["mean"], yerr=stats["std"].fillna(0), fmt="o", capsize=3, ms=5, label=label)
+    if nums is not None and min(nums) > 0 and ((info.get(x) or {}).get("scale") == "log" or max(nums) / min(nums) >= 100):
+        ax.set_xscale("log")
+        ax.set_xticks(sorted(set(nums)))
+        ax.set_xticklabels([f"{v:g}" for v in sorted(set(nums))])
+        ax.minorticks_off()
     if nums is None:
         ax.set_xticks(range(len(xs_all)))
         ax.set_xticklabels([str(v) for v in xs_all], rotation=20 if len(xs_all) > 4 else 0, ha="right" if len(xs_all) > 4 else "center")

@@ -87,12 +87,14 @@ def _fmt_cell(v: Any) -> tuple[str, bool]:
         except (ValueError, AttributeError):
             pass
     if isinstance(v, int):
-        return (f"{v:,}" if abs(v) >= 100000 else str(v)), True
+        return str(v), True
     if isinstance(v, float):
         if v.is_integer() and abs(v) < 1e15:
-            return (f"{int(v):,}" if abs(v) >= 100000 else str(int(v))), True
+            return str(int(v)), True
         if abs(v) >= 1e4:
-            return f"{v:,.0f}", True
+            return f"{v:.0f}", True
+        if abs(v) >= 100:
+            return f"{v:.1f}", True
         if abs(v) >= 1:
             return f"{v:.3f}", True
         return f"{v:.4g}", True
@@ -290,7 +292,7 @@ def _sweep_body(res, metrics: Optional[list[str]], x: Optional[str], by: Optiona
                  f"store <code>{esc(res.root)}</code>; last run {esc(mf.get('updated', ''))}.</p>")
     cs = [("points", n_grid, ""), ("ok", ok, "good"), ("failed", failed, "bad" if failed else ""),
           ("combinations", mf.get("combinations", ""), ""), ("seeds per point", len(res.seeds), ""),
-          ("simulation time (CPU s)", f"{wall:.1f}", "")]
+          ("simulation time (CPU s)", f"{wall:.1f}" if wall >= 10 else f"{wall:.2f}", "")]
     if missing:
         cs.insert(3, ("not run yet", missing, "bad"))
     if res.stale:
@@ -436,7 +438,7 @@ def _reproduction_body(root: Path) -> tuple[str, str]:
         c.insert(c.columns.get_loc("simulated") + 1, "difference", sim - pub)
         rel = (sim - pub) / pub.abs()
         c.insert(c.columns.get_loc("difference") + 1, "relative", rel.where(pub.abs() > 0).map(
-            lambda v: "" if v != v else f"{v * 100:+.1f} %"))
+            lambda v: "" if v != v else ("0.0 %" if abs(v) < 0.0005 else f"{v * 100:+.1f} %")))
     cs = [("published numbers", int(pd.to_numeric(comp.get("published"), errors="coerce").notna().sum())
            if "published" in comp else len(comp), "")]
     if "verdict" in c:

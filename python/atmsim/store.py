@@ -101,9 +101,6 @@ class SweepStore:
             for d in self.points_dir.iterdir():  # left by a run that was killed
                 if d.name.startswith(".tmp-") or d.name.startswith(".old-"):
                     shutil.rmtree(d, ignore_errors=True)
-            # A finished run writes the combined summary; until then it would be out of date.
-            for f in ("summary.parquet", "summary.csv"):
-                (root / f).unlink(missing_ok=True)
             self._grid = points
             manifest = {
                 "kind": KIND,
@@ -216,6 +213,9 @@ class SweepStore:
             (tmp / "point.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
             final = self.points_dir / pid
             if final.exists():  # --rerun-failed: replace the old point
+                # The combined summary holds the old row: drop it (finish() writes it anew).
+                for f in ("summary.parquet", "summary.csv"):
+                    (self.root / f).unlink(missing_ok=True)
                 old = self.points_dir / f".old-{pid}-{uuid.uuid4().hex[:8]}"
                 os.rename(final, old)
                 os.rename(tmp, final)
@@ -258,10 +258,11 @@ class SweepStore:
         self._commit(point, meta, frames, self._row(point, "ok", summary=s))
 
     def finish(self) -> "SweepResults":
-        """Writes the combined summary (Parquet and CSV) and returns the results."""
+        """Writes the combined summary (Parquet and CSV) when points were added, and returns
+        the results."""
         res = SweepResults(self.root)
-        df = res._read_rows(sorted(self.finished_ids()))
-        if len(df):
+        df = res._all_rows()
+        if len(df) and res._rows_changed:
             _to_parquet(df, self.root / "summary.parquet")
             tmp = self.root / ".summary.csv.tmp"
             df.to_csv(tmp, index=False)
@@ -304,6 +305,7 @@ class SweepResults:
         self.seeds: list[int] = self.manifest["seeds"]
         self._grid: list[dict[str, Any]] = self.manifest["points"]
         self._rows: Optional[pd.DataFrame] = None
+        self._rows_changed = False  # rows differ from summary.parquet
         self._df: Optional[pd.DataFrame] = None
 
     # ---- the table
@@ -325,6 +327,8 @@ class SweepResults:
         return pd.concat(frames, ignore_index=True)
 
     def _all_rows(self) -> pd.DataFrame:
+        """Every finished point's row: from summary.parquet (written when a run ends), plus
+        the points written since, read one by one."""
         if self._rows is None:
             finished = self._finished()
             combined = self.root / "summary.parquet"
@@ -334,9 +338,18 @@ class SweepResults:
                     rows = pd.read_parquet(combined)
                 except (OSError, ValueError):
                     rows = None
-                if rows is not None and set(rows["point_id"]) != finished:
-                    rows = None
-            self._rows = rows if rows is not None else self._read_rows(sorted(finished))
+            if rows is None or "point_id" not in rows:
+                self._rows = self._read_rows(sorted(finished))
+                self._rows_changed = True
+                return self._rows
+            have = set(rows["point_id"])
+            new = sorted(finished - have)
+            self._rows_changed = bool(new) or bool(have - finished)
+            rows = rows[rows["point_id"].isin(finished)]
+            if new:
+                extra = self._read_rows(new)
+                rows = pd.concat([rows, extra], ignore_index=True) if len(rows) else extra
+            self._rows = rows.reset_index(drop=True)
         return self._rows
 
     @property

@@ -274,6 +274,7 @@ class Parameter:
     labels: list[Any]
     unit: Optional[str] = None
     group: Optional[int] = None  # zipped group number, None for a parameter of its own
+    scale: str = "linear"  # "log" for a log range (plots use a log axis)
 
     def describe(self) -> str:
         ls = [fmt(x) if not isinstance(x, str) else x for x in self.labels]
@@ -283,7 +284,8 @@ class Parameter:
         return f"{len(self.values)} value{'s' if len(self.values) != 1 else ''}: {shown}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "path": self.path, "labels": self.labels, "unit": self.unit, "group": self.group}
+        return {"name": self.name, "path": self.path, "labels": self.labels, "unit": self.unit, "group": self.group,
+                "scale": self.scale}
 
 
 def _range_values(where: str, spec: dict[str, Any]) -> list[Union[int, float]]:
@@ -404,7 +406,8 @@ def _parse_parameter(where: str, path: str, spec: Any) -> Parameter:
         labels = [x if isinstance(x, str) else fmt(x) for x in labels]  # one type per column
     if len(set(map(canonical, labels))) != len(labels):
         raise SweepError(f"{where}.labels = {fmt(labels)}: labels must differ from each other")
-    return Parameter(name=name, path=path, values=list(values), labels=list(labels), unit=unit)
+    scale = "log" if isinstance(spec, dict) and spec.get("scale") == "log" else "linear"
+    return Parameter(name=name, path=path, values=list(values), labels=list(labels), unit=unit, scale=scale)
 
 
 def _flatten(where: str, table: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, str, Any]]:
