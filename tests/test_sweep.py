@@ -494,3 +494,33 @@ def test_kill_9_then_resume(tmp_path):
     assert len(atmsim.load_sweep(out).ok) == 16
     rc, stdout, err = run_cli(["sweep", str(f), "--out", str(out), "--no-progress"])
     assert "all 16 points already done" in err
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
+def test_ctrl_c_stops_at_once_and_keeps_finished_points(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text('name = "c"\n[base]\ntopology = "n_source"\n[base.args]\nn = 3\nlink_delay = "1 ms"\n'
+                 'duration = "1 s"\n[sweep]\nseeds = 8\n[sweep.parameters]\n'
+                 '"defaults.switch_buffer" = ["300 cells", "600 cells", "900 cells"]\n')
+    out = tmp_path / "o"
+    exe = VENV_BIN / "atmsim"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "atmsim.cli"]
+    p = subprocess.Popen([*cmd, "sweep", str(f), "--out", str(out), "--workers", "2"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as in a terminal
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if (out / "points").is_dir() and sum(1 for d in (out / "points").iterdir() if (d / "point.json").exists()) >= 2:
+            break
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group
+    t0 = time.time()
+    _, err = p.communicate(timeout=30)
+    err = err.decode()
+    assert time.time() - t0 < 5
+    assert p.returncode == 130, err
+    assert "atmsim: interrupted" in err and "Traceback" not in err
+    kept = [d for d in (out / "points").iterdir() if (d / "point.json").exists()]
+    assert 2 <= len(kept) < 24 and not list((out / "points").glob(".tmp-*"))
+    res = atmsim.sweep(f, out=out, progress=False)
+    assert len(res.ok) == 24

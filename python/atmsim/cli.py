@@ -224,7 +224,7 @@ def _dry_run(spec, a) -> int:
         done = {p.name for p in (out / "points").iterdir() if (p / "point.json").exists()} if (out / "points").is_dir() else set()
     bad = []
     for p in points:
-        if p.scenario is None:
+        if p.scenario_json is None:
             bad.append((p, p.error))
             continue
         try:

@@ -334,24 +334,44 @@ def _ray_connect(address: Optional[str], workers: Optional[int]) -> tuple[Any, b
                 ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False)
         else:
             ray.init(num_cpus=workers or default_workers(), **quiet)
-    except (ConnectionError, RuntimeError, ValueError, TimeoutError) as e:
+    except Exception as e:  # noqa: BLE001 - Ray raises many kinds; each becomes one line
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         where = f"the Ray cluster at {address!r}" if address else "a local Ray instance"
         raise BackendError(f"cannot connect to {where}: {first}") from None
     return ray, True, time.perf_counter() - t0
 
 
+def engine_version() -> str:
+    """The atmsim version of the process that runs this (the Ray backend's probe task)."""
+    from . import __version__
+
+    return __version__
+
+
 def _run_ray(tasks: list[Task], workers: Optional[int], address: Optional[str], deliver: Deliver) -> None:
     global last_ray_info
     ray, started, secs = _ray_connect(address, workers)
+    running: dict[Any, Task] = {}
     try:
         cpus = float(ray.cluster_resources().get("CPU", 1.0))
         last_ray_info = RayInfo(started_local=started and not address, connect_seconds=secs, cpus=cpus, address=address)
+        # One probe first: a cluster whose workers lack atmsim, or run another version, would
+        # fail (or silently change) every point.
+        try:
+            theirs = ray.get(ray.remote(num_cpus=0)(engine_version).remote(), timeout=300)
+        except Exception as e:  # noqa: BLE001
+            first = [ln for ln in str(e).strip().splitlines() if ln.strip()]
+            raise BackendError("the Ray workers cannot run atmsim (install the same atmsim on every node): "
+                               + (first[-1] if first else type(e).__name__)) from None
+        ours = engine_version()
+        if theirs != ours:
+            raise BackendError(f"the Ray workers run atmsim {theirs} and this machine atmsim {ours}; install the "
+                               f"same version everywhere (results of different versions are not comparable)")
         remote = ray.remote(num_cpus=1)(simulate)
-        # Keep a bounded number of tasks in flight: steady progress, bounded memory.
-        window = max(8, int(cpus * 2))
+        # Keep a bounded number of tasks in flight: steady progress, bounded memory. On an
+        # existing cluster, --workers caps how many run at once.
+        window = workers if (workers and address) else max(8, int(cpus * 2))
         todo = deque(tasks)
-        running: dict[Any, Task] = {}
         while todo or running:
             while todo and len(running) < window:
                 task = todo.popleft()
@@ -367,7 +387,7 @@ def _run_ray(tasks: list[Task], workers: Optional[int], address: Optional[str], 
                     continue
                 deliver(task[0], _outcome(t))
     except BaseException:
-        for ref in list(locals().get("running", {})):
+        for ref in list(running):
             try:
                 ray.cancel(ref, force=True)
             except Exception:  # noqa: BLE001

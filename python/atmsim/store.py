@@ -195,7 +195,8 @@ class SweepStore:
         row["atmsim_version"] = (summary or {}).get("version") or _version()
         return row
 
-    def _commit(self, point: "Point", meta: dict[str, Any], frames: dict[str, pd.DataFrame], row: dict[str, Any]) -> None:
+    def _commit(self, point: "Point", meta: dict[str, Any], frames: dict[str, pd.DataFrame], row: dict[str, Any],
+                scenario: Optional[dict[str, Any]] = None) -> None:
         pid = point.point_id
         tmp = self.points_dir / f".tmp-{pid}-{uuid.uuid4().hex[:8]}"
         tmp.mkdir()
@@ -203,11 +204,12 @@ class SweepStore:
             _to_parquet(pd.DataFrame([row]), tmp / "summary.parquet")
             for name, df in frames.items():
                 _to_parquet(df, tmp / f"{name}.parquet")
-            if point.scenario is not None:
+            scenario = scenario if scenario is not None else meta.get("scenario")
+            if scenario is not None:
                 from .scenario import to_toml
 
                 try:
-                    (tmp / "scenario.toml").write_text(to_toml(point.scenario))
+                    (tmp / "scenario.toml").write_text(to_toml(scenario))
                 except (TypeError, AttributeError):  # a value TOML cannot hold; point.json has it
                     pass
             (tmp / "point.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
@@ -230,7 +232,7 @@ class SweepStore:
         return {"point_id": point.point_id, "seed": point.seed, "params": point.params, "status": status,
                 "error_type": kw.get("error_type", ""), "error": kw.get("error", ""),
                 "atmsim_version": kw.get("version") or _version(), "wall_seconds": kw.get("wall_seconds"),
-                "finished": _now(), "scenario": point.scenario}
+                "finished": _now(), "scenario": kw["scenario"] if "scenario" in kw else point.scenario}
 
     def write_error(self, point: "Point", error_type: str, error: str) -> None:
         """Records a point that failed (its scenario is invalid, the engine refused it, its worker died)."""
@@ -244,8 +246,9 @@ class SweepStore:
             return
         from .result import RunResult
 
+        scenario = point.scenario
         try:
-            r = RunResult(json.loads(outcome.text), point.scenario)
+            r = RunResult(json.loads(outcome.text), scenario)
             frames = {"connections": r.connections, "ports": r.ports, "port_series": r.port_series,
                       "connection_series": r.connection_series}
             if len(r.abr_series):
@@ -254,8 +257,8 @@ class SweepStore:
             self.write_error(point, "ResultError", f"cannot read the engine's result: {type(e).__name__}: {e}")
             return
         s = r.summary
-        meta = self._meta(point, "ok", version=s.get("version"), wall_seconds=s.get("wall_seconds"))
-        self._commit(point, meta, frames, self._row(point, "ok", summary=s))
+        meta = self._meta(point, "ok", version=s.get("version"), wall_seconds=s.get("wall_seconds"), scenario=scenario)
+        self._commit(point, meta, frames, self._row(point, "ok", summary=s), scenario)
 
     def finish(self) -> "SweepResults":
         """Writes the combined summary (Parquet and CSV) when points were added, and returns

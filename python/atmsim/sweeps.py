@@ -462,14 +462,21 @@ class Axis:
 
 @dataclass
 class Point:
-    """One run of a sweep: a combination of parameter values and a seed."""
+    """One run of a sweep: a combination of parameter values and a seed.
+
+    The resolved scenario is kept as its canonical JSON text (what the id hashes and what
+    the engine is given); :attr:`scenario` parses it."""
 
     point_id: str
     seed: int
     params: dict[str, Any]  # column name -> label
-    scenario: Optional[dict[str, Any]]  # None when the scenario could not be built
+    scenario_json: Optional[str]  # None when the scenario could not be built
     error: Optional[str] = None  # why it could not be built
     index: int = 0  # position in the grid
+
+    @property
+    def scenario(self) -> Optional[dict[str, Any]]:
+        return None if self.scenario_json is None else json.loads(self.scenario_json)
 
 
 def _builders() -> dict[str, Callable[..., dict[str, Any]]]:
@@ -553,7 +560,7 @@ class SweepSpec:
             chosen = [(p, i) for a, i in zip(self.axes, combo) for p in a.params]
             labels = {p.name: p.labels[i] for p, i in chosen}
             for seed in self.seeds:
-                sc, err = None, None
+                err = None
                 try:
                     if builder is not None:
                         args = copy.deepcopy(self.args)
@@ -571,14 +578,15 @@ class SweepSpec:
                         if not p.path.startswith("args."):
                             set_path(sc, split_path(p.path), p.values[i])
                     sc["seed"] = seed
-                    pid = point_id(sc)
+                    text = canonical(sc)
+                    pid = hashlib.sha256(text.encode()).hexdigest()[:16]
                 except PathError as e:
                     err = str(e)
-                    sc = None
+                    text = None
                     pid = hashlib.sha256(canonical({"unbuildable": {"base": self.base_description(), "sets": self.sets,
                                                                      "params": {p.path: p.values[i] for p, i in chosen},
                                                                      "seed": seed}}).encode()).hexdigest()[:16]
-                pt = Point(point_id=pid, seed=seed, params=labels, scenario=sc, error=err, index=len(out))
+                pt = Point(point_id=pid, seed=seed, params=labels, scenario_json=text, error=err, index=len(out))
                 if pid in ids:
                     other = ids[pid]
                     raise SweepError(f"two points give the same scenario: {_point_text(other)} and {_point_text(pt)}; "
@@ -857,16 +865,16 @@ def sweep(
             where = parallel.describe_backend(backend, workers, address, len(todo))
             already = len(points) - len(todo)
             log(f"{len(todo)} to run" + (f" ({already} already done)" if already else "") + f" {where}; results in {out}")
-            unbuildable = [p for p in todo if p.scenario is None]
+            unbuildable = [p for p in todo if p.scenario_json is None]
             for p in unbuildable:
                 store.write_error(p, "BuildError", p.error or "the scenario could not be built")
-            runnable = [p for p in todo if p.scenario is not None]
+            runnable = [p for p in todo if p.scenario_json is not None]
             by_id = {p.point_id: p for p in runnable}
 
             def deliver(pid: str, outcome) -> None:
                 store.write_outcome(by_id[pid], outcome)
 
-            parallel.execute(((p.point_id, json.dumps(p.scenario)) for p in runnable), deliver, backend=backend,
+            parallel.execute(((p.point_id, p.scenario_json) for p in runnable), deliver, backend=backend,
                              workers=workers, address=address, progress=progress, desc=spec.name)
         results = store.finish()
     log(results.status_line())
