@@ -271,10 +271,18 @@ impl Kvr {
         };
         // Line 15.
         let new_er = a_max.min(er).max(0.0);
-        // Lines 16-19.
-        if a_i > self.max_alloc {
-            self.max_vc = Some(vc as u32);
-            self.max_alloc = a_i;
+        // Lines 16-19. The MaxVC itself is kept bottlenecked too (seed 004 2.2: "marking
+        // its state as bottlenecked even if it is receiving all its requested bandwidth"):
+        // read literally, line 18 only runs when A_i exceeds MaxAllocation, so a MaxVC
+        // whose request fell just below A_max (lines 11-12) stayed satisfied, every VC could
+        // end up satisfied (N_b = 0) holding all of B, and a connection opening then got
+        // A_max = B - sum of the satisfied allocations = 0.
+        let is_max_vc = self.max_vc == Some(vc as u32);
+        if a_i > self.max_alloc || is_max_vc {
+            if a_i > self.max_alloc {
+                self.max_vc = Some(vc as u32);
+                self.max_alloc = a_i;
+            }
             if state == VcState::Satisfied {
                 state = VcState::Bottlenecked;
                 self.nb += 1;

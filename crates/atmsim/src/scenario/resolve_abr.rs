@@ -315,26 +315,23 @@ pub fn resolve_abr(
     let ucsc = v == Some(SourcePolicySpec::Ucsc);
     let (air_v, air_p) = pick!(air);
     if ucsc {
-        // The UCSC source has none of TM 4.0's other knobs (seed 004 section 2.1).
-        for (key, set) in [
-            ("rif", c.rif.is_some() || d.rif.is_some()),
-            ("rdf", c.rdf.is_some() || d.rdf.is_some()),
-            ("mrm", c.mrm.is_some() || d.mrm.is_some()),
-            ("trm", c.trm.is_some() || d.trm.is_some()),
-            ("tbe", c.tbe.is_some() || d.tbe.is_some()),
-            ("crm", c.crm.is_some() || d.crm.is_some()),
-            ("cdf", c.cdf.is_some() || d.cdf.is_some()),
-            ("adtf", c.adtf.is_some() || d.adtf.is_some()),
-            ("tcr", c.tcr.is_some() || d.tcr.is_some()),
-            ("frtt", c.frtt.is_some() || d.frtt.is_some()),
-        ] {
-            if set {
-                return err(
-                    format!("{path}.{key}"),
-                    format!("{key} is a TM 4.0 source parameter, but policy = \"ucsc\" (seed 004) does not use it; remove it, or use policy = \"tm40\""),
-                );
-            }
+        // The UCSC source has none of TM 4.0's other knobs (seed 004 section 2.1). The error
+        // names where the key is set (the connection's table or defaults.abr) and its value.
+        macro_rules! refuse {
+            ($($f:ident),*) => {$(
+                if let (Some(v), p) = pick!($f) {
+                    return err(
+                        p,
+                        format!(
+                            "{} = {v} is set, but {} is a TM 4.0 source parameter and policy = \"ucsc\" (seed 004) does not use it; remove it, or use policy = \"tm40\"",
+                            stringify!($f),
+                            stringify!($f)
+                        ),
+                    );
+                }
+            )*};
         }
+        refuse!(rif, rdf, mrm, trm, tbe, crm, cdf, adtf, tcr, frtt);
     } else if let Some(a) = air_v {
         return err(
             air_p,
