@@ -601,3 +601,163 @@ fn rule11_first_out_of_rate_frm_is_not_timed_from_time_zero() {
     assert_eq!(s.next_out_of_rate(0), Some(0));
     assert_eq!(s.next_out_of_rate(40 * MS), Some(40 * MS));
 }
+
+// ---------------------------------------------------------------- UCSC policy (seed 004)
+
+/// Seed 004 section 3 with PCR = 1000 cells/s: ICR = PCR / 50 = 20, Nrm = 32, AIR = 1 cell/s
+/// per cell, so each backward RM cell adds Nrm x AIR = 32 cells/s. The TM 4.0 knobs keep
+/// their defaults (Trm 100 ms, ADTF 500 ms, CRM, CDF 1/16, TCR 10) and must all be ignored.
+fn ucsc1000() -> AbrParams {
+    let mut p = p1000();
+    p.icr = 20.0;
+    p.policy = crate::abr::SourcePolicy::Ucsc { increase: 32.0 };
+    p
+}
+
+#[test]
+fn ucsc_additive_increase_immediate_decrease() {
+    // Seed 004 2.1: r(t+) = min(r(t) + Nrm x AIR, ER).
+    let mut s = AbrSource::new(ucsc1000());
+    assert!(s.is_ucsc());
+    assert_eq!(s.acr, 20.0, "ACR starts at ICR");
+    for k in 1..=10 {
+        s.on_brm(false, false, false, 1000.0);
+        assert_eq!(s.acr, 20.0 + 32.0 * k as f64, "after {k} BRMs");
+    }
+    assert_eq!(s.acr, 340.0);
+    // An ER below ACR takes effect at once, in one step.
+    s.on_brm(false, false, false, 100.0);
+    assert_eq!(s.acr, 100.0);
+    // An ER just above ACR is not overshot.
+    s.on_brm(false, false, false, 110.0);
+    assert_eq!(s.acr, 110.0);
+    // Never above PCR, whatever ER says.
+    for _ in 0..100 {
+        s.on_brm(false, false, false, 1e9);
+    }
+    assert_eq!(s.acr, 1000.0);
+    // Never below MCR.
+    let mut p = ucsc1000();
+    p.mcr = 50.0;
+    let mut s = AbrSource::new(p);
+    assert_eq!(s.acr, 50.0, "ICR below MCR starts at MCR");
+    s.on_brm(false, false, false, 10.0);
+    assert_eq!(s.acr, 50.0);
+    assert_eq!(s.counters.brm_received, 1);
+}
+
+#[test]
+fn ucsc_ignores_ci_ni_and_bn() {
+    // CI would cut ACR by RDF and NI would stop the increase under TM 4.0 (rule 8); the
+    // UCSC source only looks at ER.
+    let mut s = AbrSource::new(ucsc1000());
+    s.on_brm(true, false, false, 1000.0);
+    assert_eq!(s.acr, 52.0, "CI = 1 still increases");
+    s.on_brm(false, true, false, 1000.0);
+    assert_eq!(s.acr, 84.0, "NI = 1 still increases");
+    s.on_brm(true, true, true, 1000.0);
+    assert_eq!(s.acr, 116.0);
+    // The TM 4.0 control case: CI cuts by RDF x ACR.
+    let mut t = AbrSource::new(p1000());
+    t.on_brm(true, false, false, 1000.0);
+    assert_eq!(t.acr, 1000.0 - 1000.0 / 16.0);
+}
+
+#[test]
+fn ucsc_frm_every_nrm_minus_1_data_cells_and_never_by_trm() {
+    // PCR 1000: FRM, 31 data, FRM, ... exactly as TM 4.0 at this speed.
+    let mut p = ucsc1000();
+    p.icr = 1000.0;
+    let mut s = AbrSource::new(p);
+    let seq = greedy(&mut s, 0, 100, false);
+    assert_eq!(frm_positions(&seq), vec![0, 32, 64, 96]);
+    // ACR = 5 cells/s: 200 ms between cells, beyond Trm = 100 ms. TM 4.0 then sends an FRM
+    // after every Mrm = 2 cells; UCSC keeps one per Nrm cells.
+    let mut p = ucsc1000();
+    p.icr = 5.0;
+    let mut s = AbrSource::new(p);
+    let seq = greedy(&mut s, 0, 70, false);
+    assert_eq!(seq[1].0, 200 * MS);
+    assert_eq!(frm_positions(&seq), vec![0, 32, 64]);
+    let mut t = p1000();
+    t.icr = 5.0;
+    let mut t = AbrSource::new(t);
+    let seq = greedy(&mut t, 0, 9, false);
+    assert_eq!(frm_positions(&seq), vec![0, 3, 6], "TM 4.0 control case");
+    // In-rate BRMs do not occur for a UCSC source (the engine's destinations turn RM cells
+    // around themselves), but an idle source sends nothing, not even an FRM.
+    assert_eq!(s.choose(100_000 * MS, false, false), NextCell::Idle);
+}
+
+#[test]
+fn ucsc_has_no_use_it_or_lose_it_and_no_crm_cut() {
+    // TM 4.0 rule 5 would reset ACR to ICR after ADTF = 500 ms without an FRM; rule 6
+    // would cut by CDF after CRM FRMs without a BRM. UCSC does neither.
+    let mut p = ucsc1000();
+    p.crm = 2;
+    p.cdf = 0.5;
+    let mut s = AbrSource::new(p.clone());
+    s.send_frm(0);
+    for _ in 0..5 {
+        s.on_brm(false, false, false, 1000.0);
+    }
+    assert_eq!(s.acr, 180.0);
+    // 10 s of silence, then FRMs without any BRM coming back.
+    for k in 0..10 {
+        let ccr = s.send_frm((10_000 + k) * MS);
+        assert_eq!(ccr, 180.0, "FRM {k}: CCR is the unchanged ACR");
+    }
+    assert_eq!(s.acr, 180.0);
+    assert_eq!(s.counters.rule5_resets, 0);
+    assert_eq!(s.counters.rule6_cuts, 0);
+    assert_eq!(s.counters.frm_sent, 11);
+    // The TM 4.0 control case with the same parameters resets and cuts.
+    let mut t = p.clone();
+    t.policy = crate::abr::SourcePolicy::Tm40;
+    let mut t = AbrSource::new(t);
+    t.send_frm(0);
+    t.on_brm(false, false, false, 1000.0);
+    for k in 0..4 {
+        t.send_frm((10_000 + k) * MS);
+    }
+    assert!(t.counters.rule5_resets >= 1 && t.counters.rule6_cuts >= 1);
+}
+
+#[test]
+fn ucsc_sends_no_out_of_rate_frm() {
+    // ACR = 5 < TCR = 10: TM 4.0 rule 11 would send out-of-rate FRMs; UCSC never does.
+    let mut p = ucsc1000();
+    p.icr = 5.0;
+    let mut s = AbrSource::new(p.clone());
+    assert_eq!(s.next_out_of_rate(0), None);
+    s.send_frm(0);
+    assert_eq!(s.next_out_of_rate(0), None);
+    assert_eq!(s.next_out_of_rate(10_000 * MS), None);
+    p.policy = crate::abr::SourcePolicy::Tm40;
+    assert!(AbrSource::new(p).next_out_of_rate(0).is_some());
+}
+
+#[test]
+fn ucsc_reopen_starts_again_from_icr() {
+    // Seed 004 section 6: each opening of a sessions connection starts from ICR, with an
+    // FRM first; the counters run on.
+    let mut s = AbrSource::new(ucsc1000());
+    let seq = greedy(&mut s, 0, 40, false);
+    assert_eq!(frm_positions(&seq), vec![0, 32]);
+    for _ in 0..3 {
+        s.on_brm(false, false, false, 1000.0);
+    }
+    assert_eq!(s.acr, 116.0);
+    s.reopen();
+    assert_eq!(s.acr, 20.0);
+    assert_eq!(s.counters.frm_sent, 2);
+    assert_eq!(s.counters.brm_received, 3);
+    assert_eq!(
+        s.next_opportunity(5000 * MS),
+        Some(5000 * MS),
+        "no pacing debt"
+    );
+    assert_eq!(s.choose(5000 * MS, true, false), NextCell::Frm);
+    assert_eq!(s.send_frm(5000 * MS), 20.0, "its CCR is ICR");
+    assert!(s.is_ucsc(), "the policy survives a reopen");
+}
