@@ -39,7 +39,7 @@ PORT_COLUMNS = [
     "enqueued", "dropped", "sent", "max_queue_cells", "final_queue_cells", "utilization",
 ]
 DROP_COLUMNS = ["drops_buffer_full", "drops_frame_discard", "drops_partial_discard"]
-PORT_SERIES_COLUMNS = ["time_s", "port", "queue_cells", "max_queue_cells", "utilization"]
+PORT_SERIES_COLUMNS = ["time_s", "port", "queue_cells", "max_queue_cells", "utilization", "data_utilization", "vbr_utilization"]
 CONNECTION_SERIES_COLUMNS = ["time_s", "connection", "cwnd_bytes", "cells_received", "delivered_bytes"]
 SAVED_FILES = [
     "summary.json", "connections.csv", "ports.csv", "port_series.csv",
