@@ -6,8 +6,9 @@
 //!   r = mu^2 / (sd^2 - mu), theta = sd^2 / mu - 1, then X ~ Poisson(lambda)), and
 //!   **geometrically decaying correlation** by a DAR(1) process: X_n = X_{n-1} with
 //!   probability rho, else a fresh draw, so corr(X_n, X_{n+k}) = rho^k.
-//! * The engine spreads each frame's cells evenly over the frame time and passes them
-//!   through a [`TokenBucket`]: a cell leaves only when a token is there; tokens accrue at
+//! * The engine hands each frame's cells to a [`TokenBucket`] at the frame's start
+//!   (`frame_arrival = "burst"`, the default, seed 004 5.2) or spread evenly over the frame
+//!   time (`"spread"`, spec 7): a cell leaves only when a token is there; tokens accrue at
 //!   the token rate up to the bucket depth; cells wait, they are never dropped.
 //!
 //! Everything draws from the connection's own [`RngStream`], so runs are reproducible.

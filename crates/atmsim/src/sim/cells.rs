@@ -60,7 +60,8 @@ impl Sim<'_> {
             d.backlog = 0;
             d.session_open = false;
         }
-        if open {
+        let abr = self.net.conns[c].cells_mut().dirs[0].abr.is_some();
+        if open && abr {
             self.signal(now, 2 * c, 0, SIG_CLOSE);
         }
     }
@@ -90,6 +91,7 @@ impl Sim<'_> {
             mean
         };
         let dir = &mut cc.dirs[0];
+        let abr = dir.abr.is_some();
         dir.session_open = opening;
         if opening {
             dir.integrate_acr(now, warmup);
@@ -97,11 +99,15 @@ impl Sim<'_> {
                 src.reopen();
             }
             dir.backlog = UNBOUNDED;
-            self.signal(now, 2 * c, 0, SIG_OPEN);
+            if abr {
+                self.signal(now, 2 * c, 0, SIG_OPEN);
+            }
             self.kick(now, 2 * c);
         } else {
             dir.backlog = 0;
-            self.signal(now, 2 * c, 0, SIG_CLOSE);
+            if abr {
+                self.signal(now, 2 * c, 0, SIG_CLOSE);
+            }
         }
         self.q.schedule(now + len, Ev::Session(c as u32));
     }
