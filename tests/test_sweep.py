@@ -221,7 +221,9 @@ def test_cli_bad_sweep_is_one_line_exit_2(tmp_path):
                  '[sweep.parameters]\n"defaults.switch_bufer" = ["1 cells"]\n')
     for argv in (["sweep", str(f)], ["sweep", str(f), "--dry-run"], ["sweep", str(tmp_path / "none.toml")],
                  ["sweep", str(TINY), "--workers", "0"], ["sweep", str(TINY), "--address", "auto"],
-                 ["report", str(tmp_path)], ["reproduce", "ubr-plus", "--address", "auto"]):
+                 ["report", str(tmp_path)], ["reproduce", "ubr-plus", "--address", "auto"],
+                 ["sweep", str(TINY), "--backend", "ray", "--address", "127.0.0.1:1", "--out", str(tmp_path / "r")],
+                 ["sweep", str(TINY), "--backend", "ray", "--address", "127.0.0.1:x", "--out", str(tmp_path / "r")]):
         rc, out, err = run_cli(argv)
         assert rc == 2, (argv, rc, out, err)
         assert "Traceback" not in out + err

@@ -320,12 +320,33 @@ class RayInfo:
 last_ray_info: Optional[RayInfo] = None
 
 
+def _check_reachable(address: Optional[str], timeout: float = 5.0) -> None:
+    """A "host:port" address that nothing answers at fails at once (Ray itself retries for
+    a minute or more). "auto" and "ray://" addresses are left to Ray."""
+    import socket
+
+    if not address or address == "auto" or "://" in address or ":" not in address:
+        return
+    host, _, port = address.rpartition(":")
+    try:
+        port_n = int(port)
+    except ValueError:
+        raise BackendError(f"--address {address!r}: give host:port (e.g. 10.0.0.5:6379), auto, or ray://host:10001") from None
+    try:
+        with socket.create_connection((host.strip("[]"), port_n), timeout=timeout):
+            pass
+    except OSError as e:
+        raise BackendError(f"cannot connect to the Ray cluster at {address!r}: nothing answers there "
+                           f"({e.strerror or e}); is 'ray start --head' running on that machine?") from None
+
+
 def _ray_connect(address: Optional[str], workers: Optional[int]) -> tuple[Any, bool, float]:
     ray = _import_ray()
     if ray.is_initialized():
         return ray, False, 0.0
     t0 = time.perf_counter()
     quiet = dict(include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False, configure_logging=True)
+    _check_reachable(address)
     try:
         if address:
             try:
@@ -411,6 +432,7 @@ def check_backend(backend: str, workers: Optional[int] = None, address: Optional
         raise BackendError(f"address = {address!r} is for the ray backend; add --backend ray (backend is {backend!r})")
     if backend == "ray":
         _import_ray()
+        _check_reachable(address)  # before anything is written
 
 
 def describe_backend(backend: str, workers: Optional[int], address: Optional[str], n_tasks: int) -> str:
