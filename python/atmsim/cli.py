@@ -330,7 +330,14 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("reproduce", help="reproduce a published table (see 'atmsim list')",
                         description="Run every case of a reproduction in parallel and compare with the published numbers. "
                                     "Writes comparison.csv (experiment, case, metric, published, simulated), runs.csv, "
-                                    "report.md and PNG plots.")
+                                    "report.md and PNG plots.",
+                        epilog="examples:\n"
+                               "  atmsim reproduce ubr-plus                              all cores, results/ubr-plus\n"
+                               "  atmsim reproduce ubr-plus --quick --out /tmp/u         shortened runs, seconds\n"
+                               "  atmsim reproduce erica-testing --backend ray           on a local Ray instance\n"
+                               "  atmsim reproduce worst-case --backend ray --address ray://head:10001   on a cluster\n"
+                               "  atmsim report results/ubr-plus                         the HTML page: published vs simulated",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     rp.add_argument("id", help="experiment id, e.g. ubr-plus")
     rp.add_argument("--out", metavar="DIR", help="output directory (default results/ID)")
     rp.add_argument("--quick", action="store_true", help="shortened runs (a tenth of the durations), for tests")
