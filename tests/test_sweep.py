@@ -462,7 +462,7 @@ def test_kill_9_then_resume(tmp_path):
     points are kept, and the next run finishes only the missing ones."""
     f = tmp_path / "s.toml"
     f.write_text('name = "k"\n[base]\ntopology = "n_source"\n[base.args]\nn = 3\nlink_delay = "1 ms"\n'
-                 'duration = "1 s"\n[sweep]\nseeds = 4\n[sweep.parameters]\n'
+                 'duration = "2 s"\n[sweep]\nseeds = 4\n[sweep.parameters]\n'
                  '"defaults.switch_buffer" = ["300 cells", "600 cells", "900 cells", "1200 cells"]\n')
     out = tmp_path / "o"
     exe = VENV_BIN / "atmsim"
@@ -502,7 +502,7 @@ def test_kill_9_then_resume(tmp_path):
 def test_ctrl_c_stops_at_once_and_keeps_finished_points(tmp_path):
     f = tmp_path / "s.toml"
     f.write_text('name = "c"\n[base]\ntopology = "n_source"\n[base.args]\nn = 3\nlink_delay = "1 ms"\n'
-                 'duration = "1 s"\n[sweep]\nseeds = 8\n[sweep.parameters]\n'
+                 'duration = "2 s"\n[sweep]\nseeds = 8\n[sweep.parameters]\n'
                  '"defaults.switch_buffer" = ["300 cells", "600 cells", "900 cells"]\n')
     out = tmp_path / "o"
     exe = VENV_BIN / "atmsim"
