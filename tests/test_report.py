@@ -141,6 +141,17 @@ def test_reproduction_report_highlights_verdicts(tmp_path):
     assert "+1.1 %" in text and "-37.5 %" in text  # relative differences
 
 
+def test_reproduction_report_with_claims_written_as_text(tmp_path):
+    pd.DataFrame({"experiment": ["e1", "e2"], "case": ["fig 5", "fig 6"], "metric": ["util", "queue"],
+                  "published": ["0.95 +/- 0.01", "small: < 100"], "simulated": [0.95, 120.0],
+                  "verdict": ["pass", "FAIL"]}).to_csv(tmp_path / "comparison.csv", index=False)
+    text = write_report(tmp_path).read_text()
+    check_self_contained(text)
+    assert "published claims" in text and "Reproduction of 2 experiments" in text
+    assert "<th>difference</th>" not in text  # nothing to subtract from a claim
+    assert "Failing checks (1)" in text and "small: &lt; 100" in text
+
+
 def test_markdown_escapes_html():
     html = markdown("a <script>alert(1)</script> & b", {})
     assert "<script>" not in html and "&lt;script&gt;" in html

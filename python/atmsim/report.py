@@ -424,23 +424,27 @@ def _reproduction_body(root: Path) -> tuple[str, str]:
     md = (root / "report.md").read_text() if (root / "report.md").is_file() else ""
     m = re.search(r"^#\s+(.+)$", md, re.M)
     title = m.group(1).strip() if m else f"Reproduction {root.name}"
-    exp = str(comp["experiment"].iloc[0]) if "experiment" in comp and len(comp) else root.name
-    parts = [f"<h1>{esc(title)}</h1>", f"<p class='lead'>Reproduction <code>{esc(exp)}</code>, from "
-             f"<code>{esc(root)}</code>.</p>"]
+    exps = list(dict.fromkeys(comp["experiment"].astype(str))) if "experiment" in comp else []
+    what = (f"Reproduction <code>{esc(exps[0])}</code>" if len(exps) == 1 else
+            f"Reproduction of {len(exps)} experiments" if exps else "Reproduction")
+    parts = [f"<h1>{esc(title)}</h1>", f"<p class='lead'>{what}, from <code>{esc(root)}</code>.</p>"]
     if md:  # the title is the page's; drop it from the Markdown
         md = re.sub(r"^#\s+.+\n?", "", md, count=1, flags=re.M)
 
     c = comp.copy()
     has_num = {"published", "simulated"} <= set(c.columns)
+    n_numbers = 0
     if has_num:
         pub = pd.to_numeric(c["published"], errors="coerce")
         sim = pd.to_numeric(c["simulated"], errors="coerce")
-        c.insert(c.columns.get_loc("simulated") + 1, "difference", sim - pub)
-        rel = (sim - pub) / pub.abs()
-        c.insert(c.columns.get_loc("difference") + 1, "relative", rel.where(pub.abs() > 0).map(
-            lambda v: "" if v != v else ("0.0 %" if abs(v) < 0.0005 else f"{v * 100:+.1f} %")))
-    cs = [("published numbers", int(pd.to_numeric(comp.get("published"), errors="coerce").notna().sum())
-           if "published" in comp else len(comp), "")]
+        diff = sim - pub
+        n_numbers = int(pub.notna().sum())
+        if diff.notna().any():  # claims written as text ("0.95 +/- 0.01") have no difference
+            c.insert(c.columns.get_loc("simulated") + 1, "difference", diff)
+            rel = diff / pub.abs()
+            c.insert(c.columns.get_loc("difference") + 1, "relative", rel.where(pub.abs() > 0).map(
+                lambda v: "" if v != v else ("0.0 %" if abs(v) < 0.0005 else f"{v * 100:+.1f} %")))
+    cs = [("published numbers", n_numbers, "")] if n_numbers else [("published claims", len(comp), "")]
     if "verdict" in c:
         v = c["verdict"].astype(str)
         judged = v[v.str.lower() != "info"]
@@ -454,6 +458,11 @@ def _reproduction_body(root: Path) -> tuple[str, str]:
         parts.append("<h2>Published vs simulated</h2>")
         parts.append(figure(png, "Each point is one published number; on the dashed line simulation and paper agree."
                             + (" Green: check passes; red: fails." if "verdict" in comp else ""), alt="published vs simulated"))
+    if "verdict" in c:
+        fails = c[c["verdict"].astype(str).str.lower() == "fail"]
+        if len(fails):
+            parts.append(f"<h2>Failing checks ({len(fails)})</h2>")
+            parts.append(table(fails, verdict="verdict", scroll=len(fails) > 30))
     parts.append("<h2>Comparison table</h2>")
     if "verdict" in c:
         parts.append("<p class='lead'>Verdicts: <b>pass</b> and <b>FAIL</b> are judged against the reproduction's "
@@ -463,7 +472,10 @@ def _reproduction_body(root: Path) -> tuple[str, str]:
                        scroll=len(c) > 30))
 
     # figures: those report.md shows go in place, the others in a gallery
-    pngs = sorted(p for p in root.rglob("*.png") if p.name != "report.png")
+    # This directory and its direct subfolders (figures/), not nested outputs of other runs.
+    subdirs = [d for d in root.iterdir() if d.is_dir() and not d.name.startswith(".")
+               and not (d / "comparison.csv").exists() and not (d / "manifest.json").exists()]
+    pngs = sorted([*root.glob("*.png"), *(p for d in subdirs for p in d.glob("*.png"))])
     images = {str(p.relative_to(root)).replace(os.sep, "/"): p.read_bytes() for p in pngs}
     if md:
         parts.append("<h2>Report</h2>")
