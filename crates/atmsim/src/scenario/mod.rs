@@ -5,7 +5,9 @@ pub mod error;
 pub mod resolve;
 pub mod resolve_abr;
 pub mod schema;
-pub mod units;
+/// Quantities with units (moved to the crate root so models can use them without the scenario layer).
+pub use crate::units;
+
 
 pub use error::{RunError, ScenarioError};
 pub use resolve::{

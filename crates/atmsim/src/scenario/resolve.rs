@@ -6,7 +6,7 @@
 use super::error::ScenarioError;
 use super::resolve_abr::{resolve_abr, resolve_allocator, resolve_cell_app, CellApp};
 use super::schema::*;
-use super::units::{BufferSize, Granularity, Threshold, TickPhase};
+use crate::units::{BufferSize, Granularity, Threshold, TickPhase};
 use crate::abr::AbrParams;
 use crate::allocator::AllocatorCfg;
 use atmsim_kernel::{Time, PS_PER_MS, PS_PER_S};
@@ -1037,7 +1037,7 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
     if rto_max < rto_min {
         return err(
             rmax_p,
-            format!("is below rto_min ({})", super::units::Duration(rto_min)),
+            format!("is below rto_min ({})", crate::units::Duration(rto_min)),
         );
     }
     if rto_initial == 0 {

@@ -298,7 +298,7 @@ pub fn resolve_abr(
             }
         };
     }
-    let rate = |v: Option<super::units::Rate>,
+    let rate = |v: Option<crate::units::Rate>,
                 p: &str,
                 what: &str|
      -> Result<Option<f64>, ScenarioError> {

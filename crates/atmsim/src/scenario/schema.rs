@@ -4,7 +4,7 @@
 //! Defaults are the values of the UBR+ study (seed 001) unless a field says otherwise.
 //! A JSON Schema for editors and docs is generated from these types (`atmsim schema`).
 
-use super::units::{BufferSize, Bytes, Duration, Granularity, Length, Rate, Threshold, TickPhase};
+use crate::units::{BufferSize, Bytes, Duration, Granularity, Length, Rate, Threshold, TickPhase};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -447,7 +447,7 @@ pub enum TcpAppSpec {
 }
 
 /// A number of cells, written `"16 cells"`.
-pub type Cells = super::units::CellCount;
+pub type Cells = crate::units::CellCount;
 
 /// The rate policy of an ABR source end system.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
