@@ -35,7 +35,7 @@ examples:
   atmsim run examples/ubr_small.toml --out out/      run one scenario, write tables and a plot
   atmsim run examples/abr_two_sources.toml           two ABR sources under ERICA
   atmsim validate my.toml                            check a scenario without running it
-  atmsim list                                        experiments, policies, traffic, allocators
+  atmsim list                                        experiments, every registered model, builders
   atmsim schema > scenario.schema.json               JSON Schema for editors
   atmsim bench --json                                engine speed on a fixed scenario
 
@@ -102,35 +102,13 @@ def cmd_validate(a) -> int:
 
 
 def cmd_list(a) -> int:
-    from . import _core
-    from .experiments import EXPERIMENTS
+    from .catalog import sections
 
-    print("experiments (atmsim reproduce ID):")
-    for k, e in sorted(EXPERIMENTS.items()):
-        print(f"  {k:16s} {e.title}  [{e.source}]")
-    print("\ndrop policies (port policy kind = ...):")
-    for name, desc in _core.policies():
-        print(f"  {name:16s} {desc}")
-    print("\nTCP congestion control (tcp.congestion = ...):")
-    print("  tahoe            slow start, congestion avoidance, timeouts; no fast retransmit (seeds' default)")
-    print("  reno             tahoe plus fast retransmit and fast recovery")
-    print("\nservice classes (connection service = ...):")
-    print("  ubr              unspecified bit rate: tcp and cell-level traffic")
-    print("  abr              available bit rate: TM 4.0 end systems, RM cells (cell-level traffic and TCP over ABR)")
-    print("  cbr, vbr         higher-priority classes for cbr / on_off cell traffic")
-    print("\ntraffic (connection traffic kind = ...):")
-    print("  tcp              TCP (UBR or ABR): bulk transfer, or application = periodic (seed 002)")
-    print("  persistent       greedy cell source; rate_cap + cap_until make it ACR-retaining")
-    print("  request_response request cells, response cells back, think time")
-    print("  on_off           deterministic on/off at a peak rate (VBR background)")
-    print("  cbr              constant cell rate")
-    print("\nrate allocators (port allocator kind = ...):")
-    print("  none             no ABR feedback (default)")
-    print("  erica            ERICA with every option of seed 003 section 4")
-    print("  erica_plus       ERICA+ (queue-delay target T0, a, b, QDLF)")
-    print("  efci             EFCI marking at an ABR queue threshold")
-    print("\ntopology builders (python: atmsim.topology):")
-    print("  n_source         N sources -> sw1 -> sw2 -> N destinations (seeds 000-002)")
+    for k, sec in enumerate(sections()):
+        print(("\n" if k else "") + f"{sec.title} ({sec.key}):")
+        width = max([16, *(len(e.name) + 1 for e in sec.entries)])
+        for e in sec.entries:
+            print(f"  {e.name:{width}s} {e.doc}")
     return 0
 
 
@@ -324,7 +302,12 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--routes", type=int, default=5, metavar="N", help="show the first N resolved routes (default 5)")
     v.set_defaults(func=cmd_validate)
 
-    ls = sub.add_parser("list", help="list experiments, drop policies and models", description="List what atmsim offers.")
+    from .catalog import extension_points
+
+    points = ", ".join(p.title for p in extension_points())
+    ls = sub.add_parser("list", help=f"list experiments, {points}, topology builders",
+                        description=f"List what atmsim offers, with one line each: experiments, {points} "
+                                    "(all from the engine's registry) and topology builders.")
     ls.set_defaults(func=cmd_list)
 
     rp = sub.add_parser("reproduce", help="reproduce a published table (see 'atmsim list')",

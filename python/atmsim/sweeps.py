@@ -32,14 +32,20 @@ else:  # pragma: no cover - Python 3.9/3.10
 
 #: Points per sweep beyond which a sweep file is refused (a typo in a range, most likely).
 MAX_POINTS = 1_000_000
-#: Columns of the results table that parameters cannot be named after.
-RESERVED_COLUMNS = frozenset({
-    "point_id", "seed", "status", "error", "error_type", "atmsim_version", "name", "duration_s", "warmup_s",
-    "efficiency", "fairness", "fairness_maxmin", "total_goodput_bps", "max_goodput_bps", "efficiency_rate_bps",
-    "max_switch_queue_cells", "cells_sent", "cells_delivered", "cells_dropped", "cells_in_flight",
-    "cell_loss_ratio", "conservation_ok", "events", "cell_hops", "wall_seconds", "cell_hops_per_second",
-    "events_per_second", "version",
+#: Columns of the results table that are not summary metrics.
+BOOKKEEPING_COLUMNS = frozenset({
+    "point_id", "seed", "status", "error", "error_type", "atmsim_version", "version",
+    "wall_seconds", "cell_hops_per_second", "events_per_second",
 })
+
+
+def reserved_columns() -> frozenset:
+    """Columns of the results table that parameters cannot be named after: the bookkeeping
+    columns and every field of a run's summary (read from the engine, never copied)."""
+    from . import _core
+
+    return BOOKKEEPING_COLUMNS | frozenset(_core.summary_fields())
+
 
 _TOP_KEYS = ("name", "description", "base", "sweep")
 _BASE_KEYS = ("scenario", "topology", "args", "set")
@@ -480,10 +486,9 @@ class Point:
 
 
 def _builders() -> dict[str, Callable[..., dict[str, Any]]]:
-    from . import topology
+    from .catalog import builders
 
-    return {n: f for n, f in inspect.getmembers(topology, inspect.isfunction)
-            if not n.startswith("_") and f.__module__ == topology.__name__}
+    return builders()
 
 
 @dataclass
@@ -778,7 +783,7 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
         else:
             check_scenario_path(path, base_sc, where)
         p = _parse_parameter(where, path, spec_v)
-        if p.name in RESERVED_COLUMNS:
+        if p.name in reserved_columns():
             raise SweepError(f"{where}: the name {p.name!r} is taken by a results column; give another with "
                              f"{{ values = [...], name = \"...\" }}")
         return p

@@ -101,13 +101,37 @@ fn json_schema() -> String {
 /// Names and one-line descriptions of the drop policies.
 #[pyfunction]
 fn policies() -> Vec<(String, String)> {
-    atmsim::drop_policy::POLICY_NAMES
+    atmsim::drop_policy::POLICIES
         .iter()
-        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .map(|r| (r.name.to_string(), r.doc.to_string()))
         .collect()
 }
 
-/// The engine version.
+/// Every extension point of the engine with its registered implementations:
+/// `[(title, key, [(name, doc), ...]), ...]`, from the one registry in Rust.
+#[pyfunction]
+fn registry() -> Vec<(String, String, Vec<(String, String)>)> {
+    atmsim::registry::extension_points()
+        .iter()
+        .map(|p| {
+            (
+                p.title.to_string(),
+                p.key.to_string(),
+                p.entries
+                    .iter()
+                    .map(|r| (r.name.to_string(), r.doc.to_string()))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// The fields of a run's summary, sorted (the sweep results' metric columns).
+#[pyfunction]
+fn summary_fields() -> Vec<String> {
+    atmsim::result::Summary::field_names()
+}
+
 /// The KVR allocator's cost per forward RM cell with `vcs` open connections: runs
 /// `rm_cells` forward RM cells of VCs picked pseudo-randomly and returns ns per cell.
 /// O(1) means this stays flat as `vcs` grows (seed 004 section 2.2).
@@ -154,6 +178,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(registry, m)?)?;
+    m.add_function(wrap_pyfunction!(summary_fields, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(bench_kvr, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;

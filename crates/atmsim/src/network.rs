@@ -5,7 +5,7 @@
 
 use crate::aal5::{self, Reassembly};
 use crate::abr::{AbrSource, Destination};
-use crate::allocator::AnyAllocator;
+use crate::allocator::{AnyAllocator, PortEnv};
 use crate::cell::{Cell, CELL_BITS};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
@@ -421,7 +421,7 @@ impl Network {
             .ports
             .iter()
             .map(|p| Port {
-                buf: PortBuffer::new(p.buffer, AnyPolicy::from_cfg(&p.policy), nflows),
+                buf: PortBuffer::new(p.buffer, AnyPolicy::build(&p.policy, &()), nflows),
                 line: DelayLine::default(),
                 clock: SerialClock::new(p.rate_bps, CELL_BITS),
                 prop: p.prop,
@@ -431,10 +431,12 @@ impl Network {
                 sent_rm_in_interval: 0,
                 sent_vbr_in_interval: 0,
                 is_switch: s.nodes[p.node].kind == crate::scenario::schema::NodeKind::Switch,
-                alloc: AnyAllocator::from_cfg(
+                alloc: AnyAllocator::build(
                     &p.allocator,
-                    p.rate_bps as f64 / CELL_BITS as f64,
-                    nflows,
+                    &PortEnv {
+                        link_rate: p.rate_bps as f64 / CELL_BITS as f64,
+                        flows: nflows,
+                    },
                 ),
             })
             .collect();

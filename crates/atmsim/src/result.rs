@@ -4,14 +4,14 @@
 use crate::aal5;
 use crate::metrics::{jain_fairness, max_goodput_bps, TimeSeries};
 use crate::port::DROP_REASONS;
-use crate::scenario::{PolicyCfg, Scenario};
+use crate::scenario::Scenario;
 use crate::sim::Sim;
 use atmsim_kernel::time;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Whole-run figures.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Summary {
     /// Scenario name.
     pub name: String,
@@ -200,13 +200,13 @@ fn traffic_name(c: &crate::scenario::ConnectionCfg) -> &'static str {
     }
 }
 
-fn policy_name(p: &PolicyCfg) -> &'static str {
-    match p {
-        PolicyCfg::TailDrop => "tail_drop",
-        PolicyCfg::Ppd => "ppd",
-        PolicyCfg::Epd { .. } => "epd",
-        PolicyCfg::SelectiveDrop { .. } => "selective_drop",
-        PolicyCfg::Fba { .. } => "fba",
+impl Summary {
+    /// The names of the summary's fields, sorted (derived from the type itself).
+    pub fn field_names() -> Vec<String> {
+        match serde_json::to_value(Summary::default()) {
+            Ok(serde_json::Value::Object(m)) => m.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
     }
 }
 
@@ -337,7 +337,7 @@ impl RunResult {
                     is_switch: port.is_switch,
                     rate_bps: p.rate_bps as f64,
                     buffer_cells: p.buffer,
-                    policy: policy_name(&p.policy).into(),
+                    policy: p.policy.name().into(),
                     received: k.received,
                     enqueued: k.enqueued,
                     dropped: k.dropped_total(),

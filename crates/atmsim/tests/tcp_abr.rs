@@ -573,7 +573,7 @@ fn modified_erica_resolves_with_its_defaults() {
     let allocs = switch_allocators(&preset);
     assert!(!allocs.is_empty());
     for a in &allocs {
-        let AllocatorCfg::Erica(e) = a else {
+        let (AllocatorCfg::Erica(e) | AllocatorCfg::ModifiedErica(e)) = a else {
             panic!("modified_erica should resolve to ERICA: {a:?}")
         };
         assert!(e.fair_share_first, "fair_share_first");
@@ -589,7 +589,15 @@ fn modified_erica_resolves_with_its_defaults() {
         "{ kind = \"erica\", fair_share_first = true, one_er_per_interval = true, \
          bidirectional_counting = true, immediate_fair_share = true, max_min = true }",
     );
-    assert_eq!(allocs, switch_allocators(&spelled));
+    let inner = |v: Vec<AllocatorCfg>| -> Vec<atmsim::allocator::EricaCfg> {
+        v.into_iter()
+            .map(|a| match a {
+                AllocatorCfg::Erica(e) | AllocatorCfg::ModifiedErica(e) => e,
+                other => panic!("ERICA expected: {other:?}"),
+            })
+            .collect()
+    };
+    assert_eq!(inner(allocs.clone()), inner(switch_allocators(&spelled)));
     let r = run(&preset);
     check_tcp_abr(&r, "modified erica preset", 0.0, LINK_BPS, true);
     assert_eq!(
@@ -601,7 +609,7 @@ fn modified_erica_resolves_with_its_defaults() {
     // Its options can still be set: bidirectional counting off, the rest unchanged.
     let off = mk("{ kind = \"modified_erica\", bidirectional_counting = false }");
     for a in switch_allocators(&off) {
-        let AllocatorCfg::Erica(e) = a else {
+        let (AllocatorCfg::Erica(e) | AllocatorCfg::ModifiedErica(e)) = a else {
             panic!("ERICA expected")
         };
         assert!(
@@ -622,7 +630,7 @@ fn modified_erica_resolves_with_its_defaults() {
     // ... and so can target_utilization; ERICA+ keys are refused as for plain ERICA.
     let u = mk("{ kind = \"modified_erica\", target_utilization = 0.8 }");
     for a in switch_allocators(&u) {
-        let AllocatorCfg::Erica(e) = a else {
+        let (AllocatorCfg::Erica(e) | AllocatorCfg::ModifiedErica(e)) = a else {
             panic!("ERICA expected")
         };
         assert_eq!(e.target_utilization, 0.8);

@@ -8,6 +8,7 @@
 //! Rates are cells per second (f64) throughout, as in the spec; cells carry ER and CCR as
 //! f32 (the 16-bit floating-point format of TM 4.0 is coarser still).
 
+pub mod config;
 pub mod destination;
 pub mod source;
 
@@ -65,24 +66,13 @@ pub struct AbrParams {
 }
 
 impl AbrParams {
-    /// TM 4.0 defaults for a source with peak rate `pcr` cells/s.
+    /// TM 4.0 defaults (see `impl Default` in [`config`]) for a source with peak rate
+    /// `pcr` cells/s and ICR = PCR.
     pub fn tm40(pcr: f64) -> AbrParams {
-        let tbe: u32 = 16_777_215;
         AbrParams {
             pcr,
-            mcr: 0.0,
             icr: pcr,
-            rif: 1.0 / 16.0,
-            rdf: 1.0 / 16.0,
-            nrm: 32,
-            mrm: 2,
-            trm: 100 * atmsim_kernel::PS_PER_MS,
-            crm: tbe.div_ceil(32),
-            cdf: 1.0 / 16.0,
-            adtf: 500 * atmsim_kernel::PS_PER_MS,
-            tcr: 10.0,
-            source_queue: None,
-            policy: SourcePolicy::Tm40,
+            ..AbrParams::default()
         }
     }
 }

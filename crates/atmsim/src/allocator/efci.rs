@@ -5,9 +5,45 @@
 //! the next turned-around RM cell; the source then decreases ACR by RDF (rule 8).
 //! No averaging interval, no ER.
 
-use super::RateAllocator;
+use super::{PortEnv, RateAllocator};
 use crate::cell::{flag, Cell};
+use crate::config::ConfigError;
+use crate::registry::{Build, Resolve};
+use crate::units::CellCount;
 use atmsim_kernel::Time;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `kind = "efci"`: set EFCI on ABR data cells while the ABR queue is at or above
+/// `threshold` (the destination turns it into CI).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EfciSpec {
+    /// Queue threshold, e.g. `"50 cells"`.
+    pub threshold: CellCount,
+}
+
+/// A resolved EFCI configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EfciCfg {
+    /// Queue threshold, cells.
+    pub threshold: u32,
+}
+
+impl Resolve<()> for EfciSpec {
+    type Cfg = EfciCfg;
+    fn resolve(&self, _path: &str, _: &()) -> Result<EfciCfg, ConfigError> {
+        Ok(EfciCfg {
+            threshold: self.threshold.0,
+        })
+    }
+}
+
+impl Build<EfciCfg, PortEnv> for Efci {
+    fn build(cfg: &EfciCfg, _: &PortEnv) -> Self {
+        Efci::new(cfg.threshold)
+    }
+}
 
 /// EFCI marking at a queue threshold.
 #[derive(Clone, Debug)]

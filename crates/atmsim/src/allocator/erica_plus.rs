@@ -6,6 +6,13 @@
 //! f(q) = b T0 / ((b - 1) q + T0) for q <= T0 (from b at q = 0 down to 1 at T0),
 //! f(q) = a T0 / ((a - 1) q + T0) for q > T0 (from 1 toward 0), then f = max(f, QDLF).
 
+use super::erica::EricaCfg;
+use super::erica_config::EricaSpec;
+use crate::config::{err, ConfigError};
+use crate::registry::Resolve;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 /// Parameters of the queue-control function.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QueueControl {
@@ -31,6 +38,41 @@ impl QueueControl {
             self.a * self.t0 / ((self.a - 1.0) * tq + self.t0)
         };
         f.max(self.qdlf)
+    }
+}
+
+impl Default for QueueControl {
+    /// Seed 003 section 4.4: a = 1.15, b = 1.05, QDLF = 0.5; T0 = 500 us (the WAN value).
+    fn default() -> Self {
+        QueueControl {
+            a: 1.15,
+            b: 1.05,
+            t0: atmsim_kernel::time::to_secs_f64(500 * atmsim_kernel::PS_PER_US),
+            qdlf: 0.5,
+        }
+    }
+}
+
+/// `kind = "erica_plus"`: every ERICA key but `target_utilization`, plus `a`, `b`, `t0`
+/// and `qdlf` (seed 003 section 4.4; spec section 3).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(transparent)]
+pub struct EricaPlusSpec(pub EricaSpec);
+
+impl Resolve<()> for EricaPlusSpec {
+    type Cfg = EricaCfg;
+    fn resolve(&self, path: &str, _: &()) -> Result<EricaCfg, ConfigError> {
+        let e = &self.0;
+        if e.target_utilization.is_some() {
+            return err(
+                format!("{path}.target_utilization"),
+                "ERICA+ targets a queueing delay (t0), not a utilization; remove target_utilization or use kind = \"erica\"",
+            );
+        }
+        let mut cfg = e.resolve_common(path)?;
+        cfg.target_utilization = 1.0;
+        cfg.plus = Some(e.queue_control(path)?);
+        Ok(cfg)
     }
 }
 

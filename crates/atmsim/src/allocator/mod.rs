@@ -5,41 +5,80 @@
 //! backward RM cells of the VCs whose *forward* path leaves through the port (spec 2.1);
 //! EFCI marking sets the EFCI bit of forward data cells. A switch only ever lowers ER.
 //!
-//! One file per algorithm: [`erica`] (ERICA with every option of seed 003 section 4),
-//! [`erica_plus`] (its queue-control function, seed 003 4.4 and spec 3), [`efci`], and
-//! [`kvr`] (the O(1) allocator of seed 004, which works on forward RM cells and needs
-//! connection open/close signalling and VBR reservations: [`RateAllocator::on_open`],
-//! [`RateAllocator::on_close`], [`RateAllocator::on_reserve`]).
-//! The engine holds an [`AnyAllocator`] per port and dispatches statically.
+//! One file per algorithm: [`none`] (no feedback), [`erica`] (ERICA with every option of
+//! seed 003 section 4; its keys in [`erica_config`]), [`erica_plus`] (its queue-control
+//! function, seed 003 4.4 and spec 3), [`modified_erica`] (seed 000's option preset),
+//! [`efci`], and [`kvr`] (the O(1) allocator of seed 004, which works on forward RM cells
+//! and uses connection open/close signalling and VBR reservations:
+//! [`RateAllocator::on_open`], [`RateAllocator::on_close`], [`RateAllocator::on_reserve`]).
+//! Every hook has a default, so an algorithm implements only what it uses.
+//!
+//! Adding an allocator: one file implementing [`RateAllocator`], its spec with
+//! [`crate::registry::Resolve`] and its state with [`crate::registry::Build`], and one line
+//! in the registry below (CONTRIBUTING.md). The engine holds an [`AnyAllocator`] per port
+//! and dispatches statically.
 
 pub mod efci;
 pub mod erica;
+pub mod erica_config;
 pub mod erica_plus;
 pub mod kvr;
+pub mod kvr_config;
+pub mod modified_erica;
+pub mod none;
 
-pub use efci::Efci;
+pub use efci::{Efci, EfciCfg, EfciSpec};
 pub use erica::{Erica, EricaCfg, LoadAvg};
-pub use erica_plus::QueueControl;
+pub use erica_config::{EricaSpec, LoadAveraging};
+pub use erica_plus::{EricaPlusSpec, QueueControl};
 pub use kvr::{Kvr, KvrCfg};
+pub use kvr_config::KvrSpec;
+pub use modified_erica::ModifiedEricaSpec;
+pub use none::{NoAllocator, NoAllocatorSpec};
 
 use crate::cell::Cell;
+use crate::registry::registry;
 use atmsim_kernel::Time;
 
-/// What a rate allocator does, at one output port.
+/// What an allocator is built for: its output port.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PortEnv {
+    /// The port's link rate, cells/s.
+    pub link_rate: f64,
+    /// Flows in the network (per-VC tables are indexed by flow).
+    pub flows: usize,
+}
+
+/// What a rate allocator does, at one output port. Every hook has a default that gives no
+/// feedback, so an algorithm implements only what it uses.
 pub trait RateAllocator {
+    /// Whether the port must call [`RateAllocator::on_arrival`] (false only for
+    /// [`NoAllocator`], which saves the call on the per-cell path).
+    #[inline]
+    fn is_active(&self) -> bool {
+        true
+    }
     /// A cell arrives at the port (any class, before admission). `abr_queue` is the ABR
     /// queue length before it. May mark the cell. Returns true if this arrival ended the
     /// averaging interval (the engine then re-arms the interval timer).
-    fn on_arrival(&mut self, now: Time, cell: &mut Cell, abr_queue: u32) -> bool;
+    #[inline]
+    fn on_arrival(&mut self, _now: Time, _cell: &mut Cell, _abr_queue: u32) -> bool {
+        false
+    }
     /// A backward RM cell of a VC whose forward path leaves through this port passes the
     /// switch. The allocator may lower its ER (and set CI or NI).
-    fn on_backward_rm(&mut self, now: Time, cell: &mut Cell);
+    #[inline]
+    fn on_backward_rm(&mut self, _now: Time, _cell: &mut Cell) {}
     /// The interval timer fired: end the averaging interval at `now`.
-    fn on_timer(&mut self, now: Time, abr_queue: u32);
+    fn on_timer(&mut self, _now: Time, _abr_queue: u32) {}
     /// When the current averaging interval ends by time (None: no timed intervals).
-    fn interval_deadline(&self) -> Option<Time>;
+    fn interval_deadline(&self) -> Option<Time> {
+        None
+    }
     /// A counter that changes whenever a new interval starts (stale timers are ignored).
-    fn generation(&self) -> u32;
+    fn generation(&self) -> u32 {
+        0
+    }
     /// Signalling: ABR connection `vc` (its forward flow index) opens at this port.
     fn on_open(&mut self, _vc: usize) {}
     /// Signalling: ABR connection `vc` closes at this port.
@@ -49,123 +88,74 @@ pub trait RateAllocator {
     fn on_reserve(&mut self, _rate: f64) {}
 }
 
-/// The allocator of a port; `None` gives no feedback.
-#[derive(Debug)]
-pub enum AnyAllocator {
-    /// No ABR feedback.
-    None,
-    /// ERICA or ERICA+.
-    Erica(Box<Erica>),
-    /// EFCI marking.
-    Efci(Efci),
-    /// The KVR O(1) allocator (seed 004).
-    Kvr(Box<Kvr>),
+registry! { $
+    /// The rate allocators, as scenario files name them (`allocator = { kind = ... }`).
+    names: ALLOCATORS;
+    /// An ABR rate allocator (switch algorithm), chosen by `kind`.
+    spec: AllocatorSpec;
+    /// A resolved allocator configuration.
+    cfg: AllocatorCfg;
+    /// The allocator of a port, dispatched statically.
+    #[derive(Debug)]
+    any: AnyAllocator;
+    context: (); environment: PortEnv; dispatch: dispatch_allocator;
+    entries: [
+        None = "none", "no ABR feedback from this port (the default)":
+            NoAllocatorSpec => NoAllocator as NoAllocator;
+        Erica = "erica", "ERICA with every option of seed 003 section 4 (spec section 2)":
+            EricaSpec => Box<Erica> as Erica;
+        ModifiedErica = "modified_erica", "ERICA with seed 000's option defaults (ATMF 96-0517; spec 2.7)":
+            ModifiedEricaSpec => Box<Erica> as Erica;
+        EricaPlus = "erica_plus", "ERICA+: a queueing-delay target T0 with a, b and QDLF (seed 003 4.4; spec 3)":
+            EricaPlusSpec => Box<Erica> as Erica;
+        Efci = "efci", "binary feedback: EFCI set on ABR data cells at a queue threshold (TM 4.0)":
+            EfciSpec => Efci as Efci;
+        Kvr = "kvr", "the Kalampoukas-Varma-Ramakrishnan O(1) allocator on forward RM cells (seed 004 Fig 2.1)":
+            KvrSpec => Box<Kvr> as Kvr;
+    ]
 }
 
-/// A resolved allocator configuration.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AllocatorCfg {
-    /// No feedback.
-    None,
-    /// ERICA (with `plus` set: ERICA+).
-    Erica(EricaCfg),
-    /// EFCI marking at this ABR queue threshold (cells).
-    Efci {
-        /// Threshold, cells.
-        threshold: u32,
-    },
-    /// The KVR allocator.
-    Kvr(KvrCfg),
-}
-
-/// Names of the allocator kinds, as written in scenario files.
-pub const ALLOCATOR_NAMES: [&str; 6] = [
-    "none",
-    "erica",
-    "modified_erica",
-    "erica_plus",
-    "efci",
-    "kvr",
-];
-
-impl AnyAllocator {
-    /// Builds an allocator for a port of `link_rate` cells/s carrying `flows` flows.
-    pub fn from_cfg(cfg: &AllocatorCfg, link_rate: f64, flows: usize) -> AnyAllocator {
-        match cfg {
-            AllocatorCfg::None => AnyAllocator::None,
-            AllocatorCfg::Erica(c) => {
-                AnyAllocator::Erica(Box::new(Erica::new(c.clone(), link_rate, flows)))
-            }
-            AllocatorCfg::Efci { threshold } => AnyAllocator::Efci(Efci::new(*threshold)),
-            AllocatorCfg::Kvr(c) => {
-                AnyAllocator::Kvr(Box::new(Kvr::new(c.clone(), link_rate, flows)))
-            }
-        }
+impl Default for AllocatorSpec {
+    fn default() -> Self {
+        AllocatorSpec::None(NoAllocatorSpec {})
     }
+}
 
-    /// True unless this is [`AnyAllocator::None`].
-    #[inline]
-    pub fn is_active(&self) -> bool {
-        !matches!(self, AnyAllocator::None)
+impl Default for AllocatorCfg {
+    fn default() -> Self {
+        AllocatorCfg::None(NoAllocator)
     }
 }
 
 impl RateAllocator for AnyAllocator {
     #[inline]
+    fn is_active(&self) -> bool {
+        dispatch_allocator!(self, a => a.is_active())
+    }
+    #[inline]
     fn on_arrival(&mut self, now: Time, cell: &mut Cell, abr_queue: u32) -> bool {
-        match self {
-            AnyAllocator::None => false,
-            AnyAllocator::Erica(e) => e.on_arrival(now, cell, abr_queue),
-            AnyAllocator::Efci(e) => e.on_arrival(now, cell, abr_queue),
-            AnyAllocator::Kvr(k) => k.on_arrival(now, cell, abr_queue),
-        }
+        dispatch_allocator!(self, a => a.on_arrival(now, cell, abr_queue))
     }
     #[inline]
     fn on_backward_rm(&mut self, now: Time, cell: &mut Cell) {
-        match self {
-            AnyAllocator::None => {}
-            AnyAllocator::Erica(e) => e.on_backward_rm(now, cell),
-            AnyAllocator::Efci(e) => e.on_backward_rm(now, cell),
-            AnyAllocator::Kvr(k) => k.on_backward_rm(now, cell),
-        }
+        dispatch_allocator!(self, a => a.on_backward_rm(now, cell))
     }
     fn on_timer(&mut self, now: Time, abr_queue: u32) {
-        match self {
-            AnyAllocator::None => {}
-            AnyAllocator::Erica(e) => e.on_timer(now, abr_queue),
-            AnyAllocator::Efci(e) => e.on_timer(now, abr_queue),
-            AnyAllocator::Kvr(k) => k.on_timer(now, abr_queue),
-        }
+        dispatch_allocator!(self, a => a.on_timer(now, abr_queue))
     }
     fn interval_deadline(&self) -> Option<Time> {
-        match self {
-            AnyAllocator::None => None,
-            AnyAllocator::Erica(e) => e.interval_deadline(),
-            AnyAllocator::Efci(e) => e.interval_deadline(),
-            AnyAllocator::Kvr(k) => k.interval_deadline(),
-        }
+        dispatch_allocator!(self, a => a.interval_deadline())
     }
     fn generation(&self) -> u32 {
-        match self {
-            AnyAllocator::None => 0,
-            AnyAllocator::Erica(e) => e.generation(),
-            AnyAllocator::Efci(e) => e.generation(),
-            AnyAllocator::Kvr(k) => k.generation(),
-        }
+        dispatch_allocator!(self, a => a.generation())
     }
     fn on_open(&mut self, vc: usize) {
-        if let AnyAllocator::Kvr(k) = self {
-            k.open(vc);
-        }
+        dispatch_allocator!(self, a => a.on_open(vc))
     }
     fn on_close(&mut self, vc: usize) {
-        if let AnyAllocator::Kvr(k) = self {
-            k.close(vc);
-        }
+        dispatch_allocator!(self, a => a.on_close(vc))
     }
     fn on_reserve(&mut self, rate: f64) {
-        if let AnyAllocator::Kvr(k) = self {
-            k.reserve(rate);
-        }
+        dispatch_allocator!(self, a => a.on_reserve(rate))
     }
 }

@@ -5,13 +5,41 @@
 //! completed while space remains, with PPD on overflow. The seed writes "X > R"; the
 //! spec (open question 11) settles on X >= R, which differs only when X equals R exactly.
 
-use super::{BufferView, DropPolicy};
+use super::{threshold_cells, Buffer, BufferView, DropPolicy};
+use crate::config::ConfigError;
+use crate::registry::{Build, Resolve};
+use crate::units::Threshold;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// EPD with threshold `r` cells.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Epd {
     /// R, the threshold in cells.
     pub r: f64,
+}
+
+/// `kind = "epd"`.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EpdSpec {
+    /// R, as a share of the buffer (`"80 %"`) or in cells.
+    pub threshold: Threshold,
+}
+
+impl Resolve<Buffer> for EpdSpec {
+    type Cfg = Epd;
+    fn resolve(&self, path: &str, buffer: &Buffer) -> Result<Epd, ConfigError> {
+        Ok(Epd {
+            r: threshold_cells(path, &self.threshold, *buffer)?,
+        })
+    }
+}
+
+impl Build<Epd, ()> for Epd {
+    fn build(cfg: &Epd, _: &()) -> Self {
+        *cfg
+    }
 }
 
 impl DropPolicy for Epd {

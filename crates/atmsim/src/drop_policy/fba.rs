@@ -5,15 +5,53 @@
 //! The right-hand side falls from infinity at X = R to Z at X = K, so the per-VC limit
 //! tightens as the buffer fills. Seed 001's best values: Z = 0.8, R = 0.5 K.
 
-use super::{BufferView, DropPolicy};
+use super::{load_ratio_limit, threshold_cells, Buffer, BufferView, DropPolicy};
+use crate::config::{err, ConfigError};
+use crate::registry::{Build, Resolve};
+use crate::units::Threshold;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// FBA with threshold `r` cells and parameter `z`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fba {
     /// R, cells.
     pub r: f64,
     /// Z.
     pub z: f64,
+}
+
+/// `kind = "fba"`.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FbaSpec {
+    /// R, as a share of the buffer (`"50 %"`) or in cells.
+    pub threshold: Threshold,
+    /// Z (dimensionless).
+    pub z: f64,
+}
+
+impl Resolve<Buffer> for FbaSpec {
+    type Cfg = Fba;
+    fn resolve(&self, path: &str, buffer: &Buffer) -> Result<Fba, ConfigError> {
+        let r = threshold_cells(path, &self.threshold, *buffer)?;
+        if Some(r as u32) == *buffer {
+            return err(
+                format!("{path}.threshold"),
+                "FBA needs R below the buffer size K (its limit divides by K - R)",
+            );
+        }
+        Ok(Fba {
+            r,
+            z: load_ratio_limit(path, self.z)?,
+        })
+    }
+}
+
+impl Build<Fba, ()> for Fba {
+    fn build(cfg: &Fba, _: &()) -> Self {
+        *cfg
+    }
 }
 
 impl DropPolicy for Fba {

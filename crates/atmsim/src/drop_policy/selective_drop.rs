@@ -4,15 +4,46 @@
 //! load ratio = Y_i / (X / N_a). Drop the complete frame of VC i if X > R and the load ratio
 //! exceeds Z. Seed 001's best values: Z = 0.8, R = 0.9 K.
 
-use super::{BufferView, DropPolicy};
+use super::{load_ratio_limit, threshold_cells, Buffer, BufferView, DropPolicy};
+use crate::config::ConfigError;
+use crate::registry::{Build, Resolve};
+use crate::units::Threshold;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Selective Drop with threshold `r` cells and load-ratio limit `z`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SelectiveDrop {
     /// R, cells.
     pub r: f64,
     /// Z.
     pub z: f64,
+}
+
+/// `kind = "selective_drop"`.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SelectiveDropSpec {
+    /// R, as a share of the buffer (`"90 %"`) or in cells.
+    pub threshold: Threshold,
+    /// Z, the load-ratio limit (dimensionless).
+    pub z: f64,
+}
+
+impl Resolve<Buffer> for SelectiveDropSpec {
+    type Cfg = SelectiveDrop;
+    fn resolve(&self, path: &str, buffer: &Buffer) -> Result<SelectiveDrop, ConfigError> {
+        Ok(SelectiveDrop {
+            r: threshold_cells(path, &self.threshold, *buffer)?,
+            z: load_ratio_limit(path, self.z)?,
+        })
+    }
+}
+
+impl Build<SelectiveDrop, ()> for SelectiveDrop {
+    fn build(cfg: &SelectiveDrop, _: &()) -> Self {
+        *cfg
+    }
 }
 
 impl DropPolicy for SelectiveDrop {

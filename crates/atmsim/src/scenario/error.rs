@@ -2,36 +2,11 @@
 
 use std::fmt;
 
-/// A scenario that cannot be run, with the key path that is wrong.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ScenarioError {
-    /// The key path, e.g. `connection[2].route` (empty for a whole-file syntax error).
-    pub path: String,
-    /// What is wrong: the value given and what is allowed.
-    pub message: String,
-}
-
-impl ScenarioError {
-    /// An error at `path`.
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError {
-            path: path.into(),
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
-        }
-    }
-}
-
-impl std::error::Error for ScenarioError {}
+/// A scenario that cannot be run, with the key path that is wrong (a [`ConfigError`]:
+/// the models report their own configuration errors with it).
+pub use crate::config::ConfigError as ScenarioError;
+#[doc(no_inline)]
+pub use crate::config::ConfigError;
 
 /// Errors of a run: a bad scenario, or a broken invariant (a bug, reported, never hidden).
 #[derive(Clone, Debug, PartialEq)]

@@ -1,20 +1,28 @@
-//! Scenario files: schema ([`schema`]), quantities with units ([`units`]), parsing,
-//! and validation into a resolved [`Scenario`] ([`resolve`]).
+//! Scenario files: the file schema ([`schema`]), parsing, and the assembler that turns a
+//! file into a resolved [`Scenario`] ([`resolve`], cut by topic). The models own their
+//! keys, defaults and checks; this layer sits above them and no model imports it.
 
+pub mod connection;
 pub mod error;
+pub mod fault;
+pub mod measurement;
+pub mod model;
+pub mod nodes;
+pub mod ports;
 pub mod resolve;
-pub mod resolve_abr;
+pub mod route;
 pub mod schema;
-/// Quantities with units (moved to the crate root so models can use them without the scenario layer).
+pub mod service;
+pub mod traffic;
+/// Quantities with units (at the crate root, so models use them without this layer).
 pub use crate::units;
 
-
 pub use error::{RunError, ScenarioError};
-pub use resolve::{
+pub use model::{
     ConnectionCfg, FaultCell, FaultCfg, NodeCfg, PolicyCfg, PortCfg, Scenario, ServiceClass,
     TcpApp, TcpParams,
 };
-pub use resolve_abr::{CellApp, VideoParams};
+pub use traffic::{CellApp, VideoParams};
 pub use schema::ScenarioFile;
 
 /// Parses a TOML scenario. Errors name the key path and, for syntax errors, the line.

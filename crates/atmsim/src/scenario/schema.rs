@@ -4,7 +4,11 @@
 //! Defaults are the values of the UBR+ study (seed 001) unless a field says otherwise.
 //! A JSON Schema for editors and docs is generated from these types (`atmsim schema`).
 
-use crate::units::{BufferSize, Bytes, Duration, Granularity, Length, Rate, Threshold, TickPhase};
+use crate::units::{BufferSize, Duration, Length, Rate};
+pub use crate::allocator::{AllocatorSpec, EricaSpec, KvrSpec, LoadAveraging};
+pub use crate::abr::config::{AbrSpec, SourcePolicySpec};
+pub use crate::drop_policy::PolicySpec;
+pub use crate::tcp::config::{CongestionSpec, TcpAppSpec, TcpSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -188,37 +192,6 @@ pub struct PortSpec {
     /// The ABR rate allocator (switch algorithm) run at this port.
     #[serde(default)]
     pub allocator: Option<AllocatorSpec>,
-}
-
-/// A buffer (drop) policy, chosen by `kind`. Seed 001; spec section 4.
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum PolicySpec {
-    /// Drop a cell only when the buffer is full.
-    TailDrop,
-    /// Partial Packet Discard: after a cell of a frame is lost, drop the rest of the frame
-    /// except its end-of-message cell.
-    Ppd,
-    /// Early Packet Discard: drop a whole new frame when occupancy X >= threshold R.
-    Epd {
-        /// R, as a share of the buffer (`"80 %"`) or in cells.
-        threshold: Threshold,
-    },
-    /// Selective Drop: drop a new frame of VC i when X > R and Y_i * N_a / X > Z.
-    SelectiveDrop {
-        /// R, as a share of the buffer (`"90 %"`) or in cells.
-        threshold: Threshold,
-        /// Z, the load-ratio limit (dimensionless).
-        z: f64,
-    },
-    /// Fair Buffer Allocation: drop a new frame of VC i when X > R and
-    /// Y_i * N_a / X > Z * (K - R) / (X - R).
-    Fba {
-        /// R, as a share of the buffer (`"50 %"`) or in cells.
-        threshold: Threshold,
-        /// Z (dimensionless).
-        z: f64,
-    },
 }
 
 /// ATM service category of a connection; output ports serve classes by strict priority
@@ -422,285 +395,61 @@ pub enum PeriodDistribution {
     Fixed,
 }
 
-/// The application above a TCP sender.
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum TcpAppSpec {
-    /// Infinite bulk transfer: the socket always has data (the default).
-    Bulk,
-    /// The worst-case generator of seed 002, section 3: one segment every
-    /// `segment_interval` from the connection's start, `segments` of them; then, at
-    /// `burst_at` (absolute simulation time), a write of `burst` bytes at once.
-    Periodic {
-        /// Time between segments written, e.g. `"1 ms"` (seed 002's t).
-        segment_interval: Duration,
-        /// Number of segments written one at a time (seed 002: 1000).
-        segments: u32,
-        /// Size of the final write (default `"0 B"`: none); seed 002 uses the maximum
-        /// window, 65536 B. Rounded up to whole segments.
-        #[serde(default)]
-        burst: Option<Bytes>,
-        /// When the final write happens (default: start + segments x segment_interval).
-        #[serde(default)]
-        burst_at: Option<Duration>,
-    },
-}
-
 /// A number of cells, written `"16 cells"`.
 pub type Cells = crate::units::CellCount;
 
-/// The rate policy of an ABR source end system.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SourcePolicySpec {
-    /// ATM Forum TM 4.0 section 5.10.4, rules 1-13 (the default).
-    #[default]
-    Tm40,
-    /// The UCSC source of seed 004 section 2.1 (spec 5.1): a forward RM cell after every
-    /// Nrm - 1 data cells; on a backward RM cell ACR <- min(ACR + Nrm x AIR, ER)
-    /// (additive increase, immediate decrease); no use-it-or-lose-it, no CRM/CDF, no Trm,
-    /// CI/NI ignored. Defaults: ICR = PCR / 50, AIR = 180 cells/s.
-    Ucsc,
-}
 
-/// ABR source end-system parameters (TM 4.0 section 5.10; spec ALGORITHMS.md 1.2).
-/// Every field is optional; defaults are the TM 4.0 ones.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AbrSpec {
-    /// Source rate policy: `"tm40"` (default) or `"ucsc"` (seed 004).
-    #[serde(default)]
-    pub policy: Option<SourcePolicySpec>,
-    /// UCSC policy: additive increase rate per cell sent; each backward RM cell raises
-    /// ACR by Nrm x AIR (default `"180 cells/s"`, seed 004 section 3).
-    #[serde(default)]
-    pub air: Option<Rate>,
-    /// Peak cell rate (default: the rate of the source's access link).
-    #[serde(default)]
-    pub pcr: Option<Rate>,
-    /// Minimum cell rate (default `"0 bps"`).
-    #[serde(default)]
-    pub mcr: Option<Rate>,
-    /// Initial cell rate (default: PCR).
-    #[serde(default)]
-    pub icr: Option<Rate>,
-    /// Rate increase factor, 0 < RIF <= 1 (default 1/16).
-    #[serde(default)]
-    pub rif: Option<f64>,
-    /// Rate decrease factor, 0 < RDF <= 1 (default 1/16).
-    #[serde(default)]
-    pub rdf: Option<f64>,
-    /// Cells per forward RM cell, 2 to 256 (default 32).
-    #[serde(default)]
-    pub nrm: Option<u32>,
-    /// Minimum in-rate cells between forward RM cells, at least 1 (default 2).
-    #[serde(default)]
-    pub mrm: Option<u32>,
-    /// Upper bound on the time between forward RM cells (default `"100 ms"`).
-    #[serde(default)]
-    pub trm: Option<Duration>,
-    /// Transient buffer exposure, cells (default 16777215).
-    #[serde(default)]
-    pub tbe: Option<u32>,
-    /// Forward RM cells allowed without a returning one (default ceil(TBE / Nrm)).
-    #[serde(default)]
-    pub crm: Option<u32>,
-    /// Cutoff decrease factor, 0 (rule 6 off) to 1 (default 1/16).
-    #[serde(default)]
-    pub cdf: Option<f64>,
-    /// ACR decrease time factor: rule 5's idle timeout (default `"500 ms"`).
-    #[serde(default)]
-    pub adtf: Option<Duration>,
-    /// Tagged cell rate: the rate of out-of-rate forward RM cells (default `"10 cells/s"`).
-    #[serde(default)]
-    pub tcr: Option<Rate>,
-    /// Fixed round-trip time; ICR is limited to TBE / FRTT (default `"0 s"`: no limit).
-    #[serde(default)]
-    pub frtt: Option<Duration>,
-    /// TCP traffic only: the most cells the source's AAL5 queue holds before TCP must
-    /// wait (back-pressure; the segment stays in the socket). Default: unlimited, as in
-    /// seeds 000 and 002 (no loss at the source). ACKs are never held back.
-    #[serde(default)]
-    pub source_queue: Option<Cells>,
-}
 
-/// An ABR rate allocator (switch algorithm), chosen by `kind`.
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum AllocatorSpec {
-    /// No ABR feedback from this port.
-    None,
-    /// ERICA (seed 003 section 4; spec section 2).
-    Erica(EricaSpec),
-    /// ERICA+ (seed 003 section 4.4; spec section 3): ERICA with a queue-control target.
-    EricaPlus(EricaSpec),
-    /// The "modified ERICA" of the TCP-over-ABR buffer studies (seed 000; spec 2.7):
-    /// ERICA whose option defaults are the three changes of ATMF 96-0517: no unneeded
-    /// spikes (fair share first, one ER per VC per interval), bursty sources counted
-    /// correctly (bidirectional counting, immediate fair-share update) and max-min
-    /// fairness (delta step). Every key of `erica` may still be set.
-    ModifiedErica(EricaSpec),
-    /// The Kalampoukas-Varma-Ramakrishnan O(1) allocator (seed 004 section 2.2, Figure
-    /// 2.1; spec section 5): runs on every forward RM cell, max-min fair at steady state,
-    /// needs no averaging interval. Connections open and close by signalling; VBR
-    /// connections with a `reserve` rate lower the bandwidth it allocates.
-    Kvr(KvrSpec),
-    /// Binary feedback: set EFCI on ABR data cells while the ABR queue is at or above
-    /// `threshold` (the destination turns it into CI).
-    Efci {
-        /// Queue threshold, e.g. `"50 cells"`.
-        threshold: Cells,
-    },
-}
+use crate::registry::Registered;
 
-/// Options of the KVR allocator (seed 004 section 2.2; spec section 5).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KvrSpec {
-    /// Share of the link rate ABR may be allocated, 0 < U <= 1 (default 1.0: seed 004's
-    /// "target link utilization is set at 100 %"). VBR reservations are subtracted.
-    #[serde(default)]
-    pub target_utilization: Option<f64>,
-    /// Also lower the ER of backward RM cells to the allocation the VC could get now
-    /// (seed 004 section 4.1's suggested improvement; default false).
-    #[serde(default)]
-    pub update_backward_rm: Option<bool>,
-}
+/// Service categories (`connection.service`), in priority order.
+pub const SERVICES: &[Registered] = &[
+    Registered { name: "cbr", doc: "constant bit rate: highest priority (cbr and on_off cell traffic)" },
+    Registered { name: "vbr", doc: "variable bit rate: second priority (on_off, video; reserve signalled to KVR)" },
+    Registered { name: "abr", doc: "available bit rate: TM 4.0 or UCSC end systems, RM cells, the ports' allocators" },
+    Registered { name: "ubr", doc: "unspecified bit rate: lowest priority, the buffer policies decide (default)" },
+];
 
-/// ERICA and ERICA+ options (seed 003 sections 4.1-4.4; spec sections 2 and 3).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct EricaSpec {
-    /// Target utilization U, 0 < U <= 1 (ERICA; default 0.9). ERICA+ targets a queueing
-    /// delay instead and refuses this key.
-    #[serde(default)]
-    pub target_utilization: Option<f64>,
-    /// Averaging interval: ends after this many ABR cells... (default `"100 cells"`)
-    #[serde(default)]
-    pub interval_cells: Option<Cells>,
-    /// ...or after this time, whichever comes first (default `"1 ms"`).
-    #[serde(default)]
-    pub interval_time: Option<Duration>,
-    /// Max-min enhancement (seed 003 4.2): under load z <= 1 + delta, allocate at least
-    /// the largest allocation of the previous interval (default true).
-    #[serde(default)]
-    pub max_min: Option<bool>,
-    /// delta of the max-min enhancement (default 0.1).
-    #[serde(default)]
-    pub delta: Option<f64>,
-    /// Fair share first (seed 003 4.3): a VC below FairShare rises to FairShare only
-    /// (default true).
-    #[serde(default)]
-    pub fair_share_first: Option<bool>,
-    /// Count a VC as active when its backward RM cell passes (seed 003 4.4; default false).
-    #[serde(default)]
-    pub bidirectional_counting: Option<bool>,
-    /// Decay factor for averaging the number of active sources, 0 < d < 1
-    /// (seed 003 4.4; default: no averaging).
-    #[serde(default)]
-    pub source_averaging: Option<f64>,
-    /// A newly seen VC updates FairShare at once (spec 2.4; default false).
-    #[serde(default)]
-    pub immediate_fair_share: Option<bool>,
-    /// Measure each VC's rate over the interval instead of reading CCR from forward RM
-    /// cells (seed 003 4.4; default false).
-    #[serde(default)]
-    pub per_vc_ccr: Option<bool>,
-    /// Load-factor averaging: `"none"` (default), `"ratio"` (EWMA of z) or `"counts"`
-    /// (EWMA of cells and time, then divide; spec 2.5).
-    #[serde(default)]
-    pub load_averaging: Option<LoadAveraging>,
-    /// Weight of the newest interval in load averaging, 0 < alpha <= 1 (default 0.8).
-    #[serde(default)]
-    pub alpha: Option<f64>,
-    /// Give one ER per VC per averaging interval (spec 2.6; default true).
-    #[serde(default)]
-    pub one_er_per_interval: Option<bool>,
-    /// Count backward RM cells entering the port as ABR input (spec 9.2; default true).
-    #[serde(default)]
-    pub count_backward_rm: Option<bool>,
-    /// ERICA+ hyperbola parameter a, for queues above T0 (default 1.15).
-    #[serde(default)]
-    pub a: Option<f64>,
-    /// ERICA+ hyperbola parameter b, for queues below T0 (default 1.05).
-    #[serde(default)]
-    pub b: Option<f64>,
-    /// ERICA+ target queueing delay T0 (default `"500 us"`).
-    #[serde(default)]
-    pub t0: Option<Duration>,
-    /// ERICA+ queue drain limit factor, 0 < QDLF <= 1 (default 0.5).
-    #[serde(default)]
-    pub qdlf: Option<f64>,
-}
+/// Traffic kinds (`connection.traffic.kind`).
+pub const TRAFFIC: &[Registered] = &[
+    Registered { name: "tcp", doc: "TCP over UBR or ABR: bulk transfer, or application = periodic (seed 002)" },
+    Registered { name: "persistent", doc: "greedy cell source; rate_cap + cap_until make it ACR-retaining (seed 003 5.7)" },
+    Registered { name: "request_response", doc: "request cells, response cells back, think time (seed 003 5.5)" },
+    Registered { name: "on_off", doc: "deterministic on/off at a peak rate: VBR background (seed 003 5.6)" },
+    Registered { name: "cbr", doc: "constant cell rate" },
+    Registered { name: "sessions", doc: "greedy while open; the connection opens and closes by signalling (seed 004 6)" },
+    Registered { name: "video", doc: "Heyman teleconference video through a token bucket (seed 004 5.2)" },
+];
 
-/// How ERICA averages its load factor.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum LoadAveraging {
-    /// z of the last interval only.
-    None,
-    /// z <- (1 - alpha) z + alpha z_new.
-    Ratio,
-    /// Average ABR cells, capacity cells and interval length separately, then divide.
-    Counts,
-}
+/// TCP congestion control variants (`tcp.congestion`).
+pub const CONGESTION: &[Registered] = &[
+    Registered { name: "tahoe", doc: "slow start, congestion avoidance, timeouts; no fast retransmit (the seeds' TCP)" },
+    Registered { name: "reno", doc: "Tahoe plus fast retransmit and fast recovery (4.3BSD-Reno)" },
+];
 
-/// TCP congestion control variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CongestionSpec {
-    /// Slow start, congestion avoidance and timeouts; no fast retransmit or recovery
-    /// (the "vanilla" TCP of the OSU studies, seeds 000-002).
-    Tahoe,
-    /// Tahoe plus fast retransmit and fast recovery (4.3BSD-Reno).
-    Reno,
-}
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
 
-/// TCP parameters (spec section 6.1). Every field is optional; see the defaults.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TcpSpec {
-    /// Maximum segment size (TCP payload), default `"512 B"`.
-    #[serde(default)]
-    pub mss: Option<Bytes>,
-    /// Maximum window: receiver's advertised window and cap on cwnd, default `"64 KB"` (65536 B).
-    #[serde(default)]
-    pub window: Option<Bytes>,
-    /// Window scaling (RFC 1323). Windows above 65535 B need it (default true).
-    #[serde(default)]
-    pub window_scaling: Option<bool>,
-    /// `tahoe` (default) or `reno`.
-    #[serde(default)]
-    pub congestion: Option<CongestionSpec>,
-    /// Timer tick, e.g. `"100 ms"` (default, as in the seeds) or `"500 ms"`, or `"exact"`.
-    #[serde(default)]
-    pub timer_granularity: Option<Granularity>,
-    /// Retransmission timeout before any RTT sample (default `"3 s"`).
-    #[serde(default)]
-    pub rto_initial: Option<Duration>,
-    /// Smallest retransmission timeout (default: two timer ticks; 200 ms with exact timers).
-    #[serde(default)]
-    pub rto_min: Option<Duration>,
-    /// Largest retransmission timeout (default `"64 s"`).
-    #[serde(default)]
-    pub rto_max: Option<Duration>,
-    /// Delayed acknowledgements (default false, as in the seeds).
-    #[serde(default)]
-    pub delayed_ack: Option<bool>,
-    /// Delayed-ACK timer (default `"200 ms"`).
-    #[serde(default)]
-    pub delayed_ack_timeout: Option<Duration>,
-    /// Whether the receiver keeps segments that arrive out of order (BSD reassembly queue;
-    /// default true). With false it discards them, so every loss costs a go-back-N.
-    #[serde(default)]
-    pub keep_out_of_order: Option<bool>,
-    /// Initial slow-start threshold (default: the maximum window).
-    #[serde(default)]
-    pub initial_ssthresh: Option<Bytes>,
-    /// Phase of the connection's timer ticks (its retransmit timer, and the delayed-ACK
-    /// timer of its receiver): `"random"` (default: uniform over one tick, from the run seed
-    /// and the connection's name, as independent hosts would have; the seeds' topologies
-    /// have one connection per host), or a fixed offset such as `"0 s"`, which aligns them.
-    #[serde(default)]
-    pub tick_phase: Option<TickPhase>,
+    #[test]
+    fn listed_names_are_exactly_the_accepted_ones() {
+        for r in SERVICES {
+            let v: ServiceSpec = serde_json::from_str(&format!("{:?}", r.name)).unwrap();
+            assert_eq!(format!("{v:?}").to_lowercase(), r.name);
+        }
+        let e = serde_json::from_str::<ServiceSpec>("\"x\"").unwrap_err().to_string();
+        assert_eq!(e.matches('`').count() / 2 - 1, SERVICES.len(), "{e}");
+        for r in CONGESTION {
+            serde_json::from_str::<CongestionSpec>(&format!("{:?}", r.name)).unwrap();
+        }
+        let e = serde_json::from_str::<CongestionSpec>("\"x\"").unwrap_err().to_string();
+        assert_eq!(e.matches('`').count() / 2 - 1, CONGESTION.len(), "{e}");
+        let e = serde_json::from_str::<TrafficSpec>(r#"{"kind":"x"}"#)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e.matches('`').count() / 2 - 1, TRAFFIC.len(), "{e}");
+        for r in TRAFFIC {
+            assert!(e.contains(&format!("`{}`", r.name)), "{e}");
+        }
+    }
 }

@@ -8,6 +8,7 @@
 //! * [`rto`]: the Jacobson/Karels retransmission-timeout estimator, on coarse ticks
 //!   (100 ms in the seeds, 500 ms in BSD) or with exact timers.
 
+pub mod config;
 pub mod receiver;
 pub mod rto;
 pub mod sender;

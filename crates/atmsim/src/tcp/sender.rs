@@ -16,7 +16,7 @@
 //!   (cwnd = ssthresh + 3 MSS, +MSS per further duplicate, deflate on the next new ACK).
 
 use super::rto::RtoEstimator;
-use crate::scenario::TcpParams;
+use super::config::TcpParams;
 use atmsim_kernel::{time, Time};
 
 /// Counters of a sender.
@@ -111,8 +111,8 @@ impl TcpSender {
             timing: None,
             closed: false,
             app_limit: match p.app {
-                crate::scenario::TcpApp::Bulk => None,
-                crate::scenario::TcpApp::Periodic { .. } => Some(0),
+                crate::tcp::config::TcpApp::Bulk => None,
+                crate::tcp::config::TcpApp::Periodic { .. } => Some(0),
             },
             stats: TcpStats::default(),
         }
@@ -352,7 +352,7 @@ mod tests {
             initial_ssthresh: 65536,
             keep_out_of_order: true,
             tick_phase: Some(0),
-            app: crate::scenario::TcpApp::Bulk,
+            app: crate::tcp::config::TcpApp::Bulk,
         }
     }
 
@@ -361,7 +361,7 @@ mod tests {
         // Seed 002's generator: the sender sends only what the application wrote, while
         // cwnd still grows by one MSS per ACK in slow start.
         let mut p = params(false);
-        p.app = crate::scenario::TcpApp::Periodic {
+        p.app = crate::tcp::config::TcpApp::Periodic {
             interval: PS_PER_MS,
             segments: 3,
             burst_segments: 0,

@@ -1,0 +1,140 @@
+//! Configuration errors and the validators every model's configuration shares.
+//!
+//! Models own their configuration (see [`crate::registry`]): each keeps its user-facing
+//! spec (what a scenario file says), its resolved config with `impl Default` (the paper's
+//! values, with the seed's section) and the check from one to the other next to its code.
+//! They report problems as a [`ConfigError`] that names the key path, the value given and
+//! what is allowed; the scenario layer ([`crate::scenario`]) only assembles them.
+
+use std::fmt;
+
+/// A configuration that cannot be run, with the key path that is wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigError {
+    /// The key path, e.g. `connection[2].route` (empty for a whole-file syntax error).
+    pub path: String,
+    /// What is wrong: the value given and what is allowed.
+    pub message: String,
+}
+
+impl ConfigError {
+    /// An error at `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// `Err(ConfigError)` at `path`.
+pub fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, ConfigError> {
+    Err(ConfigError::new(path, msg))
+}
+
+/// `path.key`, or `key` when `path` is empty.
+pub fn key(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// A fraction in (0, 1] (or [0, 1] with `zero_ok`), e.g. a target utilization:
+/// `v` or the default `def`; the message names `key` and the range.
+pub fn unit_fraction(
+    path: &str,
+    name: &str,
+    v: Option<f64>,
+    def: f64,
+    zero_ok: bool,
+) -> Result<f64, ConfigError> {
+    let x = v.unwrap_or(def);
+    if !(x.is_finite() && x <= 1.0 && (x > 0.0 || (zero_ok && x == 0.0))) {
+        let range = if zero_ok { "[0, 1]" } else { "(0, 1]" };
+        return err(
+            key(path, name),
+            format!("{x} is not allowed; {name} must be in {range}"),
+        );
+    }
+    Ok(x)
+}
+
+/// A value that falls back from a connection's own table to a `defaults.` table; the
+/// error path names where the value came from.
+pub struct Pick<'a, T> {
+    /// The connection's own table, e.g. `connection[3].abr`.
+    pub own_path: &'a str,
+    /// The defaults table, e.g. `defaults.abr`.
+    pub default_path: &'a str,
+    /// The connection's table.
+    pub own: &'a T,
+    /// The defaults table.
+    pub default: &'a T,
+}
+
+impl<'a, T> Pick<'a, T> {
+    /// The value of field `name` (read by `get`) and the key path it came from.
+    pub fn get<V: Clone>(&self, name: &str, get: impl Fn(&T) -> &Option<V>) -> (Option<V>, String) {
+        match (get(self.own), get(self.default)) {
+            (Some(v), _) => (Some(v.clone()), key(self.own_path, name)),
+            (None, Some(v)) => (Some(v.clone()), key(self.default_path, name)),
+            (None, None) => (None, key(self.own_path, name)),
+        }
+    }
+}
+
+/// The names of `items` as a quoted list, cut after 12 (for "defined are ..." messages).
+pub fn name_list(names: &[&str]) -> String {
+    const MAX: usize = 12;
+    let mut s = names
+        .iter()
+        .take(MAX)
+        .map(|n| format!("{n:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > MAX {
+        s.push_str(&format!(", ... ({} in all)", names.len()));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fractions_name_key_and_range() {
+        assert_eq!(unit_fraction("p", "u", None, 0.9, false), Ok(0.9));
+        let e = unit_fraction("p", "u", Some(0.0), 0.9, false).unwrap_err();
+        assert_eq!(e.to_string(), "p.u: 0 is not allowed; u must be in (0, 1]");
+        assert_eq!(unit_fraction("p", "u", Some(0.0), 0.9, true), Ok(0.0));
+        assert!(unit_fraction("p", "u", Some(f64::NAN), 0.9, true).is_err());
+    }
+
+    #[test]
+    fn pick_names_where_a_value_came_from() {
+        let own = (None::<u32>,);
+        let def = (Some(7u32),);
+        let p = Pick {
+            own_path: "connection[0].abr",
+            default_path: "defaults.abr",
+            own: &own,
+            default: &def,
+        };
+        assert_eq!(p.get("nrm", |t| &t.0), (Some(7), "defaults.abr.nrm".into()));
+    }
+}

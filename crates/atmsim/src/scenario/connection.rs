@@ -1,0 +1,199 @@
+//! `[[connection]]`: names, end hosts, route, timing, service, and the traffic with its
+//! TCP and ABR parameters.
+
+use super::model::{ConnectionCfg, ServiceClass};
+use super::nodes::Nodes;
+use super::ports::Ports;
+use super::schema::{ConnectionSpec, NodeKind, ScenarioFile, SetupSpec, TrafficSpec};
+use super::traffic::resolve_cell_app;
+use super::{route, service};
+use crate::abr::config::{resolve_abr, AbrSpec};
+use crate::abr::AbrParams;
+use crate::cell::CELL_BITS;
+use crate::config::{err, ConfigError};
+use crate::tcp::config::{resolve_tcp, resolve_tcp_app, TcpParams, TcpSpec};
+use atmsim_kernel::Time;
+use std::collections::BTreeMap;
+
+/// Connection names -> index.
+pub type ConnNames<'f> = BTreeMap<&'f str, usize>;
+
+/// Resolves every connection (at least one), with unique names.
+pub fn resolve_all<'f>(
+    f: &'f ScenarioFile,
+    nodes: &Nodes,
+    ports: &Ports,
+) -> Result<(Vec<ConnectionCfg>, ConnNames<'f>), ConfigError> {
+    if f.connection.is_empty() {
+        return err("connection", "no connections are defined; add [[connection]] tables");
+    }
+    let defaults = Defaults {
+        tcp: f.defaults.tcp.clone().unwrap_or_default(),
+        abr: f.defaults.abr.clone().unwrap_or_default(),
+    };
+    let mut names = BTreeMap::new();
+    let mut out = Vec::with_capacity(f.connection.len());
+    for (i, c) in f.connection.iter().enumerate() {
+        let p = format!("connection[{i}]");
+        if c.name.trim().is_empty() {
+            return err(format!("{p}.name"), "must not be empty");
+        }
+        if names.insert(c.name.as_str(), i).is_some() {
+            return err(
+                format!("{p}.name"),
+                format!("{:?} is used twice; connection names must be unique", c.name),
+            );
+        }
+        out.push(resolve_one(&p, c, nodes, ports, &defaults)?);
+    }
+    Ok((out, names))
+}
+
+struct Defaults {
+    tcp: TcpSpec,
+    abr: AbrSpec,
+}
+
+fn resolve_one(
+    p: &str,
+    c: &ConnectionSpec,
+    nodes: &Nodes,
+    ports: &Ports,
+    d: &Defaults,
+) -> Result<ConnectionCfg, ConfigError> {
+    let (from, to) = ends(p, c, nodes)?;
+    let route = route::resolve(p, c, from, to, nodes, ports)?;
+    let fwd_ports: Vec<usize> = route.windows(2).map(|w| ports.index[&(w[0], w[1])]).collect();
+    let bwd_ports: Vec<usize> = route
+        .windows(2)
+        .rev()
+        .map(|w| ports.index[&(w[1], w[0])])
+        .collect();
+    let (start, stop) = timing(p, c)?;
+    let class = service::class_of(c.service);
+    service::check_class(p, class, &c.traffic)?;
+    let app = resolve_cell_app(&format!("{p}.traffic"), &c.traffic, start)?;
+    let reserve = service::reserve(p, class, c.reserve)?;
+    let access = ports.cfg[fwd_ports[0]].rate_bps as f64 / CELL_BITS as f64;
+    let mut abr = abr_params(p, c, class, &d.abr, access)?;
+    let tcp = tcp_params(p, c, start, &d.tcp, abr.as_mut())?;
+    Ok(ConnectionCfg {
+        name: c.name.clone(),
+        from,
+        to,
+        route,
+        fwd_ports,
+        bwd_ports,
+        class,
+        start,
+        stop,
+        llc_snap: c.llc_snap.unwrap_or(true),
+        tcp,
+        app,
+        abr,
+        reserve,
+        pre_established: c.setup == Some(SetupSpec::PreEstablished),
+    })
+}
+
+/// Source and destination: two different hosts.
+fn ends(p: &str, c: &ConnectionSpec, nodes: &Nodes) -> Result<(usize, usize), ConfigError> {
+    let from = nodes.find(format!("{p}.from"), &c.from)?;
+    let to = nodes.find(format!("{p}.to"), &c.to)?;
+    for (key, n) in [("from", from), ("to", to)] {
+        if nodes.cfg[n].kind != NodeKind::Host {
+            return err(
+                format!("{p}.{key}"),
+                format!("{:?} is a switch; connections start and end at hosts", nodes.cfg[n].name),
+            );
+        }
+    }
+    if from == to {
+        return err(
+            format!("{p}.to"),
+            format!("{:?} is also the source; a connection needs two different hosts", c.to),
+        );
+    }
+    Ok((from, to))
+}
+
+/// Start (default 0 s) and an optional stop after it.
+fn timing(p: &str, c: &ConnectionSpec) -> Result<(Time, Option<Time>), ConfigError> {
+    let start = c.start.map(|d| d.ps()).unwrap_or(0);
+    let stop = c.stop.map(|d| d.ps());
+    if let (Some(st), Some(given)) = (stop, c.stop) {
+        if st <= start {
+            return err(
+                format!("{p}.stop"),
+                format!(
+                    "{given} is not after start = {}",
+                    c.start.map(|d| d.to_string()).unwrap_or("0 s".into())
+                ),
+            );
+        }
+    }
+    Ok((start, stop))
+}
+
+/// ABR source parameters for an ABR connection; an `abr` table on any other is refused.
+fn abr_params(
+    p: &str,
+    c: &ConnectionSpec,
+    class: ServiceClass,
+    defaults: &AbrSpec,
+    access: f64,
+) -> Result<Option<AbrParams>, ConfigError> {
+    if class == ServiceClass::Abr {
+        let own = c.abr.clone().unwrap_or_default();
+        return Ok(Some(resolve_abr(&format!("{p}.abr"), &own, defaults, access)?));
+    }
+    if c.abr.is_some() {
+        return err(
+            format!("{p}.abr"),
+            format!(
+                "ABR parameters are set but service = {:?}; use service = \"abr\" or remove the abr table",
+                service::class_name(class)
+            ),
+        );
+    }
+    Ok(None)
+}
+
+/// TCP parameters of TCP traffic (over ABR: a source queue holds at least one segment);
+/// for cell-level traffic, none, and `abr.source_queue` only from the defaults.
+fn tcp_params(
+    p: &str,
+    c: &ConnectionSpec,
+    start: Time,
+    defaults: &TcpSpec,
+    abr: Option<&mut AbrParams>,
+) -> Result<Option<TcpParams>, ConfigError> {
+    let TrafficSpec::Tcp { tcp, application } = &c.traffic else {
+        if let Some(a) = abr {
+            a.source_queue = None;
+        }
+        if c.abr.as_ref().is_some_and(|a| a.source_queue.is_some()) {
+            return err(
+                format!("{p}.abr.source_queue"),
+                "is only for tcp traffic (cell-level applications keep their own backlog); remove it",
+            );
+        }
+        return Ok(None);
+    };
+    let own = tcp.clone().unwrap_or_default();
+    let mut t = resolve_tcp(&format!("{p}.traffic.tcp"), &own, defaults)?;
+    t.app = resolve_tcp_app(&format!("{p}.traffic.application"), application.as_ref(), start, t.mss)?;
+    if let Some(q) = abr.and_then(|a| a.source_queue) {
+        let seg = crate::aal5::cells_for_segment(t.mss, c.llc_snap.unwrap_or(true));
+        if q < seg as u64 {
+            return err(
+                format!("{p}.abr.source_queue"),
+                format!(
+                    "{q} cells is below one segment ({seg} cells for MSS {} B); allowed: {seg} cells or more, or omit it for unlimited",
+                    t.mss
+                ),
+            );
+        }
+    }
+    Ok(Some(t))
+}

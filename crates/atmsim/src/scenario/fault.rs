@@ -1,0 +1,102 @@
+//! `[[fault]]`: cells of a connection lost on purpose (seed 004 section 4.2).
+
+use super::connection::ConnNames;
+use super::model::{ConnectionCfg, FaultCell, FaultCfg, PortCfg};
+use super::nodes::Nodes;
+use super::schema::{DirectionSpec, FaultCellSpec, FaultSpec};
+use crate::config::{err, name_list, ConfigError};
+use atmsim_kernel::Time;
+
+/// Everything a fault is checked against.
+pub struct FaultCtx<'a> {
+    /// Connection names.
+    pub names: &'a ConnNames<'a>,
+    /// The resolved connections.
+    pub connections: &'a [ConnectionCfg],
+    /// The resolved ports.
+    pub ports: &'a [PortCfg],
+    /// The nodes.
+    pub nodes: &'a Nodes<'a>,
+    /// The run length.
+    pub duration: Time,
+    /// The run length as written, for messages.
+    pub duration_text: String,
+}
+
+/// Resolves every fault.
+pub fn resolve_all(faults: &[FaultSpec], ctx: &FaultCtx) -> Result<Vec<FaultCfg>, ConfigError> {
+    faults
+        .iter()
+        .enumerate()
+        .map(|(i, ft)| resolve_one(&format!("fault[{i}]"), ft, ctx))
+        .collect()
+}
+
+/// A fault: a known connection, a node that sends its cells in that direction, at least
+/// one cell, no later than the end of the run.
+fn resolve_one(p: &str, ft: &FaultSpec, ctx: &FaultCtx) -> Result<FaultCfg, ConfigError> {
+    let Some(&c) = ctx.names.get(ft.connection.as_str()) else {
+        let names: Vec<&str> = ctx.names.keys().copied().collect();
+        return err(
+            format!("{p}.connection"),
+            format!("{:?} is not a connection; connections: {}", ft.connection, name_list(&names)),
+        );
+    };
+    let conn = &ctx.connections[c];
+    let (flow, ports_of) = if ft.direction == Some(DirectionSpec::Reverse) {
+        (2 * c + 1, &conn.bwd_ports)
+    } else {
+        (2 * c, &conn.fwd_ports)
+    };
+    let port = match &ft.node {
+        None => ports_of[0],
+        Some(name) => port_at(p, ft, name, ports_of, ctx)?,
+    };
+    let count = ft.count.unwrap_or(1);
+    if count == 0 {
+        return err(format!("{p}.count"), "0 is not allowed; at least 1 cell");
+    }
+    if ft.at.ps() > ctx.duration {
+        return err(
+            format!("{p}.at"),
+            format!("{} is after the end of the run ({})", ft.at, ctx.duration_text),
+        );
+    }
+    Ok(FaultCfg {
+        flow,
+        port,
+        at: ft.at.ps(),
+        cell: match ft.cell.unwrap_or_default() {
+            FaultCellSpec::Data => FaultCell::Data,
+            FaultCellSpec::Rm => FaultCell::Rm,
+            FaultCellSpec::Any => FaultCell::Any,
+        },
+        count,
+    })
+}
+
+/// The output port of node `name` on the connection's path in the fault's direction.
+fn port_at(
+    p: &str,
+    ft: &FaultSpec,
+    name: &str,
+    ports_of: &[usize],
+    ctx: &FaultCtx,
+) -> Result<usize, ConfigError> {
+    let n = ctx.nodes.find(format!("{p}.node"), name)?;
+    if let Some(&q) = ports_of.iter().find(|&&q| ctx.ports[q].node == n) {
+        return Ok(q);
+    }
+    let on: Vec<&str> = ports_of
+        .iter()
+        .map(|&q| ctx.nodes.cfg[ctx.ports[q].node].name.as_str())
+        .collect();
+    err(
+        format!("{p}.node"),
+        format!(
+            "{name:?} sends no cells of connection {:?} in that direction; allowed: {}",
+            ft.connection,
+            name_list(&on)
+        ),
+    )
+}

@@ -1,0 +1,60 @@
+//! `[[node]]`: hosts and switches, with unique names.
+
+use super::model::NodeCfg;
+use super::schema::{NodeKind, NodeSpec};
+use crate::config::{err, name_list, ConfigError};
+use std::collections::BTreeMap;
+
+/// The resolved nodes and a name index.
+pub struct Nodes<'f> {
+    /// The nodes, in file order.
+    pub cfg: Vec<NodeCfg>,
+    index: BTreeMap<&'f str, usize>,
+    names: Vec<&'f str>,
+}
+
+impl<'f> Nodes<'f> {
+    /// Checks that there are nodes and that their names are non-empty and unique.
+    pub fn resolve(specs: &'f [NodeSpec]) -> Result<Nodes<'f>, ConfigError> {
+        if specs.is_empty() {
+            return err("node", "no nodes are defined; add [[node]] tables with a name and kind = \"host\" or \"switch\"");
+        }
+        let mut index = BTreeMap::new();
+        let mut cfg = Vec::with_capacity(specs.len());
+        for (i, n) in specs.iter().enumerate() {
+            if n.name.trim().is_empty() {
+                return err(format!("node[{i}].name"), "must not be empty");
+            }
+            if index.insert(n.name.as_str(), i).is_some() {
+                return err(
+                    format!("node[{i}].name"),
+                    format!("{:?} is defined twice; node names must be unique", n.name),
+                );
+            }
+            cfg.push(NodeCfg {
+                name: n.name.clone(),
+                kind: n.kind,
+            });
+        }
+        let names = specs.iter().map(|n| n.name.as_str()).collect();
+        Ok(Nodes { cfg, index, names })
+    }
+
+    /// The index of node `name`, or an error at `path` listing the defined nodes.
+    pub fn find(&self, path: String, name: &str) -> Result<usize, ConfigError> {
+        self.index.get(name).copied().ok_or_else(|| {
+            ConfigError::new(
+                path,
+                format!(
+                    "node {name:?} is not defined; defined nodes are {}",
+                    name_list(&self.names)
+                ),
+            )
+        })
+    }
+
+    /// Whether node `i` is a switch.
+    pub fn is_switch(&self, i: usize) -> bool {
+        self.cfg[i].kind == NodeKind::Switch
+    }
+}

@@ -1,0 +1,223 @@
+//! `[[link]]` and `[[port]]`: every link gives one output port per direction; `[[port]]`
+//! tables and `[defaults]` set their buffer, drop policy and rate allocator.
+
+use super::model::{PortCfg, DEFAULT_LINK_RATE_BPS, PS_PER_KM};
+use super::nodes::Nodes;
+use super::schema::{LinkSpec, PortSpec, ScenarioFile};
+use crate::allocator::{AllocatorCfg, AllocatorSpec};
+use crate::cell::CELL_BITS;
+use crate::config::{err, ConfigError};
+use crate::drop_policy::{PolicyCfg, PolicySpec};
+use crate::units::BufferSize;
+use atmsim_kernel::Time;
+use std::collections::BTreeMap;
+
+/// The resolved ports and an index by (node, neighbour).
+pub struct Ports {
+    /// The ports: link i gives ports 2i (first node to second) and 2i + 1.
+    pub cfg: Vec<PortCfg>,
+    /// (owning node, neighbour) -> port.
+    pub index: BTreeMap<(usize, usize), usize>,
+}
+
+/// What `[defaults]` gives every switch port.
+struct PortDefaults {
+    rate: f64,
+    buffer: BufferSize,
+    policy: PolicySpec,
+    allocator: AllocatorCfg,
+}
+
+/// Resolves links into ports, applies the `[[port]]` tables, then gives every switch
+/// port without one the default policy (policies come last: a port may set the finite
+/// buffer that a threshold policy needs).
+pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
+    let d = port_defaults(f)?;
+    let mut ports = Ports {
+        cfg: Vec::new(),
+        index: BTreeMap::new(),
+    };
+    for (i, l) in f.link.iter().enumerate() {
+        add_link(&mut ports, i, l, nodes, &d)?;
+    }
+    let mut set_by: Vec<Option<String>> = vec![None; ports.cfg.len()];
+    for (i, ps) in f.port.iter().enumerate() {
+        apply_port(&mut ports, &mut set_by, i, ps, nodes, &d)?;
+    }
+    for (pi, port) in ports.cfg.iter_mut().enumerate() {
+        if set_by[pi].is_none() && nodes.is_switch(port.node) {
+            port.policy = default_policy(&d, port.buffer, &format!("port {}", port.name))?;
+        }
+    }
+    if let BufferSize::Cells(0) = d.buffer {
+        return err(
+            "defaults.switch_buffer",
+            "0 cells would drop every cell; allowed: at least 1 cell, or \"unlimited\"",
+        );
+    }
+    Ok(ports)
+}
+
+fn port_defaults(f: &ScenarioFile) -> Result<PortDefaults, ConfigError> {
+    let rate = f
+        .defaults
+        .link_rate
+        .map(|r| r.bps())
+        .unwrap_or(DEFAULT_LINK_RATE_BPS);
+    if rate <= 0.0 {
+        return err("defaults.link_rate", "must be above 0 bps");
+    }
+    let allocator = match &f.defaults.allocator {
+        Some(a) => a.resolve("defaults.allocator", &())?,
+        None => AllocatorCfg::default(),
+    };
+    Ok(PortDefaults {
+        rate,
+        buffer: f.defaults.switch_buffer.unwrap_or(BufferSize::Unlimited),
+        policy: f.defaults.policy.clone().unwrap_or_default(),
+        allocator,
+    })
+}
+
+/// The default policy at a port with `buffer`; an error names the port (`at`).
+fn default_policy(d: &PortDefaults, buffer: Option<u32>, at: &str) -> Result<PolicyCfg, ConfigError> {
+    d.policy
+        .resolve("defaults.policy", &buffer)
+        .map_err(|e| ConfigError::new(e.path, format!("{} (at {at})", e.message)))
+}
+
+fn cells(b: BufferSize) -> Option<u32> {
+    match b {
+        BufferSize::Cells(n) => Some(n),
+        BufferSize::Unlimited => None,
+    }
+}
+
+/// Link `i`: two different nodes, at most one link between them, a rate of at least one
+/// cell per second, a length (5 us per km) or a delay.
+fn add_link(
+    ports: &mut Ports,
+    i: usize,
+    l: &LinkSpec,
+    nodes: &Nodes,
+    d: &PortDefaults,
+) -> Result<(), ConfigError> {
+    let a = nodes.find(format!("link[{i}].between[0]"), &l.between[0])?;
+    let b = nodes.find(format!("link[{i}].between[1]"), &l.between[1])?;
+    if a == b {
+        return err(
+            format!("link[{i}].between"),
+            format!("joins {:?} to itself; a link needs two different nodes", l.between[0]),
+        );
+    }
+    let rate = l.rate.map(|r| r.bps()).unwrap_or(d.rate);
+    if rate < CELL_BITS as f64 {
+        let (key, given) = match l.rate {
+            Some(r) => (format!("link[{i}].rate"), r.to_string()),
+            None => ("defaults.link_rate".to_string(), format!("{rate} bps")),
+        };
+        return err(
+            key,
+            format!("{given} is below one cell per second; allowed: at least {CELL_BITS} bps"),
+        );
+    }
+    let prop = match (l.length, l.delay) {
+        (Some(_), Some(_)) => {
+            return err(
+                format!("link[{i}]"),
+                "sets both length and delay; give one of them (length implies 5 us per km)",
+            )
+        }
+        (Some(len), None) => (len.0 / 1000.0 * PS_PER_KM).round() as Time,
+        (None, Some(t)) => t.ps(),
+        (None, None) => 0,
+    };
+    for (from, to) in [(a, b), (b, a)] {
+        if ports.index.contains_key(&(from, to)) {
+            return err(
+                format!("link[{i}].between"),
+                format!(
+                    "{:?} and {:?} are already linked; at most one link joins two nodes",
+                    l.between[0], l.between[1]
+                ),
+            );
+        }
+        let switch = nodes.is_switch(from);
+        ports.index.insert((from, to), ports.cfg.len());
+        ports.cfg.push(PortCfg {
+            name: format!("{}->{}", nodes.cfg[from].name, nodes.cfg[to].name),
+            node: from,
+            toward: to,
+            rate_bps: rate.round() as u64,
+            prop,
+            buffer: if switch { cells(d.buffer) } else { None },
+            policy: PolicyCfg::default(),
+            allocator: if switch { d.allocator.clone() } else { AllocatorCfg::default() },
+        });
+    }
+    Ok(())
+}
+
+/// `[[port]]` table `i`: an existing port, set once; allocators only at switches; a
+/// buffer of at least one cell; the policy resolved against the port's buffer.
+fn apply_port(
+    ports: &mut Ports,
+    set_by: &mut [Option<String>],
+    i: usize,
+    ps: &PortSpec,
+    nodes: &Nodes,
+    d: &PortDefaults,
+) -> Result<(), ConfigError> {
+    let a = nodes.find(format!("port[{i}].node"), &ps.node)?;
+    let b = nodes.find(format!("port[{i}].toward"), &ps.toward)?;
+    let Some(&pi) = ports.index.get(&(a, b)) else {
+        return err(
+            format!("port[{i}].toward"),
+            format!("no link joins {:?} to {:?}; add a [[link]] between them first", ps.node, ps.toward),
+        );
+    };
+    let port = &mut ports.cfg[pi];
+    if let Some(prev) = &set_by[pi] {
+        return err(
+            format!("port[{i}]"),
+            format!("port {} is already set by {prev}; set each port once", port.name),
+        );
+    }
+    set_by[pi] = Some(format!("port[{i}]"));
+    if let Some(al) = &ps.allocator {
+        port.allocator = port_allocator(i, al, nodes.is_switch(a), &ps.node)?;
+    }
+    if let Some(b) = ps.buffer {
+        if b == BufferSize::Cells(0) {
+            return err(
+                format!("port[{i}].buffer"),
+                "0 cells would drop every cell; allowed: at least 1 cell, or \"unlimited\"",
+            );
+        }
+        port.buffer = cells(b);
+    }
+    port.policy = match &ps.policy {
+        Some(pol) => pol.resolve(&format!("port[{i}].policy"), &port.buffer)?,
+        None if nodes.is_switch(a) => {
+            default_policy(d, port.buffer, &format!("port[{i}], {}", port.name))?
+        }
+        None => PolicyCfg::default(),
+    };
+    Ok(())
+}
+
+fn port_allocator(
+    i: usize,
+    al: &AllocatorSpec,
+    switch: bool,
+    node: &str,
+) -> Result<AllocatorCfg, ConfigError> {
+    let cfg = al.resolve(&format!("port[{i}].allocator"), &())?;
+    if !switch && cfg != AllocatorCfg::default() {
+        return err(
+            format!("port[{i}].allocator"),
+            format!("{node:?} is a host; rate allocators run at switch ports"),
+        );
+    }
+    Ok(cfg)
+}
