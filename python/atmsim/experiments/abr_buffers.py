@@ -25,6 +25,8 @@ import pandas as pd
 
 from ..result import RunResult
 from ..topology import n_source
+from . import checks
+from . import measure as measures
 from .base import Case, Experiment, markdown_table
 
 LINK_BPS = 155.52e6
@@ -243,7 +245,7 @@ def measure(row: Row, r: RunResult) -> Measured:
         peak = float(CHOICES["vbr_peak"].split()[0]) * 1e6
         left = 1.0 - 0.5 * peak / LINK_BPS
     eff = 100.0 * total / (MAX_TCP_BPS * left)
-    fair = float(total**2 / (len(tp) * (tp**2).sum())) if total > 0 else 0.0
+    fair = measures.jain(tp)
     ps = r.port_series
     s = ps[ps["port"] == BOTTLENECK]
     div = diverges(s["time_s"].to_numpy(), s["queue_cells"].to_numpy(), row.rtt_cells)
@@ -267,32 +269,28 @@ FAIR_MIN = 0.98
 SLOW_VBR_MS = 30.0  # "no VBR or slow VBR": periods of 30 ms and more
 
 
-def checks(row: Row, m: Measured) -> list[dict[str, Any]]:
+def judge(row: Row, m: Measured) -> list[dict[str, Any]]:
     """Comparison rows (published vs simulated, with a verdict) for one row."""
     p = row.published
     out: list[dict[str, Any]] = []
 
-    def add(metric: str, published: Any, simulated: Any, verdict: str) -> None:
-        out.append({"experiment": row.table, "case": row.key, "metric": metric,
-                    "published": published, "simulated": simulated, "verdict": verdict})
+    def add(metric: str, published: Any, simulated: Any, ok: bool | None) -> None:
+        out.append(checks.row(row.table, row.key, metric, published, simulated, ok))
 
-    add("diverges", "yes" if p["diverges"] else "no", "yes" if m.diverges else "no",
-        "pass" if p["diverges"] == m.diverges else "fail")
+    add("diverges", "yes" if p["diverges"] else "no", "yes" if m.diverges else "no", p["diverges"] == m.diverges)
     if p["max_queue_cells"] is not None:
-        rel = m.max_queue_cells / p["max_queue_cells"] - 1
-        add("max_queue_cells", p["max_queue_cells"], m.max_queue_cells, "pass" if abs(rel) <= QUEUE_TOL else "fail")
-        add("max_queue_as_printed", p["max_queue_as_printed"], _as_printed(row, m), "info")
+        add("max_queue_cells", p["max_queue_cells"], m.max_queue_cells, checks.within_rel(m.max_queue_cells, p["max_queue_cells"], QUEUE_TOL))
+        add("max_queue_as_printed", p["max_queue_as_printed"], _as_printed(row, m), None)
     no_or_slow_vbr = row.vbr_ms is None or row.vbr_ms >= SLOW_VBR_MS
     if row.scheme == "modified_erica" and no_or_slow_vbr and not row.avg_interval:
-        add("max_queue_below_4_rtt", "< 4", round(m.max_queue_rtt, 3), "pass" if m.max_queue_rtt < 4 and not m.diverges else "fail")
+        add("max_queue_below_4_rtt", "< 4", round(m.max_queue_rtt, 3), m.max_queue_rtt < 4 and not m.diverges)
     if p["throughput_mbps"] is not None:
-        add("throughput_mbps", p["throughput_mbps"], round(m.throughput_mbps, 2), "info")
+        add("throughput_mbps", p["throughput_mbps"], round(m.throughput_mbps, 2), None)
     if p["efficiency_pct"] is not None:
-        add("efficiency_pct", p["efficiency_pct"], round(m.efficiency_pct, 2),
-            "pass" if abs(m.efficiency_pct - p["efficiency_pct"]) <= EFF_TOL else "fail")
+        add("efficiency_pct", p["efficiency_pct"], round(m.efficiency_pct, 2), checks.within_abs(m.efficiency_pct, p["efficiency_pct"], EFF_TOL))
     if p["fairness"] is not None:
-        add("fairness", p["fairness"], round(m.fairness, 4), "pass" if m.fairness >= FAIR_MIN else "fail")
-    add("cells_dropped", 0, m.cells_dropped, "pass" if m.cells_dropped == 0 else "fail")
+        add("fairness", p["fairness"], round(m.fairness, 4), m.fairness >= FAIR_MIN)
+    add("cells_dropped", 0, m.cells_dropped, m.cells_dropped == 0)
     return out
 
 
@@ -330,8 +328,8 @@ class AbrBuffers(Experiment):
         rows = []
         for r in ROWS:
             if r.key in results:
-                rows += checks(r, measure(r, results[r.key]))
-        return pd.DataFrame(rows, columns=["experiment", "case", "metric", "published", "simulated", "verdict"])
+                rows += judge(r, measure(r, results[r.key]))
+        return checks.frame(rows)
 
     def side_by_side(self, results: dict[str, RunResult]) -> pd.DataFrame:
         """One line per row: published and simulated figures next to each other."""

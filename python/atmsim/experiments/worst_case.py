@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..result import RunResult
 from ..topology import n_source
+from . import checks
 from .base import Case, Experiment, markdown_table
 
 BOTTLENECK = "sw1->sw2"
@@ -224,14 +225,12 @@ class WorstCase(Experiment):
         t1, t2 = self.tables(results)
         out: list[dict[str, Any]] = []
 
-        def add(case: str, metric: str, published: Any, simulated: Any, verdict: str) -> None:
-            out.append({"experiment": "worst-case", "case": case, "metric": metric, "published": published,
-                        "simulated": simulated, "verdict": verdict})
+        def add(case: str, metric: str, published: Any, simulated: Any, ok: bool | None) -> None:
+            out.append(checks.row("worst-case", case, metric, published, simulated, ok))
 
         for _, r in t1.iterrows():
-            ok = abs(r["simulated"] / r["published"] - 1) <= TABLE1_TOL
-            add(f"table1-N{r['N']}", "max_queue_cells", r["published"], r["simulated"],
-                ("pass" if ok else "fail") if r["N"] <= 20 else "info")
+            ok = checks.within_rel(r["simulated"], r["published"], TABLE1_TOL)
+            add(f"table1-N{r['N']}", "max_queue_cells", r["published"], r["simulated"], ok if r["N"] <= 20 else None)
         small = t1[t1["N"] <= 20]
         if len(small) >= 3:
             # Grows in proportion to N: a straight line fits max queue vs N (R^2 >= 0.99)
@@ -241,24 +240,24 @@ class WorstCase(Experiment):
             x, y = small["N"].to_numpy(float), small["simulated"].to_numpy(float)
             a, b = np.polyfit(x, y, 1)
             r2 = 1 - ((y - (a * x + b)) ** 2).sum() / ((y - y.mean()) ** 2).sum()
-            add("table1-N<=20", "linear_in_N_r2", ">= 0.99", round(float(r2), 5), "pass" if r2 >= 0.99 and a > 0 else "fail")
+            add("table1-N<=20", "linear_in_N_r2", ">= 0.99", round(float(r2), 5), bool(r2 >= 0.99 and a > 0))
             add("table1-N<=20", "cells_per_extra_source", round(float(np.polyfit(x, small["published"].to_numpy(float), 1)[0])),
-                round(float(a)), "info")
+                round(float(a)), None)
         if {20, 30}.issubset(set(t1["N"])):
             q20 = float(t1.loc[t1["N"] == 20, "simulated"].iloc[0])
             q30 = float(t1.loc[t1["N"] == 30, "simulated"].iloc[0])
-            add("table1-N20-N30", "drop_at_N30", "Q(30) < Q(20)", f"{q30:.0f} vs {q20:.0f}", "pass" if q30 < q20 else "fail")
+            add("table1-N20-N30", "drop_at_N30", "Q(30) < Q(20)", f"{q30:.0f} vs {q20:.0f}", q30 < q20)
         for _, r in t2.iterrows():
             case = f"table2-line{r['line']}-N{r['N']}"
-            add(case, "max_queue_cells", r["published"], r["simulated"], "info")
+            add(case, "max_queue_cells", r["published"], r["simulated"], None)
             if r["line"] in (3, 4):
                 # Judged against equation (1) as printed; the paper's own values deviate from
                 # it too (published / eq. (1) is shown as info).
-                rel = r["simulated"] / r["analytic_eq"] - 1
-                add(case, "vs_equation_1", round(r["analytic_eq"]), r["simulated"], "pass" if abs(rel) <= EQ1_TOL else "fail")
-                add(case, "published_over_equation_1", 1.0, round(r["published"] / r["analytic_eq"], 3), "info")
-                add(case, "vs_12_cell_burst_form", round(r["analytic_per_burst"]), r["simulated"], "info")
-        return pd.DataFrame(out, columns=["experiment", "case", "metric", "published", "simulated", "verdict"])
+                add(case, "vs_equation_1", round(r["analytic_eq"]), r["simulated"],
+                    checks.within_rel(r["simulated"], r["analytic_eq"], EQ1_TOL))
+                add(case, "published_over_equation_1", 1.0, round(r["published"] / r["analytic_eq"], 3), None)
+                add(case, "vs_12_cell_burst_form", round(r["analytic_per_burst"]), r["simulated"], None)
+        return checks.frame(out)
 
     def report(self, out: Path, comparison: pd.DataFrame, cases, results, quick: bool) -> str:
         import matplotlib
