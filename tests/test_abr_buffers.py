@@ -25,7 +25,7 @@ from atmsim.experiments.abr_buffers import (
     segments_for,
 )
 
-COLUMNS = ["experiment", "case", "metric", "published", "simulated", "verdict"]
+COLUMNS = ["experiment", "case", "metric", "published", "simulated", "verdict", "seed", "section", "quote", "class"]
 RTT30_CELLS = 0.030 * CELLS_PER_S  # 11 004 cells: one 30 ms RTT at 155.52 Mb/s
 T = np.arange(0.0, 2.0, 0.005)  # 2 s sampled every 5 ms, as in the reproduction
 

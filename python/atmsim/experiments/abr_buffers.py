@@ -265,7 +265,7 @@ def measure(row: Row, r: RunResult) -> Measured:
 NO_MAXMIN = "|no-max-min"
 QUEUE_TOL = 0.30  # max queue within 30 % of the published value (the issue's criterion)
 EFF_TOL = 5.0  # efficiency within 5 points
-FAIR_MIN = 0.98
+FAIR_TOL = 0.01  # fairness within 0.01 of the published value (was: >= 0.98; README, criteria changed)
 SLOW_VBR_MS = 30.0  # "no VBR or slow VBR": periods of 30 ms and more
 
 
@@ -289,7 +289,7 @@ def judge(row: Row, m: Measured) -> list[dict[str, Any]]:
     if p["efficiency_pct"] is not None:
         add("efficiency_pct", p["efficiency_pct"], round(m.efficiency_pct, 2), checks.within_abs(m.efficiency_pct, p["efficiency_pct"], EFF_TOL))
     if p["fairness"] is not None:
-        add("fairness", p["fairness"], round(m.fairness, 4), m.fairness >= FAIR_MIN)
+        add("fairness", p["fairness"], round(m.fairness, 4), checks.within_abs(m.fairness, p["fairness"], FAIR_TOL))
     add("cells_dropped", 0, m.cells_dropped, m.cells_dropped == 0)
     return out
 
@@ -304,6 +304,30 @@ def _as_printed(row: Row, m: Measured) -> str:
 
 
 ROWS = load_rows()
+
+#: ERICA's max-min band delta: no seed states it (seed 003 4.2: "a small fraction"); 0.1 is
+#: from secondary material. These values span what the literature calls small.
+DELTAS = (0.02, 0.05, 0.1, 0.2)
+
+
+def delta_sensitivity(deltas=DELTAS, workers: int | None = None) -> pd.DataFrame:
+    """Every judged row of the full reproduction under each max-min band ``delta``
+    (``atmsim/data/abr_buffers_delta.csv`` is this table; the fidelity ledger reads it)."""
+    from ..parallel import run_many
+
+    jobs = []
+    for d in deltas:
+        for r in ROWS:
+            sc = scenario_for(r)
+            sc["defaults"]["allocator"]["delta"] = d
+            jobs.append((f"{r.key}@{d}", sc))
+    res = run_many(jobs, workers=workers, progress=False)
+    out = []
+    for key, run in res.items():
+        k, d = key.split("@")
+        row = next(x for x in ROWS if x.key == k)
+        out += [{**c, "delta": float(d)} for c in judge(row, measure(row, run))]
+    return pd.DataFrame(out)
 
 
 class AbrBuffers(Experiment):
@@ -368,7 +392,7 @@ class AbrBuffers(Experiment):
         n_pass = int((judged["verdict"] == "pass").sum())
         lines = [f"# {self.title}", "", f"Source: {self.source}. Published rows: `atmsim/data/abr_buffer_requirements.csv`.", "",
                  f"**{n_pass} of {len(judged)} checks pass.** Max queue at the bottleneck port `{BOTTLENECK}` within "
-                 f"{QUEUE_TOL:.0%} of the published value; efficiency within {EFF_TOL:g} points; fairness >= {FAIR_MIN}; "
+                 f"{QUEUE_TOL:.0%} of the published value; efficiency within {EFF_TOL:g} points; fairness within {FAIR_TOL} of the published value; "
                  "max queue < 4 RTT for modified ERICA without VBR or with slow (>= 30 ms) VBR; divergence as published "
                  "(criterion: `abr_buffers.diverges`). RTT in cells = RTT x 366,792 cells/s.", ""]
         if quick:
