@@ -143,8 +143,11 @@ def cmd_reproduce(a) -> int:
         raise UserError(str(e.args[0])) from None
     out = Path(a.out or (f"results/{a.id}-quick" if a.quick else f"results/{a.id}"))
     try:
+        command = ["atmsim", "reproduce", a.id, "--out", str(out)] + (["--quick"] if a.quick else []) \
+            + (["--workers", str(a.workers)] if a.workers else []) + ["--backend", a.backend] \
+            + (["--address", a.address] if a.address else [])
         comparison = exp.run(out, quick=a.quick, workers=a.workers, progress=not a.no_progress,
-                             backend=a.backend, address=a.address)
+                             backend=a.backend, address=a.address, command=command)
     except ValueError as e:  # e.g. a --quick run aimed at a full run's folder
         raise UserError(str(e)) from None
     with pd_options():

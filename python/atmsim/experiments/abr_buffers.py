@@ -263,6 +263,13 @@ def measure(row: Row, r: RunResult) -> Measured:
 
 
 NO_MAXMIN = "|no-max-min"
+#: Seed 000, 'Observations About ABR': "No loss even with VBR. W/o VBR, 3×RTT buffers will do."
+#: Rows run again with finite buffers of 3 x RTT (no VBR) or 4 x RTT (slow VBR) cells.
+FINITE = "|finite-buffer"
+#: Seed 000, 'Summary': "For ERICA+, queue can be controlled to any desired level": the ERICA+
+#: row (1 ms VBR) run again with these target delays T0.
+T0_SWEEP_MS = (0.25, 0.5, 1.0, 2.0)
+T0_CASE = "|t0-"
 QUEUE_TOL = 0.30  # max queue within 30 % of the published value (the issue's criterion)
 EFF_TOL = 5.0  # efficiency within 5 points
 FAIR_TOL = 0.01  # fairness within 0.01 of the published value (was: >= 0.98; README, criteria changed)
@@ -305,6 +312,42 @@ def _as_printed(row: Row, m: Measured) -> str:
 
 ROWS = load_rows()
 
+def finite_buffer_rtts(row: Row) -> int | None:
+    """Buffer (in RTTs of cells) the seed says loses nothing for this row: 3 without VBR, 4
+    with slow VBR (>= 30 ms); None for rows the claim does not cover."""
+    if row.scheme != "modified_erica" or row.avg_interval or row.table == "feedback_delay":
+        return None
+    if row.vbr_ms is None:
+        return 3
+    return 4 if row.vbr_ms >= SLOW_VBR_MS else None
+
+
+def t0_row() -> Row:
+    """The ERICA+ row the T0 sweep varies: the vbr_fix ERICA+ row with 1 ms VBR."""
+    return next(r for r in ROWS if r.scheme.startswith("erica_plus") and r.vbr_ms == 1.0)
+
+
+def t0_sweep_rows(results: dict[str, RunResult]) -> list[dict[str, Any]]:
+    """Mean bottleneck queue over the second half of each T0 run, against T0 x link rate."""
+    plus = t0_row()
+    rows, means = [], []
+    for t0 in T0_SWEEP_MS:
+        r = results.get(plus.key + T0_CASE + f"{t0:g}ms")
+        if r is None:
+            continue
+        s = r.port_series
+        q = s[(s["port"] == BOTTLENECK)]
+        q = q[q["time_s"] > q["time_s"].max() / 2]["queue_cells"].mean()
+        target = t0 * 1e-3 * CELLS_PER_S
+        means.append(float(q))
+        rows.append(checks.row("t0_sweep", f"{plus.key} T0={t0:g}ms", "mean queue, second half (cells)",
+                               f"~T0 x link = {target:.0f} (x/÷ 2)", round(float(q), 1), checks.within_factor(float(q), target, 2.0)))
+    if len(means) >= 2:
+        rows.append(checks.row("t0_sweep", plus.key, "mean queue rises with T0", "increasing", " < ".join(f"{m:.0f}" for m in means),
+                               all(a < b for a, b in zip(means, means[1:]))))
+    return rows
+
+
 #: ERICA's max-min band delta: no seed states it (seed 003 4.2: "a small fraction"); 0.1 is
 #: from secondary material. These values span what the literature calls small.
 DELTAS = (0.02, 0.05, 0.1, 0.2)
@@ -346,6 +389,18 @@ class AbrBuffers(Experiment):
             sc = scenario_for(r, quick)
             sc["defaults"]["allocator"]["max_min"] = False
             out.append(Case(r.key + NO_MAXMIN, sc, {**meta, "variant": "max_min = false"}))
+            k = finite_buffer_rtts(r)
+            if k:
+                sc = scenario_for(r, quick)
+                sc["defaults"]["switch_buffer"] = f"{int(k * r.rtt_cells)} cells"
+                out.append(Case(r.key + FINITE, sc, {**meta, "variant": f"buffer {k} x RTT"}))
+        plus = t0_row()
+        for t0 in T0_SWEEP_MS:
+            sc = scenario_for(plus, quick)
+            sc["defaults"]["allocator"]["t0"] = f"{t0:g} ms"
+            out.append(Case(plus.key + T0_CASE + f"{t0:g}ms", sc, {"table": "t0_sweep", "scheme": plus.scheme, "sources": plus.sources,
+                                                                 "rtt_ms": plus.rtt_ms, "feedback_ms": plus.feedback_ms,
+                                                                 "vbr_ms": plus.vbr_ms, "variant": f"T0 = {t0:g} ms"}))
         return out
 
     def compare(self, cases, results) -> pd.DataFrame:
@@ -353,6 +408,13 @@ class AbrBuffers(Experiment):
         for r in ROWS:
             if r.key in results:
                 rows += judge(r, measure(r, results[r.key]))
+        for r in ROWS:
+            if r.key + FINITE in results:
+                k = finite_buffer_rtts(r)
+                dropped = int(results[r.key + FINITE].summary["cells_dropped"])
+                rows.append(checks.row("finite_buffers", r.key, f"cells_dropped with {k} x RTT buffers ({int(k * r.rtt_cells)} cells)",
+                                       0, dropped, dropped == 0))
+        rows += t0_sweep_rows(results)
         return checks.frame(rows)
 
     def side_by_side(self, results: dict[str, RunResult]) -> pd.DataFrame:

@@ -51,12 +51,13 @@ class Experiment:
         raise NotImplementedError
 
     def run(self, out: str | Path, quick: bool = False, workers: int | None = None, progress: bool = True,
-            backend: str = "local", address: str | None = None) -> pd.DataFrame:
+            backend: str = "local", address: str | None = None, command: list[str] | None = None) -> pd.DataFrame:
         """Runs every case, writes comparison.csv, plots and report.md to ``out``.
 
         ``backend`` is where the runs go: ``"local"`` worker processes (default),
         ``"threads"``, or ``"ray"`` (an existing cluster at ``address``, else a local Ray
         instance); see :mod:`atmsim.parallel`. Results are identical on every backend.
+        ``command`` is the command line recorded in ``provenance.json`` (default: ``sys.argv``).
         """
         from ..parallel import check_backend
 
@@ -71,7 +72,7 @@ class Experiment:
         wall = time.perf_counter() - t0
         comparison = annotate(self.compare(cases, results))
         comparison.to_csv(out / "comparison.csv", index=False)
-        write_provenance(out, self.id, cases, results, quick)
+        write_provenance(out, self.id, cases, results, quick, command)
         runs = pd.DataFrame(
             [{"case": c.key, **c.meta, **{k: results[c.key].summary[k] for k in _RUN_COLUMNS}} for c in cases]
         )

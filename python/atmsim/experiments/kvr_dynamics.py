@@ -63,6 +63,9 @@ def _specs() -> dict[str, Callable[[bool], dict[str, Any]]]:
     return {
         "r1-cells": lambda q: r1(duration="0.3 s", sample_interval="0.5 ms"),
         "r1-40": lambda q: r1(long_nodes=4, per_node=8, duration="0.3 s", sample_interval="0.5 ms"),
+        # 4.1: "When we increased the number of short connections rather than the number of
+        # long connections ...": the same 40 connections, 38 of them short.
+        "r1-short": lambda q: r1(short_nodes=38, duration="0.3 s", sample_interval="0.5 ms"),
         "r1-tcp": _tcp_r1,
         "r2-cells": lambda q: r2(duration="0.2 s", sample_interval="0.5 ms"),
         "r2-vbr": lambda q: r2(abr_per_set=4, vbr_per_set=4, vbr_video=VIDEO, duration="0.3 s" if q else "0.6 s",
@@ -177,6 +180,16 @@ def check_r1(m: M, m40: M | None) -> list[dict[str, Any]]:
                          ratio / (40 / 3), bool(ratio / (40 / 3) < 0.5)))
         rows.append(_row("r1-40", "convergence faster than with 3 connections", "45 < 70 ms", t40 * 1e3, bool(t40 < t)))
     return rows
+
+
+def check_r1_short(m: M, m3: M, m40: M) -> list[dict[str, Any]]:
+    """4.1: more short connections raise the queue "even" less than more long ones, "about 30%"."""
+    q, q3, q40 = m.qmax("sw1->sw2"), m3.qmax("sw1->sw2"), m40.qmax("sw1->sw2")
+    inc = q / max(q3, 1.0) - 1
+    return [_row("r1-short", "queue increase with 38 short + 2 long connections (fraction of R1's)", "about 0.30",
+                 inc, within_factor(inc, 0.30)),
+            _row("r1-short", "queue increase smaller than with more long connections (r1-40)", f"< {q40 / max(q3, 1.0) - 1:.2f}",
+                 inc, bool(inc < q40 / max(q3, 1.0) - 1))]
 
 
 def check_r1_tcp(m: M) -> list[dict[str, Any]]:
@@ -336,6 +349,8 @@ class KvrDynamics(Experiment):
         rows: list[dict[str, Any]] = []
         if "r1-cells" in ms:
             rows += check_r1(ms["r1-cells"], ms.get("r1-40"))
+        if "r1-short" in ms and "r1-cells" in ms and "r1-40" in ms:
+            rows += check_r1_short(ms["r1-short"], ms["r1-cells"], ms["r1-40"])
         if "r1-tcp" in ms:
             rows += check_r1_tcp(ms["r1-tcp"])
         if "r2-cells" in ms:

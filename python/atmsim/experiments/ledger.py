@@ -121,7 +121,53 @@ def render(df: pd.DataFrame) -> str:
     lines += ["", "Passing judged rows (queue, divergence, 4 x RTT, efficiency) by delta: "
               + ", ".join(f"{k:g}: {v}" for k, v in npass.items()) + f" of {int((d['delta'] == 0.1).sum())}. "
               "The choice is not made by this score.", ""]
+    lines += ubr_lan_section()
     return "\n".join(lines) + "\n"
+
+
+def ubr_lan_section() -> list[str]:
+    """Issue 15 section 4: where UBR tail drop loses time in the LAN (data/ubr_lan_loss.csv)."""
+    from importlib import resources
+
+    with resources.files("atmsim.data").joinpath("ubr_lan_loss.csv").open() as f:
+        t = pd.read_csv(f, comment="#")
+    ubr = t[t["case"].str.endswith("UBR")]
+    link_cells = 155.52e6 / 424 * 10
+    bound = (ubr["cells_dropped"] * 11 / link_cells).max()
+    cols = ["case", "efficiency", "busy", "useful", "wasted", "idle", "cells_dropped", "frames_corrupted", "frames_lost",
+            "frames_hit_per_dropped_cell", "timeouts"]
+    lines = ["", "## UBR tail drop in the LAN (issue 15 section 4): open", "",
+             "Seed 001 publishes LAN tail-drop efficiency 0.21-0.49; atmsim gives 0.69-0.93, so UBR comes out about equal "
+             "to EPD instead of far below it. Measured with `python -m atmsim.experiments.ubr_lan_loss` (every LAN "
+             "configuration x policy, 10 s, seed 1): the share of the bottleneck's cell slots that carried new data "
+             "(`useful`), carried cells that delivered nothing new (`wasted`: cells of corrupted frames and retransmitted "
+             "duplicates), or were idle, each averaged over 100 ms windows:", "",
+             "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in t[cols].itertuples(index=False):
+        lines.append("| " + " | ".join(str(v) for v in r) + " |")
+    lines += ["",
+              "What this shows, hypothesis by hypothesis:", "",
+              f"- **Time lost to corrupted frames**: `wasted` is at most {t['wasted'].max():.3f} of the link in every LAN run; "
+              "all of UBR's loss is idle time (whole 100 ms windows with nothing sent after synchronized timeouts). Even if "
+              "every dropped cell had corrupted a separate 12-cell frame whose other 11 cells crossed the link, the waste "
+              f"would be at most {bound:.3f} of the link: corrupted frames cannot bring UBR from ~0.7 to 0.21-0.49. The "
+              "published loss, if real, is idle time too.",
+              "- **How many frames a burst of tail drops corrupts**: tail drop hits 0.13-0.16 frames per dropped cell "
+              "(`frames_lost / cells_dropped`: bursts of about 6-8 dropped cells per frame hit; EPD/SD/FBA: exactly 1/12, "
+              "whole frames), and a third to a half of the frames it hits are `frames_corrupted` (closed by an EOM with "
+              "cells missing, so their surviving cells crossed the link for nothing). Dropping each cell from a different "
+              "frame would multiply the frames hit by 6-8, and the time lost only if it also multiplied timeouts.",
+              "- **Order of cells arriving at the same instant from several inputs at one output** (fixed, round robin, "
+              "random): not tested. atmsim has no option for it; it needs an engine option (opt-in, in its own commit) "
+              "that this pass did not add.",
+              "- **A host sending a segment's cells back to back or interleaved with its other connections**: not tested. "
+              "In seed 001's N-source configuration every source host carries one connection, so there is nothing to "
+              "interleave with at the host; the question only arises if sources share hosts, which the slides do not say.",
+              "- Tried before (experiments/ubr-plus/README.md): 1 s minimum RTO, aligned timer ticks, a 500 ms tick, a "
+              "receiver that drops out-of-order segments, and combinations: none brings LAN tail drop below ~0.65.", "",
+              "Verdict: the mechanism is not found; the LAN UBR rows stay **unknown**. The measurements narrow it to idle "
+              "time (timeouts and their synchronization), not wasted cells.", ""]
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,14 +31,14 @@ def git_commit() -> str:
         return "unknown"
 
 
-def write_provenance(out: Path, exp_id: str, cases, results, quick: bool) -> dict[str, Any]:
+def write_provenance(out: Path, exp_id: str, cases, results, quick: bool, command: list[str] | None = None) -> dict[str, Any]:
     from .. import __version__
 
     prov = {
         "experiment": exp_id,
         "atmsim_version": __version__,
         "git_commit": git_commit(),
-        "command_line": sys.argv,
+        "command_line": command if command is not None else sys.argv,
         "quick": quick,
         "verdicts": "indicative (--quick: shortened runs)" if quick else "full run",
         "runs": [{"key": c.key, "seed": c.scenario.get("seed"), "scenario": _resolved(results.get(c.key), c.scenario)}
