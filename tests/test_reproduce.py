@@ -26,7 +26,8 @@ def _numeric(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _zero_loss(comparison: pd.DataFrame) -> pd.DataFrame:
-    return _numeric(comparison[comparison["case"].str.startswith("zero-loss")])
+    z = comparison[comparison["case"].str.startswith("zero-loss")]
+    return _numeric(z[z["metric"] != "max queue / sum of TCP windows"])
 
 
 def _policy_rows(comparison: pd.DataFrame) -> pd.DataFrame:
@@ -41,8 +42,8 @@ def _check_structure(out) -> pd.DataFrame:
     comparison = pd.read_csv(out / "comparison.csv")
     assert list(comparison.columns) == COLUMNS
     # 16 zero-loss rows, 96 published numbers, 12 "EPD improves efficiency", 8 "more
-    # buffering", 2 means.
-    assert len(comparison) == 16 + 96 + 12 + 8 + 2
+    # buffering", 2 means, 4 "buffers = sum of windows", 2 x 3 parameter-slide rows.
+    assert len(comparison) == 16 + 96 + 12 + 8 + 2 + 4 + 6
     assert (comparison["experiment"] == "ubr-plus").all()
     assert not comparison.duplicated(["case", "metric"]).any()
     assert comparison["simulated"].notna().all() and comparison["published"].notna().all()
@@ -51,8 +52,9 @@ def _check_structure(out) -> pd.DataFrame:
     z = _zero_loss(comparison)
     assert len(z) == 16
     assert sorted(z["metric"].unique()) == ["cells_dropped", "efficiency", "fairness", "max_queue_cells"]
+    assert (comparison["metric"] == "max queue / sum of TCP windows").sum() == 4
     comparison = _numeric(comparison[comparison["metric"].isin(["efficiency", "fairness", "max_queue_cells"])
-                                     & ~comparison["case"].str.startswith("all ")])
+                                     & ~comparison["case"].str.startswith("all ") & ~comparison["case"].str.contains("parameters")])
     p = _policy_rows(comparison)
     assert len(p) == 96
     assert sorted(p["metric"].unique()) == ["efficiency", "fairness"]
@@ -71,7 +73,7 @@ def test_experiment_registry():
     with pytest.raises(KeyError, match="ubr-plus"):
         get("no-such-id")
     cases = exp.cases(quick=True)
-    assert len(cases) == 4 + 48
+    assert len(cases) == 4 + 48 + 18  # zero-loss, policy table, SD/FBA Z x R grid
     assert len({c.key for c in cases}) == len(cases)
     full = {c.key: c for c in exp.cases(quick=False)}
     for c in cases:
@@ -125,7 +127,7 @@ def test_quick_zero_loss_max_queue_within_15_percent(quick_reproduction):
 
 def test_quick_zero_loss_runs_lose_nothing(quick_reproduction):
     runs = pd.read_csv(quick_reproduction["out"] / "runs.csv")
-    assert len(runs) == 52
+    assert len(runs) == 52 + 18
     zl = runs[runs["table"] == "zero-loss"]
     assert len(zl) == 4
     assert (zl["cells_dropped"] == 0).all()
@@ -235,5 +237,5 @@ def test_quick_reproduction_provenance(quick_reproduction):
     p = json.loads((quick_reproduction["out"] / "provenance.json").read_text())
     assert p["quick"] is True and "indicative" in p["verdicts"]
     assert p["atmsim_version"] and p["git_commit"] and "reproduce" in p["command_line"]
-    assert len(p["runs"]) == 52 and all(r["seed"] == 1 and r["scenario"]["connection"] for r in p["runs"])
+    assert len(p["runs"]) == 70 and all(r["seed"] == 1 and r["scenario"]["connection"] for r in p["runs"])
     assert "indicative" in (quick_reproduction["out"] / "report.md").read_text()

@@ -40,6 +40,12 @@ POLICIES: dict[str, dict[str, Any]] = {
 TCP = {"mss": "512 B", "congestion": "tahoe", "timer_granularity": "100 ms", "delayed_ack": False}
 
 QUICK_FACTOR = 0.1
+#: Slides 'SD: Effect of Parameters' / 'FBA: Effect of Parameters': "The scheme is sensitive to
+#: parameters", "Best value for Z = 0.8, R = 0.9 * K" (SD) / "R = 0.5 * K" (FBA). The slides'
+#: figures are missing, so their configuration is not known; LAN, 5 sources, 2000 cells here.
+SENS_CONFIG = ("LAN", 5, 2000)
+SENSITIVITY_GRID = [(pol, z, thr) for pol in ("SD", "FBA") for z in (0.5, 0.8, 1.0) for thr in (50, 70, 90)]
+SENSITIVE = 0.05  # "sensitive": efficiency over the grid spans more than this
 #: Every published efficiency and fairness judged within this absolute difference.
 TOLERANCE = 0.15
 #: Zero-loss max queue within 15 % of the published value.
@@ -49,6 +55,10 @@ ZERO_LOSS_TOL = 0.15
 def _published(name: str) -> pd.DataFrame:
     with resources.files("atmsim.data").joinpath(name).open() as f:
         return pd.read_csv(f, comment="#")
+
+
+def _sens_key(pol: str, z: float, thr: float) -> str:
+    return f"parameters/{pol}-z{z:g}-r{thr:g}"
 
 
 def scenario(config: str, sources: int, buffer: str, policy: dict[str, Any] | None, quick: bool, seed: int = 1) -> dict[str, Any]:
@@ -84,6 +94,11 @@ class UbrPlus(Experiment):
                 key = f"{r['config']}-{r['sources']}-{r['buffer_cells']}/{pol}"
                 cases.append(Case(key, scenario(r["config"], int(r["sources"]), f"{r['buffer_cells']} cells", spec, quick),
                                   {"table": "policies", "config": r["config"], "sources": int(r["sources"]), "policy": pol, "buffer_cells": int(r["buffer_cells"])}))
+        for pol, z, thr in SENSITIVITY_GRID:
+            spec = {**POLICIES[pol], "z": z, "threshold": f"{thr:g} %"}
+            cases.append(Case(_sens_key(pol, z, thr), scenario(SENS_CONFIG[0], SENS_CONFIG[1], f"{SENS_CONFIG[2]} cells", spec, quick),
+                              {"table": "parameters", "config": SENS_CONFIG[0], "sources": SENS_CONFIG[1], "policy": pol,
+                               "buffer_cells": SENS_CONFIG[2]}))
         return cases
 
     def compare(self, cases, results) -> pd.DataFrame:
@@ -107,7 +122,45 @@ class UbrPlus(Experiment):
                     pub = float(r[f"{pol.lower()}_{col}"])
                     rows.append(row(self.id, case, metric, pub, s[metric], within_abs(s[metric], pub, TOLERANCE)))
         rows += self._sentence_checks(table, results)
+        rows += self._zero_loss_windows(results)
+        rows += self._parameter_checks(results)
         return frame(rows)
+
+    def _zero_loss_windows(self, results) -> list[dict[str, Any]]:
+        """"For zero TCP loss: Switch buffers = Σ (TCP window sizes)": max queue / the slide's sum of windows."""
+        rows = []
+        for _, r in _published("ubr_plus_zero_loss.csv").iterrows():
+            q = float(results[f"zero-loss/{r['config']}-{r['sources']}"].summary["max_switch_queue_cells"])
+            ratio = q / float(r["sum_window_cells"])
+            rows.append(row(self.id, f"zero-loss {r['config']} N={r['sources']}", "max queue / sum of TCP windows",
+                            f"~1 +/- {ZERO_LOSS_TOL:.0%} (table: {r['max_queue_cells'] / r['sum_window_cells']:.2f})",
+                            round(ratio, 4), abs(ratio - 1) <= ZERO_LOSS_TOL))
+        return rows
+
+    def _parameter_checks(self, results) -> list[dict[str, Any]]:
+        """The 'Effect of Parameters' slides: the efficiency spread over a Z x R grid, and how far
+        the stated best values are from the best efficiency of the grid."""
+        rows = []
+        best = {"SD": (0.8, 90), "FBA": (0.8, 50)}
+        for pol in ("SD", "FBA"):
+            grid = {(z, thr): results[_sens_key(pol, z, thr)].summary for p2, z, thr in SENSITIVITY_GRID if p2 == pol
+                    and _sens_key(pol, z, thr) in results}
+            if not grid:
+                continue
+            eff = {k: v["efficiency"] for k, v in grid.items()}
+            fair = {k: v["fairness"] for k, v in grid.items()}
+            span = max(eff.values()) - min(eff.values())
+            case = f"{pol} parameters, {SENS_CONFIG[0]} N={SENS_CONFIG[1]} K={SENS_CONFIG[2]}"
+            rows.append(row(self.id, case, "efficiency span over Z x R", f"sensitive: > {SENSITIVE}", round(span, 4), span > SENSITIVE))
+            z, thr = best[pol]
+            gap = max(eff.values()) - eff[(z, thr)]
+            rows.append(row(self.id, case, f"best efficiency of the grid minus Z = {z}, R = {thr / 100:g} K", "best value: <= 0.02",
+                            round(gap, 4), gap <= 0.02))
+            keys = list(eff)
+            corr = pd.Series([eff[k] for k in keys]).corr(pd.Series([fair[k] for k in keys]))
+            rows.append(row(self.id, case, "correlation of efficiency and fairness over the grid",
+                            "tradeoff: < 0", round(float(corr), 4), bool(corr < 0)))
+        return rows
 
     def _sentence_checks(self, table: pd.DataFrame, results) -> list[dict[str, Any]]:
         """'EPD improves efficiency' per configuration; 'efficiency and fairness improve with
