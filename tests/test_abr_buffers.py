@@ -25,7 +25,7 @@ from atmsim.experiments.abr_buffers import (
     segments_for,
 )
 
-COLUMNS = ["experiment", "case", "metric", "published", "simulated", "verdict"]
+COLUMNS = ["experiment", "case", "metric", "published", "simulated", "verdict", "seed", "section", "quote", "class"]
 RTT30_CELLS = 0.030 * CELLS_PER_S  # 11 004 cells: one 30 ms RTT at 155.52 Mb/s
 T = np.arange(0.0, 2.0, 0.005)  # 2 s sampled every 5 ms, as in the reproduction
 
@@ -233,7 +233,15 @@ def test_every_row_scenario_validates():
 
 def test_cases_include_the_no_max_min_variant():
     cases = AbrBuffers().cases(quick=True)
-    assert len(cases) == 2 * len(load_rows())
+    finite = [r for r in load_rows() if ab.finite_buffer_rtts(r)]
+    assert len(cases) == 2 * len(load_rows()) + len(finite) + len(ab.T0_SWEEP_MS)
+    assert len(finite) == 8  # one_rtt and rtt rows with 3 x RTT, slow-VBR rows with 4 x RTT
+    fb = {c.key: c for c in cases if c.key.endswith(ab.FINITE)}
+    for r in finite:
+        k = ab.finite_buffer_rtts(r)
+        assert fb[r.key + ab.FINITE].scenario["defaults"]["switch_buffer"] == f"{int(k * r.rtt_cells)} cells"
+    t0 = [c for c in cases if ab.T0_CASE in c.key]
+    assert [c.scenario["defaults"]["allocator"]["t0"] for c in t0] == [f"{t:g} ms" for t in ab.T0_SWEEP_MS]
     alt = [c for c in cases if c.key.endswith(NO_MAXMIN)]
     assert len(alt) == len(load_rows())
     assert all(c.scenario["defaults"]["allocator"]["max_min"] is False for c in alt)
@@ -270,6 +278,10 @@ def test_quick_writes_the_files(quick):
     assert list(c.columns) == COLUMNS
     assert len(c) == len(comparison)
     assert set(c["verdict"]) <= {"pass", "fail", "info"}
+    extra = c[c["experiment"].isin(["finite_buffers", "t0_sweep"])]
+    assert set(extra.loc[extra["experiment"] == "finite_buffers", "case"]) == {QUICK_KEYS[0]}  # the one row with a 3 x RTT run
+    assert len(extra[extra["experiment"] == "t0_sweep"]) == len(ab.T0_SWEEP_MS) + 1
+    c = c[~c["experiment"].isin(["finite_buffers", "t0_sweep"])]
     assert set(c["case"]) == set(QUICK_KEYS)
     assert set(c["experiment"]) == {by_key()[k].table for k in QUICK_KEYS}
     for k in QUICK_KEYS:
@@ -286,7 +298,7 @@ def test_quick_side_by_side_and_report(quick):
     for col in ("Q pub", "Q sim", "fair sim", "eff sim", "src queue max", "Q sim, no max-min"):
         assert col in s.columns, col
     runs = pd.read_csv(out / "runs.csv")
-    assert len(runs) == 2 * len(QUICK_KEYS)
+    assert len(runs) == 2 * len(QUICK_KEYS) + 1 + len(ab.T0_SWEEP_MS)
     report = (out / "report.md").read_text()
     assert "checks pass" in report and "--quick" in report
     assert f"figures/{QUICK_KEYS[0]}.png" in report

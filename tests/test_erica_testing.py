@@ -9,7 +9,7 @@ import pytest
 from atmsim.experiments import get
 from atmsim.experiments.erica_testing import SPECS
 
-COLUMNS = ["experiment", "case", "metric", "published", "simulated", "verdict"]
+COLUMNS = ["experiment", "case", "metric", "published", "simulated", "verdict", "seed", "section", "quote", "class"]
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def quick(tmp_path_factory):
 def test_structure(quick):
     c = pd.read_csv(quick / "comparison.csv")
     assert list(c.columns) == COLUMNS
-    assert set(c["verdict"]) <= {"pass", "fail"}
+    assert set(c["verdict"]) <= {"pass", "fail", "info"}
     assert len(SPECS) == 24
     assert set(c["experiment"]) == {s.id for s in SPECS}
     assert sorted({int(x.split()[1]) for x in c["case"]}) == sorted(s.figure for s in SPECS)

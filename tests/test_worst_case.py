@@ -29,7 +29,7 @@ from atmsim.experiments.worst_case import (
     table2,
 )
 
-COLUMNS = ["experiment", "case", "metric", "published", "simulated", "verdict"]
+COLUMNS = ["experiment", "case", "metric", "published", "simulated", "verdict", "seed", "section", "quote", "class"]
 WINDOW_CELLS = 1536  # 64 KB = 128 segments of 512 B, 12 cells each
 
 

@@ -119,17 +119,24 @@ def cmd_reproduce(a) -> int:
         exp = get(a.id)
     except KeyError as e:
         raise UserError(str(e.args[0])) from None
-    out = Path(a.out or f"results/{a.id}")
-    comparison = exp.run(out, quick=a.quick, workers=a.workers, progress=not a.no_progress,
-                         backend=a.backend, address=a.address)
+    out = Path(a.out or (f"results/{a.id}-quick" if a.quick else f"results/{a.id}"))
+    try:
+        command = ["atmsim", "reproduce", a.id, "--out", str(out)] + (["--quick"] if a.quick else []) \
+            + (["--workers", str(a.workers)] if a.workers else []) + ["--backend", a.backend] \
+            + (["--address", a.address] if a.address else [])
+        comparison = exp.run(out, quick=a.quick, workers=a.workers, progress=not a.no_progress,
+                             backend=a.backend, address=a.address, command=command)
+    except ValueError as e:  # e.g. a --quick run aimed at a full run's folder
+        raise UserError(str(e)) from None
     with pd_options():
         if "verdict" in comparison.columns:
             judged = comparison[comparison["verdict"] != "info"]  # "info": shown, not judged
             fails = judged[judged["verdict"] != "pass"]
-            print(f"{len(judged) - len(fails)} of {len(judged)} checks pass")
+            print(f"{len(judged) - len(fails)} of {len(judged)} checks pass" + (" (indicative: --quick)" if a.quick else ""))
             if len(fails):
                 print("\nfailing checks:")
-                print(fails.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+                cols = ["experiment", "case", "metric", "published", "simulated", "verdict", "class"]
+                print(fails[[c for c in cols if c in fails.columns]].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
         else:
             print(comparison.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     report = (out / "report.md").read_text()
@@ -322,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "  atmsim report results/ubr-plus                         the HTML page: published vs simulated",
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     rp.add_argument("id", help="experiment id, e.g. ubr-plus")
-    rp.add_argument("--out", metavar="DIR", help="output directory (default results/ID)")
+    rp.add_argument("--out", metavar="DIR", help="output directory (default results/ID, or results/ID-quick with --quick)")
     rp.add_argument("--quick", action="store_true", help="shortened runs (a tenth of the durations), for tests")
     rp.add_argument("--workers", type=int, default=None, metavar="N", help="parallel runs (default: all cores)")
     _backend_args(rp)

@@ -1,7 +1,11 @@
-"""What every reproduction shares: cases to run, a comparison table, a report.
+"""What every reproduction shares: cases to run, a comparison table, a report, provenance.
 
-``comparison.csv`` has the columns ``experiment, case, metric, published, simulated``:
-one row per published number. Reproductions that judge claims add a ``verdict`` column.
+``comparison.csv`` has the columns ``experiment, case, metric, published, simulated,
+verdict, seed, section, quote, class``: one row per judged or shown number, with the seed's
+claim it tests quoted word for word and, for a fail, its class (:mod:`.claims`).
+``provenance.json`` records the atmsim version and git commit, the command line, the run
+seed and the resolved scenario of every run; a ``--quick`` run says its verdicts are
+indicative and never writes into a folder that holds a full run.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import pandas as pd
 
 from ..parallel import run_many
 from ..result import RunResult
+from .claims import annotate
+from .provenance import QUICK_LABEL, refuse_quick_over_full, write_provenance
 
 COMPARISON_COLUMNS = ["experiment", "case", "metric", "published", "simulated"]
 
@@ -45,31 +51,37 @@ class Experiment:
         raise NotImplementedError
 
     def run(self, out: str | Path, quick: bool = False, workers: int | None = None, progress: bool = True,
-            backend: str = "local", address: str | None = None) -> pd.DataFrame:
+            backend: str = "local", address: str | None = None, command: list[str] | None = None) -> pd.DataFrame:
         """Runs every case, writes comparison.csv, plots and report.md to ``out``.
 
         ``backend`` is where the runs go: ``"local"`` worker processes (default),
         ``"threads"``, or ``"ray"`` (an existing cluster at ``address``, else a local Ray
         instance); see :mod:`atmsim.parallel`. Results are identical on every backend.
+        ``command`` is the command line recorded in ``provenance.json`` (default: ``sys.argv``).
         """
         from ..parallel import check_backend
 
         check_backend(backend, workers, address)  # before any output is written
         out = Path(out)
+        refuse_quick_over_full(out, quick)
         out.mkdir(parents=True, exist_ok=True)
         cases = self.cases(quick)
         t0 = time.perf_counter()
         results = run_many(((c.key, c.scenario) for c in cases), workers=workers, progress=progress, desc=self.id,
                            backend=backend, address=address)
         wall = time.perf_counter() - t0
-        comparison = self.compare(cases, results)
+        comparison = annotate(self.compare(cases, results))
         comparison.to_csv(out / "comparison.csv", index=False)
+        write_provenance(out, self.id, cases, results, quick, command)
         runs = pd.DataFrame(
             [{"case": c.key, **c.meta, **{k: results[c.key].summary[k] for k in _RUN_COLUMNS}} for c in cases]
         )
         runs.to_csv(out / "runs.csv", index=False)
         text = self.report(out, comparison, cases, results, quick)
+        if quick:
+            text = QUICK_LABEL + "\n\n" + text
         text += f"\n\n---\n{len(cases)} simulations in {wall:.1f} s wall time" + (" (--quick: shortened runs)" if quick else "") + ".\n"
+        text += "Provenance (version, commit, command line, seeds, resolved scenarios): `provenance.json`.\n"
         (out / "report.md").write_text(text)
         return comparison
 

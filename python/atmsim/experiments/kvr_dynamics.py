@@ -25,7 +25,9 @@ import pandas as pd
 
 from ..result import RunResult
 from ..topology import r1, r2, r3
+from . import checks, measure
 from .base import Case, Experiment, markdown_table
+from .checks import frame, rounded, row
 
 FACTOR = 1.5  # "within a factor 1.5 of what the seed states"
 RATE_TOL = 0.01  # R1: within 1 % of the max-min share
@@ -61,6 +63,9 @@ def _specs() -> dict[str, Callable[[bool], dict[str, Any]]]:
     return {
         "r1-cells": lambda q: r1(duration="0.3 s", sample_interval="0.5 ms"),
         "r1-40": lambda q: r1(long_nodes=4, per_node=8, duration="0.3 s", sample_interval="0.5 ms"),
+        # 4.1: "When we increased the number of short connections rather than the number of
+        # long connections ...": the same 40 connections, 38 of them short.
+        "r1-short": lambda q: r1(short_nodes=38, duration="0.3 s", sample_interval="0.5 ms"),
         "r1-tcp": _tcp_r1,
         "r2-cells": lambda q: r2(duration="0.2 s", sample_interval="0.5 ms"),
         "r2-vbr": lambda q: r2(abr_per_set=4, vbr_per_set=4, vbr_video=VIDEO, duration="0.3 s" if q else "0.6 s",
@@ -105,29 +110,19 @@ class M:
         return s.groupby(g).max()
 
     def qmax(self, port: str, t0: float = 0.0, t1: float = 1e9) -> float:
-        s = self.ports[port]["max_queue_cells"]
-        return float(s[(s.index > t0) & (s.index <= t1)].max())
+        return measure.window_max(self.ports[port]["max_queue_cells"], t0, t1)
 
     def settle(self, sources: list[str], target: dict[str, float] | float, after: float = 0.0,
                until: float | None = None, tol: float = SETTLE_TOL) -> float:
-        """The last time (after ``after``) any of ``sources`` has an ACR outside ``tol`` of
-        its target; ``after`` if none ever is (seconds, relative to ``after``)."""
-        until = self.duration if until is None else until
-        a = self.acr[(self.acr.index > after) & (self.acr.index <= until)]
-        last = after
-        for s in sources:
-            tgt = target[s] if isinstance(target, dict) else target
-            bad = a.index[(a[s] - tgt).abs() > tol * tgt]
-            if len(bad):
-                last = max(last, float(bad.max()))
-        return last - after
+        """How long after ``after`` the ACRs of ``sources`` take to settle within ``tol`` of
+        their targets (:func:`measure.settle_time`, seconds)."""
+        return measure.settle_time(self.acr, sources, target, tol, after, self.duration if until is None else until)
 
     def time_to_max_util(self, port: str) -> float:
         """When the 5 ms utilization first reaches 98 % of its steady maximum."""
         u = self.util5(port)
         top = float(u[u.index > 0.5 * self.duration].max())
-        hit = u.index[u >= 0.98 * top]
-        return float(hit.min()) if len(hit) else float("nan")
+        return measure.first_reach(u, 0.98 * top)
 
     def conn(self, name: str) -> pd.Series:
         c = self.r.connections
@@ -135,12 +130,11 @@ class M:
 
 
 def _row(case: str, metric: str, published: Any, simulated: float, ok: bool | None) -> dict[str, Any]:
-    return {"experiment": "kvr-dynamics", "case": case, "metric": metric, "published": str(published),
-            "simulated": round(float(simulated), 6), "verdict": "info" if ok is None else ("pass" if ok else "fail")}
+    return row("kvr-dynamics", case, metric, str(published), rounded(simulated), ok)
 
 
 def within_factor(sim: float, pub: float, f: float = FACTOR) -> bool:
-    return bool(pub / f <= sim <= pub * f)
+    return checks.within_factor(sim, pub, f)
 
 
 def _share_rows(case: str, m: M, tol: float, names: list[str] | None = None) -> list[dict[str, Any]]:
@@ -188,6 +182,16 @@ def check_r1(m: M, m40: M | None) -> list[dict[str, Any]]:
     return rows
 
 
+def check_r1_short(m: M, m3: M, m40: M) -> list[dict[str, Any]]:
+    """4.1: more short connections raise the queue "even" less than more long ones, "about 30%"."""
+    q, q3, q40 = m.qmax("sw1->sw2"), m3.qmax("sw1->sw2"), m40.qmax("sw1->sw2")
+    inc = q / max(q3, 1.0) - 1
+    return [_row("r1-short", "queue increase with 38 short + 2 long connections (fraction of R1's)", "about 0.30",
+                 inc, within_factor(inc, 0.30)),
+            _row("r1-short", "queue increase smaller than with more long connections (r1-40)", f"< {q40 / max(q3, 1.0) - 1:.2f}",
+                 inc, bool(inc < q40 / max(q3, 1.0) - 1))]
+
+
 def check_r1_tcp(m: M) -> list[dict[str, Any]]:
     case = "r1-tcp"
     rows = _share_rows(case, m, RATE_TOL)
@@ -217,9 +221,7 @@ def check_r1_tcp(m: M) -> list[dict[str, Any]]:
     rows.append(_row(case, "bottleneck queue (cells, max)", "< 1000", q, bool(q < 1000)))
     u = m.util5("sw1->sw2")
     before_u = u[u.index < 0.5]
-    top = float(before_u.max())
-    hit = before_u.index[before_u >= 0.98 * top]
-    tu = float(hit.min()) if len(hit) else float("nan")
+    tu = measure.first_reach(before_u, 0.98 * float(before_u.max()))
     rows.append(_row(case, "D4 utilization reaches its maximum (ms)", 200, tu * 1e3, within_factor(tu * 1e3, 200)))
     return rows
 
@@ -347,6 +349,8 @@ class KvrDynamics(Experiment):
         rows: list[dict[str, Any]] = []
         if "r1-cells" in ms:
             rows += check_r1(ms["r1-cells"], ms.get("r1-40"))
+        if "r1-short" in ms and "r1-cells" in ms and "r1-40" in ms:
+            rows += check_r1_short(ms["r1-short"], ms["r1-cells"], ms["r1-40"])
         if "r1-tcp" in ms:
             rows += check_r1_tcp(ms["r1-tcp"])
         if "r2-cells" in ms:
@@ -358,7 +362,7 @@ class KvrDynamics(Experiment):
         if "r3-tcp" in ms:
             rows += check_r3(ms["r3-tcp"])
         rows += sensitivity_rows(ms)
-        return pd.DataFrame(rows, columns=["experiment", "case", "metric", "published", "simulated", "verdict"])
+        return frame(rows)
 
     def report(self, out: Path, comparison: pd.DataFrame, cases, results, quick: bool) -> str:
         from .kvr_plots import plot_case

@@ -18,15 +18,19 @@ TOLERANCE = 0.15
 
 def policy_frame(comparison: pd.DataFrame) -> pd.DataFrame:
     """The policy table in long form: config, sources, buffer, policy, metric, published, simulated."""
-    d = comparison[~comparison["case"].str.startswith("zero-loss")].copy()
-    parts = d["case"].str.extract(r"(?P<config>\w+) N=(?P<sources>\d+) K=(?P<buffer>\d+) (?P<policy>\w+)")
-    return pd.concat([parts, d[["metric", "published", "simulated"]]], axis=1)
+    d = comparison[~comparison["case"].str.startswith("zero-loss") & comparison["metric"].isin(["efficiency", "fairness"])].copy()
+    parts = d["case"].str.extract(r"^(?P<config>\w+) N=(?P<sources>\d+) K=(?P<buffer>\d+) (?P<policy>\w+)$")
+    out = pd.concat([parts, d[["metric", "published", "simulated"]]], axis=1).dropna(subset=["policy"])
+    out["published"] = out["published"].astype(float)
+    out["simulated"] = out["simulated"].astype(float)
+    return out
 
 
 def checks(comparison: pd.DataFrame, results) -> list[tuple[str, bool, str]]:
     """The criteria of the issue, measured."""
     out = []
     z = comparison[comparison["case"].str.startswith("zero-loss") & (comparison["metric"] == "max_queue_cells")]
+    z = z.assign(published=z["published"].astype(float), simulated=z["simulated"].astype(float))
     rel = ((z["simulated"] - z["published"]).abs() / z["published"])
     drops = sum(r.summary["cells_dropped"] for k, r in results.items() if k.startswith("zero-loss/"))
     out.append(("zero-loss max queue within 15 % of the published value on all four rows",

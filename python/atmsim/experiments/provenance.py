@@ -1,0 +1,65 @@
+"""Provenance of a reproduction folder (issue 15 section 6): what made these numbers.
+
+``provenance.json`` holds the atmsim version, the git commit of the source tree (when it is
+a git checkout), the command line, whether the run was ``--quick`` (its verdicts are then
+indicative only), and for every run its key, seed and resolved scenario.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+QUICK_LABEL = ("> **Quick run (`--quick`): shortened runs. Every verdict here is indicative only; "
+               "the full run (`atmsim reproduce ID`) is the reproduction.**")
+
+
+def git_commit() -> str:
+    """The commit of the source tree atmsim is imported from, '+dirty' if modified; 'unknown' outside git."""
+    here = Path(__file__).resolve().parent
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=10)
+        if sha.returncode != 0:
+            return "unknown"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True, timeout=10)
+        return sha.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def write_provenance(out: Path, exp_id: str, cases, results, quick: bool, command: list[str] | None = None) -> dict[str, Any]:
+    from .. import __version__
+
+    prov = {
+        "experiment": exp_id,
+        "atmsim_version": __version__,
+        "git_commit": git_commit(),
+        "command_line": command if command is not None else sys.argv,
+        "quick": quick,
+        "verdicts": "indicative (--quick: shortened runs)" if quick else "full run",
+        "runs": [{"key": c.key, "seed": c.scenario.get("seed"), "scenario": _resolved(results.get(c.key), c.scenario)}
+                 for c in cases],
+    }
+    (out / "provenance.json").write_text(json.dumps(prov, indent=1, default=str) + "\n")
+    return prov
+
+
+def _resolved(result, scenario: dict[str, Any]) -> dict[str, Any]:
+    """The scenario as run (the result's copy when there is one)."""
+    return getattr(result, "scenario", None) or scenario
+
+
+def refuse_quick_over_full(out: Path, quick: bool) -> None:
+    """A ``--quick`` run never overwrites a full run's folder."""
+    p = out / "provenance.json"
+    if quick and p.is_file():
+        try:
+            was_full = not json.loads(p.read_text()).get("quick", True)
+        except (OSError, ValueError):
+            was_full = False
+        if was_full:
+            raise ValueError(f"{out} holds a full reproduction; a --quick run writes elsewhere (e.g. {out}-quick)")
