@@ -49,7 +49,54 @@ pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
     let mut sim = sim::Sim::new(sc);
     sim.run();
     let wall = start.elapsed().as_secs_f64();
-    let r = RunResult::collect(sim, sc, wall);
+    checked(RunResult::collect(sim, sc, wall))
+}
+
+/// Runs like [`run`], but hands control to `observer` about every `period` of wall time,
+/// with the simulated time reached (ps). The observer reports progress or checks for an
+/// interruption; when it returns `false` the run stops and `Ok(None)` is returned.
+///
+/// The simulation advances in slices of simulated time ([`sim::Sim::run_until`]) sized
+/// to take a fraction of `period` each, so the per-event path carries no check and the
+/// results are the same as [`run`]'s.
+pub fn run_observed(
+    sc: &Scenario,
+    period: std::time::Duration,
+    mut observer: impl FnMut(u64) -> bool,
+) -> Result<Option<RunResult>, RunError> {
+    let start = std::time::Instant::now();
+    let mut sim = sim::Sim::new(sc);
+    let end = sc.duration;
+    let (lo, hi) = (period / 8, period / 2);
+    let mut slice = (end / 100_000).max(1);
+    let mut reached = 0u64;
+    let mut last_call = start;
+    loop {
+        let t0 = std::time::Instant::now();
+        reached = reached.saturating_add(slice).min(end);
+        sim.run_until(reached);
+        let took = t0.elapsed();
+        if took < lo {
+            slice = slice.saturating_mul(2);
+        } else if took > hi {
+            slice = (slice / 2).max(1);
+        }
+        if reached >= end {
+            break;
+        }
+        if last_call.elapsed() >= period {
+            if !observer(reached) {
+                return Ok(None);
+            }
+            last_call = std::time::Instant::now();
+        }
+    }
+    let wall = start.elapsed().as_secs_f64();
+    checked(RunResult::collect(sim, sc, wall)).map(Some)
+}
+
+/// The end-of-run invariants: every port's counter identities and cell conservation.
+fn checked(r: RunResult) -> Result<RunResult, RunError> {
     for p in &r.ports {
         if p.received != p.enqueued + p.dropped || p.enqueued != p.sent + p.final_queue_cells as u64
         {
