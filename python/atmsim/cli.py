@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -430,6 +431,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The command only writes image files: the non-interactive backend, chosen here and
+    # not on import, so notebooks and scripts keep theirs (an MPLBACKEND set by the user wins).
+    os.environ.setdefault("MPLBACKEND", "Agg")
     parser = build_parser()
     a = parser.parse_args(argv)
     if not getattr(a, "command", None):
