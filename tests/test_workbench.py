@@ -222,3 +222,81 @@ def test_package_is_typed():
     for name in ("def run_json(", "def run_json_watched(", "class ScenarioError(", "def validate("):
         assert name in stub
     assert (REPO / "LICENSE").read_text().startswith("MIT License")
+
+
+# --------------------------------------------------------------------------- CLI rough edges (issue 16 item 9)
+
+from conftest import run_cli  # noqa: E402
+
+_SWEEP = '''name = "t"
+[base]
+topology = "n_source"
+[base.args]
+n = 2
+duration = "20 ms"
+[sweep]
+seeds = 1
+[sweep.parameters]
+"defaults.switch_buffer" = {spec}
+'''
+
+
+def test_dry_run_fails_when_no_point_is_valid(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text(_SWEEP.format(spec='["-1 cells", "-3 cells"]'))
+    rc, out, err = run_cli(["sweep", str(f), "--dry-run", "--out", str(tmp_path / "o")])
+    assert rc == 1 and "0 valid, 2 invalid" in out and "nothing would run" in err
+    f.write_text(_SWEEP.format(spec='["200 cells", "-3 cells"]'))
+    rc, out, err = run_cli(["sweep", str(f), "--dry-run", "--out", str(tmp_path / "o")])
+    assert rc == 0 and "1 valid, 1 invalid" in out
+
+
+def test_values_with_a_unit(tmp_path):
+    from atmsim.sweeps import SweepError, load_sweep_file
+
+    f = tmp_path / "s.toml"
+    f.write_text(_SWEEP.format(spec='{ values = [500, 1000], unit = "cells" }'))
+    spec = load_sweep_file(f)
+    assert [p.params["defaults.switch_buffer"] for p in spec.points()] == [500, 1000]
+    assert [p.scenario["defaults"]["switch_buffer"] for p in spec.points()] == ["500 cells", "1000 cells"]
+    f.write_text(_SWEEP.format(spec='{ values = ["500 cells"], unit = "cells" }'))
+    with pytest.raises(SweepError, match="plain numbers"):
+        load_sweep_file(f)
+    f.write_text(_SWEEP.format(spec='{ values = [500], step = 3 }'))
+    with pytest.raises(SweepError, match="step is a range key"):
+        load_sweep_file(f)
+
+
+def test_run_and_sweep_point_to_each_other(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text(_SWEEP.format(spec="[200]"))
+    rc, _, err = run_cli(["run", str(f)])
+    assert rc == 2 and f"atmsim sweep {f}" in err and len(err.strip().splitlines()) == 1
+    scenario = REPO / "examples" / "ubr_small.toml"
+    rc, _, err = run_cli(["sweep", str(scenario)])
+    assert rc == 2 and f"atmsim run {scenario}" in err and len(err.strip().splitlines()) == 1
+
+
+def test_ray_start_is_announced(monkeypatch):
+    """Before the seconds a local Ray instance takes to start, a line says so."""
+    import atmsim.cli as cli
+
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def fake_sweep(*a, **kw):
+        seen.append("sweep")
+        raise Stop
+
+    monkeypatch.setattr("atmsim.parallel.check_backend", lambda *a: None)
+    monkeypatch.setattr(atmsim, "sweep", fake_sweep)
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), pytest.raises(Stop):
+        cli.cmd_sweep(cli.build_parser().parse_args(["sweep", str(REPO / "examples" / "sweeps" / "ubr_buffers.toml"),
+                                                     "--backend", "ray"]))
+    assert seen == ["sweep"] and "starting a local Ray instance" in err.getvalue()
