@@ -53,9 +53,10 @@ print(f"100 ms ticks: efficiency {result.summary['efficiency']:.2f}; exact timer
 ABR = [
     new_markdown_cell("""# Compare rate allocators on an ABR topology
 
-Five persistent ABR sources cross two switches; the bottleneck switch runs a rate
-allocator: ERICA, ERICA+, EFCI marking or KVR. We compare how close each gets to the
-max-min fair share, and how much queue it builds."""),
+Five TCP connections run over ABR virtual circuits through two switches (each
+connection's data and its ACKs are two ABR sources); the switches run a rate allocator:
+ERICA, ERICA+, EFCI marking or KVR. We compare how close each gets to the max-min fair
+share, and how much queue it builds."""),
     new_code_cell("""%matplotlib inline
 import pandas as pd
 import atmsim
