@@ -25,10 +25,12 @@ while not (root / "examples").is_dir():   # the repository root, wherever the no
     root = root.parent
 result = atmsim.run(root / "examples" / "ubr_small.toml")
 result                                     # a summary table (RunResult._repr_html_)"""),
-    new_markdown_cell("""Efficiency is about 0.45 and the link idles for much of the run. That is what TCP
-Tahoe with 100 ms timer ticks does in 0.5 s (seed 001's setting): sources `a` and `b`
-lose cells at the first congestion and each waits out a retransmission timeout (see the
-comments in `examples/ubr_small.toml`). The per-connection table:"""),
+    new_markdown_cell("""Efficiency is about 0.45 and the link idles for the last 44 % of the run. That is
+what TCP Tahoe with 100 ms timer ticks does in 0.5 s (seed 001's setting): `a` and `b`
+lose frames in their first burst and time out; `c`, starting at 50 ms, has the link to
+itself until it too loses frames at about 0.27 s; then all three wait for retransmission
+timers that do not fire before the run ends (see the comments in
+`examples/ubr_small.toml`). The per-connection table:"""),
     new_code_cell("""result.connections[["name", "goodput_bps", "retransmissions", "timeouts", "cells_dropped"]]"""),
     new_markdown_cell("The standard four panels (queues, utilization, cwnd, cells received):"),
     new_code_cell("""fig = result.plot()"""),

@@ -33,13 +33,14 @@ def _new_figure(path: Any, figsize: tuple[float, float]) -> "Figure":
     if path is None:
         import matplotlib.pyplot as plt
 
-        return plt.figure(figsize=figsize, layout="constrained")
+        return plt.figure(figsize=figsize)
     from matplotlib.figure import Figure
 
-    return Figure(figsize=figsize, layout="constrained")
+    return Figure(figsize=figsize)
 
 
 def _finish(fig: "Figure", path: Any, dpi: int) -> "Union[Path, Figure]":
+    fig.tight_layout()  # makes room for the legends beside the axes (cheaper than "constrained")
     if path is None:
         return fig
     path = Path(path)
