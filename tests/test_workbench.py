@@ -40,13 +40,13 @@ def _cumulative_import_us(stderr: str, module: str) -> int:
 
 def test_import_is_light_and_fast():
     """pandas, pyarrow and matplotlib load only when used; `import atmsim` <= 0.15 s
-    (best of three, the machine may be busy)."""
+    (best of five, the machine may be busy)."""
     r = _python("import sys, atmsim; print(sorted(m for m in ('pandas', 'pyarrow', 'matplotlib') if m in sys.modules))")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
     best = min(_cumulative_import_us(subprocess.run([PY, "-X", "importtime", "-c", "import atmsim"],
                                                     capture_output=True, text=True).stderr, "atmsim")
-               for _ in range(3))
+               for _ in range(5))
     assert best <= 150_000, f"import atmsim took {best / 1e3:.0f} ms"
 
 
