@@ -34,9 +34,12 @@ def _new_figure(path: Any, figsize: tuple[float, float]) -> "Figure":
         import matplotlib.pyplot as plt
 
         return plt.figure(figsize=figsize)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    return Figure(figsize=figsize)
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)  # a renderer for the layout, without pyplot or a display
+    return fig
 
 
 def _finish(fig: "Figure", path: Any, dpi: int) -> "Union[Path, Figure]":
