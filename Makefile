@@ -6,14 +6,14 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup reproduce test test-rust test-python slow bench sweep-example clean
+.PHONY: setup docs-setup docs reproduce test test-rust test-python slow bench sweep-example clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
 setup: $(BIN)/python
-	$(BIN)/pip install -q "maturin>=1.5,<2" "numpy>=1.22" "pandas>=1.5" "matplotlib>=3.5" "tqdm>=4.60" "pytest>=7" "pyarrow>=12" "ray>=2.9" "tomli>=1.1; python_version < '3.11'"
+	$(BIN)/pip install -q "maturin>=1.5,<2" "numpy>=1.22" "pandas>=1.5" "matplotlib>=3.5" "tqdm>=4.60" "pytest>=7" "pyarrow>=12" "ray>=2.9" "tomli>=1.1; python_version < '3.11'" "tomli-w>=1.0" "jinja2>=3.0" "markdown-it-py>=2.0"
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release -q
 
 reproduce: setup
@@ -26,10 +26,20 @@ reproduce: setup
 test-rust:
 	cargo test --workspace --exclude atmsim-py --release -q
 
-test-python: setup
+test-python: docs-setup
 	$(BIN)/pytest -q
 
-test: setup test-rust test-python
+# The docs site's tools (PyPI): mkdocs-material, mkdocstrings, mkdocs-jupyter, nbclient, a kernel.
+docs-setup: setup
+	$(BIN)/pip install -q "mkdocs>=1.6" "mkdocs-material>=9.5" "mkdocstrings[python]>=0.26" "mkdocs-jupyter>=0.25" "nbclient>=0.10" "nbformat>=5.9" "ipykernel>=6.29" "ipywidgets>=8.0"
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
+
+# The docs site in site/, strict (a broken link or a failing notebook cell fails it); the
+# three tutorial notebooks are executed as part of the build (about a minute).
+docs: docs-setup
+	NO_MKDOCS_2_WARNING=1 PATH=$(abspath $(BIN)):$$PATH $(BIN)/mkdocs build --strict -q
+
+test: setup test-rust test-python docs
 
 slow: setup
 	$(BIN)/pytest -q -m slow
@@ -42,4 +52,4 @@ sweep-example: setup
 	$(BIN)/atmsim sweep examples/sweeps/ubr_buffers.toml --out results/sweeps/ubr-buffers --report
 
 clean:
-	rm -rf $(VENV) target results
+	rm -rf $(VENV) target results site .cache

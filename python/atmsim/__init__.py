@@ -24,14 +24,51 @@ Sweeps (docs/sweeps.md)::
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._core import InvariantError, ScenarioError
 from ._core import version as _engine_version
-from .result import RunResult
-from .scenario import load_scenario, max_min, run, to_toml, validate
-from .store import StoreError, SweepResults, load_sweep
-from .sweeps import SweepError, SweepSpec, load_sweep_file, sweep
+
+if TYPE_CHECKING:  # pragma: no cover - what the lazy names below resolve to, for type checkers
+    from .result import RunResult
+    from .scenario import load_scenario, max_min, run, to_toml, validate
+    from .store import StoreError, SweepResults, load_sweep
+    from .sweeps import SweepError, SweepSpec, load_sweep_file, sweep
 
 __version__ = _engine_version()
+
+# pandas, pyarrow and matplotlib take ~0.4 s to import; a name is imported from its module
+# the first time it is used (PEP 562), so `import atmsim` and `atmsim --help` stay fast.
+_LAZY = {
+    "RunResult": "result",
+    "load_scenario": "scenario",
+    "max_min": "scenario",
+    "run": "scenario",
+    "to_toml": "scenario",
+    "validate": "scenario",
+    "StoreError": "store",
+    "SweepResults": "store",
+    "load_sweep": "store",
+    "SweepError": "sweeps",
+    "SweepSpec": "sweeps",
+    "load_sweep_file": "sweeps",
+    "sweep": "sweeps",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'atmsim' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "InvariantError",

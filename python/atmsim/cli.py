@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -75,10 +76,48 @@ def _print_result(r) -> None:
         print(textwrap.indent(t.to_string(index=False), "  "))
 
 
+def _toml_tables(path: Path) -> set:
+    """The top-level keys of a TOML file (empty if it cannot be read or parsed)."""
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        return set(tomllib.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return set()
+
+
+def _is_sweep_file(path: Path) -> bool:
+    keys = _toml_tables(path)
+    return "sweep" in keys or "base" in keys
+
+
+def _is_scenario_file(path: Path) -> bool:
+    keys = _toml_tables(path)
+    return "sweep" not in keys and bool(keys & {"node", "link", "connection"})
+
+
+def _ray_note(a) -> None:
+    """A local Ray instance takes seconds to start: say so before the wait. (A cluster
+    address that does not answer fails at once, see atmsim.parallel.)"""
+    if getattr(a, "backend", None) == "ray" and not a.address:
+        from .parallel import check_backend
+
+        check_backend(a.backend, a.workers, a.address)  # Ray missing: that error, not this note
+        print("atmsim: starting a local Ray instance (takes a few seconds) ...", file=sys.stderr, flush=True)
+
+
 def cmd_run(a) -> int:
     import atmsim
 
-    r = atmsim.run(Path(a.file))
+    try:
+        r = atmsim.run(Path(a.file), progress=False if a.json else None)
+    except atmsim.ScenarioError:
+        if _is_sweep_file(Path(a.file)):
+            raise UserError(f"{a.file} is a sweep file (it has a [sweep] or [base] table), not a scenario: "
+                            f"run it with 'atmsim sweep {a.file}'") from None
+        raise
     if a.json:
         print(json.dumps(r.summary, indent=2))
     else:
@@ -120,6 +159,7 @@ def cmd_reproduce(a) -> int:
     except KeyError as e:
         raise UserError(str(e.args[0])) from None
     out = Path(a.out or (f"results/{a.id}-quick" if a.quick else f"results/{a.id}"))
+    _ray_note(a)
     try:
         command = ["atmsim", "reproduce", a.id, "--out", str(out)] + (["--quick"] if a.quick else []) \
             + (["--workers", str(a.workers)] if a.workers else []) + ["--backend", a.backend] \
@@ -164,9 +204,18 @@ def cmd_sweep(a) -> int:
     import atmsim
     from .sweeps import load_sweep_file
 
-    spec = load_sweep_file(Path(a.file))
+    from .sweeps import SweepError
+
+    try:
+        spec = load_sweep_file(Path(a.file))
+    except SweepError:
+        if _is_scenario_file(Path(a.file)):
+            raise UserError(f"{a.file} is a scenario file (it has nodes and connections, no [sweep] table): "
+                            f"run it with 'atmsim run {a.file}'") from None
+        raise
     if a.dry_run:
         return _dry_run(spec, a)
+    _ray_note(a)
     res = atmsim.sweep(spec, out=a.out, backend=a.backend, workers=a.workers, address=a.address,
                        progress=not a.no_progress, rerun_failed=a.rerun_failed,
                        log=lambda s: print(s, file=sys.stderr, flush=True))
@@ -224,6 +273,9 @@ def _dry_run(spec, a) -> int:
         print(f"  invalid: {params}, seed {p.seed}: {err}")
     if len(bad) > 10:
         print(f"  ... and {len(bad) - 10} more")
+    if bad and len(bad) == len(points):
+        print(f"atmsim: every one of the {len(points)} points is invalid: nothing would run", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -365,7 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "failed (they are in the store and the summary), 2 for a mistake in the sweep file.",
         epilog="examples:\n"
                "  atmsim sweep examples/sweeps/ubr_buffers.toml                 # all cores, results/sweeps/ubr-buffers\n"
-               "  atmsim sweep grid.toml --dry-run                              # count and check the points, run nothing\n"
+               "  atmsim sweep grid.toml --dry-run                              # count and check the points, run nothing (exit 1 if none is valid)\n"
                "  atmsim sweep grid.toml --out runs/grid --workers 4\n"
                "  atmsim sweep grid.toml --backend ray                          # a local Ray instance\n"
                "  atmsim sweep grid.toml --backend ray --address ray://head:10001   # an existing Ray cluster\n"
@@ -420,6 +472,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The command only writes image files: the non-interactive backend, chosen here and
+    # not on import, so notebooks and scripts keep theirs (an MPLBACKEND set by the user wins).
+    os.environ.setdefault("MPLBACKEND", "Agg")
     parser = build_parser()
     a = parser.parse_args(argv)
     if not getattr(a, "command", None):

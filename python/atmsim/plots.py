@@ -1,92 +1,175 @@
-"""Plots (matplotlib, written to PNG files)."""
+"""Plots (matplotlib): a run's four panels, the seed-003 ABR graphs and sweep summaries.
+
+No backend is chosen here: in a notebook the figures show inline, in a script
+``plt.show()`` works. Figures written to a file are made without pyplot, so they need no
+display and leave pyplot's state alone; the ``atmsim`` command sets the non-interactive
+Agg backend for itself.
+
+Panels stay readable with many sources: past :data:`MAX_LINES` lines a panel draws the
+median and the min-max band of the family and labels only the top few (and the lowest)
+lines. Legends sit outside the axes, never over data.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
 
 if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
     from .result import RunResult
 
+#: More lines than this in one panel are drawn as a median and a min-max band.
+MAX_LINES = 8
+#: With a band, the lines drawn and labelled on their own: the highest ones ...
+TOP_K = 3
 
-def plot_abr(result: "RunResult", path: str | Path, title: str | None = None) -> Path:
+
+def _new_figure(path: Any, figsize: tuple[float, float]) -> "Figure":
+    """A 2x2 figure: through pyplot when it is to be shown (no ``path``), so it displays
+    inline or with ``plt.show()``; a bare Figure when it is only written to a file."""
+    if path is None:
+        import matplotlib.pyplot as plt
+
+        return plt.figure(figsize=figsize)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)  # a renderer for the layout, without pyplot or a display
+    return fig
+
+
+def _finish(fig: "Figure", path: Any, dpi: int) -> "Union[Path, Figure]":
+    fig.tight_layout()  # makes room for the legends beside the axes (cheaper than "constrained")
+    if path is None:
+        return fig
+    path = Path(path)
+    fig.savefig(path, dpi=dpi)
+    return path
+
+
+def _legend_outside(ax: "Axes") -> None:
+    """A legend to the right of the axes (never over the data), if anything is labelled."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  frameon=False)
+
+
+def draw_family(ax: "Axes", lines: "list[tuple[str, Any, Any]]", what: str,
+                lw: float = 0.9, max_lines: int = MAX_LINES, top_k: int = TOP_K,
+                rank: str = "final") -> None:
+    """Draws ``lines`` (``(label, x, y)``, all on the same x) in one panel: each one
+    labelled when there are at most ``max_lines``; otherwise the median and the min-max
+    band of all ``len(lines)`` ``what`` (connections, ports), plus the ``top_k`` lines with
+    the highest value and the one with the lowest, labelled; ``rank`` says which value:
+    ``"final"`` (for cumulative counts) or ``"max"`` (for queues and utilization)."""
+    import numpy as np
+
+    if len(lines) <= max_lines:
+        for label, x, y in lines:
+            ax.plot(x, y, label=label, lw=lw)
+        return
+    x = np.asarray(lines[0][1], dtype=float)
+    ys = np.vstack([np.asarray(y, dtype=float) for _, _, y in lines])
+    n = len(lines)
+    ax.fill_between(x, ys.min(axis=0), ys.max(axis=0), color="tab:gray", alpha=0.3, lw=0,
+                    label=f"range of {n} {what}")
+    ax.plot(x, np.median(ys, axis=0), color="black", lw=1.3, label=f"median of {n} {what}")
+    if not ys.shape[1]:
+        key = np.zeros(n)
+    else:
+        key = ys.max(axis=1) if rank == "max" else ys[:, -1]
+    order = list(np.argsort(-key, kind="stable"))
+    picks = order[:top_k] + [order[-1]]
+    for j, i in enumerate(dict.fromkeys(picks)):
+        tag = "lowest" if j == len(picks) - 1 and i == order[-1] and n > top_k else f"top {j + 1}"
+        ax.plot(x, ys[i], lw=lw * 0.9, label=f"{lines[i][0]} ({tag})")
+
+
+def plot_abr(result: "RunResult", path: "Union[str, Path, None]" = None,
+             title: Optional[str] = None) -> "Union[Path, Figure]":
     """The four graphs of seed 003 (section 5) against time, in one figure:
     (a) allowed cell rate per source, (b) queue length per switch port, (c) link utilization
-    per switch port, (d) cells received per destination."""
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8), sharex=True)
+    per switch port, (d) cells received per destination.
+
+    Writes a PNG and returns its path when ``path`` is given; otherwise returns the figure
+    (shown inline in a notebook)."""
+    fig = _new_figure(path, (13, 8))
+    axes = fig.subplots(2, 2, sharex=True)
     ab, ps = result.abr_series, result.port_series
     ms = 1e3
-    many = ab["source"].nunique() > 10
+    acr, received = [], []
     for name, d in ab.groupby("source", sort=False):
-        lab = None if many else name
-        axes[0, 0].plot(d["time_s"] * ms, d["acr_mbps"], label=lab, lw=0.9)
-        axes[1, 1].plot(d["time_s"] * ms, d["cells_received"], label=lab, lw=0.9)
+        acr.append((name, d["time_s"] * ms, d["acr_mbps"]))
+        received.append((name, d["time_s"] * ms, d["cells_received"]))
+    draw_family(axes[0, 0], acr, "sources", rank="max")
+    draw_family(axes[1, 1], received, "sources")
     ports = result.ports
     kinds = {n["name"]: n["kind"] for n in result.scenario.get("node", [])}
     used = ports[(ports["is_switch"]) & (ports["sent"] > 0)] if len(ports) else ports
     # The seed's graphs show the links between switches; fall back to all switch ports.
     trunk = used[used["toward"].map(kinds) == "switch"] if len(used) else used
     show = trunk if len(trunk) else used
+    queue, util = [], []
     for port in (show["name"] if len(show) else []):
         d = ps[ps["port"] == port]
-        axes[0, 1].plot(d["time_s"] * ms, d["max_queue_cells"], label=port, lw=0.9)
-        axes[1, 0].plot(d["time_s"] * ms, d["utilization"] * 100, label=port, lw=0.9)
+        queue.append((port, d["time_s"] * ms, d["max_queue_cells"]))
+        util.append((port, d["time_s"] * ms, d["utilization"] * 100))
+    draw_family(axes[0, 1], queue, "ports", rank="max")
+    draw_family(axes[1, 0], util, "ports", rank="max")
     axes[0, 0].set_ylabel("(a) allowed cell rate (Mbit/s)")
     axes[0, 1].set_ylabel("(b) queue length (cells, max over interval)")
     axes[1, 0].set_ylabel("(c) link utilization (%)")
     axes[1, 1].set_ylabel("(d) cells received")
     for ax in axes.flat:
         ax.grid(alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc="best")
+        _legend_outside(ax)
     for ax in axes[1]:
         ax.set_xlabel("time (ms)")
     fig.suptitle(title or result.summary["name"])
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _finish(fig, path, 100)
 
 
-def plot_run(result: "RunResult", path: str | Path) -> Path:
+def plot_run(result: "RunResult", path: "Union[str, Path, None]" = None) -> "Union[Path, Figure]":
     """Four panels against time. With ABR sources: the four graphs of seed 003
     (:func:`plot_abr`); otherwise switch queue lengths, link utilization, cwnd and cells
-    received."""
+    received.
+
+    Writes a PNG and returns its path when ``path`` is given; otherwise returns the figure
+    (shown inline in a notebook)."""
     if len(result.abr_series):
         return plot_abr(result, path)
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8), sharex=True)
+    fig = _new_figure(path, (13, 8))
+    axes = fig.subplots(2, 2, sharex=True)
     ps, cs = result.port_series, result.connection_series
     busy = result.ports[(result.ports["is_switch"]) & (result.ports["max_queue_cells"] > 0)]["name"] if len(result.ports) else []
+    queue, util = [], []
     for port in busy:
         d = ps[ps["port"] == port]
-        axes[0, 0].plot(d["time_s"], d["max_queue_cells"], label=port, lw=0.8)
-        axes[0, 1].plot(d["time_s"], d["utilization"], label=port, lw=0.8)
-    many = cs["connection"].nunique() > 10
+        queue.append((port, d["time_s"], d["max_queue_cells"]))
+        util.append((port, d["time_s"], d["utilization"]))
+    draw_family(axes[0, 0], queue, "ports", lw=0.8, rank="max")
+    draw_family(axes[0, 1], util, "ports", lw=0.8, rank="max")
+    cwnd, received = [], []
     for name, d in cs.groupby("connection", sort=False):
-        axes[1, 0].plot(d["time_s"], d["cwnd_bytes"] / 1024, label=None if many else name, lw=0.7)
-        axes[1, 1].plot(d["time_s"], d["cells_received"], label=None if many else name, lw=0.7)
+        cwnd.append((name, d["time_s"], d["cwnd_bytes"] / 1024))
+        received.append((name, d["time_s"], d["cells_received"]))
+    draw_family(axes[1, 0], cwnd, "connections", lw=0.7)
+    draw_family(axes[1, 1], received, "connections", lw=0.7)
     axes[0, 0].set_ylabel("queue (cells, max over interval)")
     axes[0, 1].set_ylabel("link utilization")
     axes[1, 0].set_ylabel("cwnd (KiB)")
     axes[1, 1].set_ylabel("cells received")
     for ax in axes.flat:
         ax.grid(alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc="best")
+        _legend_outside(ax)
     for ax in axes[1]:
         ax.set_xlabel("time (s)")
     fig.suptitle(result.summary["name"])
-    fig.tight_layout()
-    path = Path(path)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _finish(fig, path, 110)
 
 
 # --------------------------------------------------------------------------- sweeps
@@ -177,7 +260,8 @@ def plot_sweep(results, metric: str = "efficiency", x: str | None = None, by: st
     ok = results.ok
     own = ax is None
     if own:
-        fig, ax = plt.subplots(figsize=(7.5, 4.6))
+        fig = _new_figure(path, (7.5, 4.6))
+        ax = fig.subplots()
     else:
         fig = ax.figure
     info = results.param_info() if hasattr(results, "param_info") else {}
@@ -215,18 +299,14 @@ def plot_sweep(results, metric: str = "efficiency", x: str | None = None, by: st
     ax.set_xlabel(f"{x} ({unit})" if unit else x)
     ax.set_ylabel(metric)
     ax.grid(alpha=0.3)
-    if by is not None and ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8, loc="best")
+    if by is not None:
+        _legend_outside(ax)
     seeds = int(ok.groupby([c for c in [x, by, *others] if c is not None], dropna=False).size().max()) if len(ok) else 0
     sub = f"mean over {seeds} seed{'s' if seeds != 1 else ''}" + (", band: +- 1 std" if seeds > 1 else "")
     if others:
         sub += "; averaged over " + ", ".join(others)
     ax.set_title(title or f"{results.name}: {metric}\n{sub}", fontsize=10)
-    if own:
-        fig.tight_layout()
     if path is None:
         return ax
     fig.savefig(path, dpi=100, format="png")
-    if own:
-        plt.close(fig)
     return path

@@ -140,15 +140,36 @@ def cards(items: Iterable[tuple[str, Any, str]]) -> str:
         f"<div class='card {esc(cls)}'><b>{esc(v)}</b><span>{esc(k)}</span></div>" for k, v, cls in items) + "</div>"
 
 
+PAGE = """<!DOCTYPE html>
+<html lang='en'>
+<head>
+<meta charset='utf-8'>
+<meta name='viewport' content='width=device-width, initial-scale=1'>
+<title>{{ title }}</title>
+<style>{{ css }}</style>
+</head>
+<body>
+<main>
+{{ body }}
+<footer>Written by atmsim {{ version }} on {{ now }}. Self-contained: no file or network access is needed to view it.</footer>
+</main>
+</body>
+</html>
+"""
+
+
 def page(title: str, body: str) -> str:
+    """The whole page (a Jinja2 template, autoescaped): ``body`` is HTML made by this
+    module, everything else is text."""
+    import jinja2
+    from markupsafe import Markup
+
     from . import __version__
 
     now = _dt.datetime.now().astimezone().replace(microsecond=0).isoformat()
-    return (f"<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
-            f"<meta name='viewport' content='width=device-width, initial-scale=1'>\n<title>{esc(title)}</title>\n"
-            f"<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}\n"
-            f"<footer>Written by atmsim {esc(__version__)} on {esc(now)}. Self-contained: no file or network "
-            f"access is needed to view it.</footer>\n</main>\n</body>\n</html>\n")
+    env = jinja2.Environment(autoescape=True, keep_trailing_newline=True)
+    return env.from_string(PAGE).render(title=title, css=Markup(CSS), body=Markup(body),
+                                        version=__version__, now=now)
 
 
 def _png(fig) -> bytes:
@@ -162,114 +183,72 @@ def _png(fig) -> bytes:
 
 # --------------------------------------------------------------------------- Markdown (report.md)
 
-_INLINE = [
-    (re.compile(r"`([^`]+)`"), lambda m: f"<code>{m.group(1)}</code>"),
-    (re.compile(r"\*\*([^*]+)\*\*"), lambda m: f"<b>{m.group(1)}</b>"),
-    (re.compile(r"(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])"), lambda m: f"<i>{m.group(1)}</i>"),
-]
+_NUMBER = re.compile(r"[-+]?[\d.,]+%?")
 
 
-def _inline(text: str, images: dict[str, bytes]) -> str:
-    s = esc(text)
-    codes: list[str] = []
+def _markdown_renderer():
+    """markdown-it-py (CommonMark + pipe tables, raw HTML off) with the report's rules:
+    headings one level down (the page title is the only h1), pass/FAIL and number cells
+    classed, long tables scrolling, links shown with their target and never fetched, and
+    images embedded from ``env["images"]``."""
+    from markdown_it import MarkdownIt
 
-    def keep(m):
-        codes.append(f"<code>{m.group(1)}</code>")
-        return f"\x00{len(codes) - 1}\x00"
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    rules = md.renderer.rules
 
-    s = re.sub(r"`([^`]+)`", keep, s)
+    def heading_open(tokens, idx, options, env):
+        return f"<h{min(int(tokens[idx].tag[1]) + 1, 6)}>"
 
-    def image(m):
-        alt, src = m.group(1), html.unescape(m.group(2))
-        data = images.get(src)
+    def heading_close(tokens, idx, options, env):
+        return f"</h{min(int(tokens[idx].tag[1]) + 1, 6)}>\n"
+
+    def td_open(tokens, idx, options, env):
+        text = tokens[idx + 1].content.strip() if idx + 1 < len(tokens) else ""
+        cls = {"pass": "pass", "fail": "fail"}.get(text.lower()) or ("num" if _NUMBER.fullmatch(text) else "")
+        return f'<td class="{cls}">' if cls else "<td>"
+
+    def table_open(tokens, idx, options, env):
+        rows = 0
+        for t in tokens[idx:]:
+            if t.type == "table_close":
+                break
+            rows += t.type == "tr_open"
+        env["scroll"] = rows > 26  # header row + 25
+        return "<div class='scroll'><table>\n" if env["scroll"] else "<table>\n"
+
+    def table_close(tokens, idx, options, env):
+        return "</table></div>\n" if env.get("scroll") else "</table>\n"
+
+    def link_open(tokens, idx, options, env):
+        href = tokens[idx].attrGet("href") or ""
+        env.setdefault("links", []).append(href)
+        return f"<a href='{esc(href)}'>" if href.startswith("#") else ""
+
+    def link_close(tokens, idx, options, env):
+        href = env["links"].pop()
+        return "</a>" if href.startswith("#") else f" (<code>{esc(href)}</code>)"
+
+    def image(tokens, idx, options, env):
+        tok = tokens[idx]
+        alt = esc(tok.content)
+        data = env.get("images", {}).get(tok.attrGet("src") or "")
         return f"<img alt='{alt}' src='{img_data(data)}'>" if data else f"[{alt}]"
 
-    s = re.sub(r"!\[([^\]]*)\]\(([^)\s]+)\)", image, s)
-    s = re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)",
-               lambda m: f"<a href='{m.group(2)}'>{m.group(1)}</a>" if m.group(2).startswith("#") else
-               f"{m.group(1)} (<code>{m.group(2)}</code>)", s)
-    for rx, fn in _INLINE[1:]:
-        s = rx.sub(fn, s)
-    return re.sub("\x00(\\d+)\x00", lambda m: codes[int(m.group(1))], s)
+    rules["heading_open"], rules["heading_close"] = heading_open, heading_close
+    rules["td_open"], rules["table_open"], rules["table_close"] = td_open, table_open, table_close
+    rules["link_open"], rules["link_close"], rules["image"] = link_open, link_close, image
+    rules["strong_open"] = lambda *a: "<b>"
+    rules["strong_close"] = lambda *a: "</b>"
+    rules["em_open"] = lambda *a: "<i>"
+    rules["em_close"] = lambda *a: "</i>"
+    return md
 
 
 def markdown(text: str, images: dict[str, bytes]) -> str:
-    """A small Markdown renderer for the reproductions' report.md: headings, paragraphs,
-    pipe tables (pass/FAIL cells coloured), lists, code blocks, inline code, bold, links
-    (shown with their target, never fetched) and images (embedded from ``images``)."""
-    lines = text.splitlines()
-    out: list[str] = []
-    i = 0
-    para: list[str] = []
-
-    def flush():
-        if para:
-            out.append("<p>" + _inline(" ".join(para), images) + "</p>")
-            para.clear()
-
-    while i < len(lines):
-        ln = lines[i]
-        st = ln.strip()
-        if st.startswith("```"):
-            flush()
-            j = i + 1
-            while j < len(lines) and not lines[j].strip().startswith("```"):
-                j += 1
-            out.append("<pre>" + esc("\n".join(lines[i + 1:j])) + "</pre>")
-            i = j + 1
-            continue
-        m = re.match(r"^(#{1,6})\s+(.*)$", st)
-        if m:
-            flush()
-            level = min(len(m.group(1)) + 1, 6)  # the page title is the only h1
-            out.append(f"<h{level}>{_inline(m.group(2), images)}</h{level}>")
-            i += 1
-            continue
-        if st.startswith("|") and i + 1 < len(lines) and re.match(r"^\|?\s*:?-{2,}", lines[i + 1].strip()):
-            flush()
-            head = [c.strip() for c in st.strip("|").split("|")]
-            rows = []
-            j = i + 2
-            while j < len(lines) and lines[j].strip().startswith("|"):
-                rows.append([c.strip() for c in lines[j].strip().strip("|").split("|")])
-                j += 1
-            t = ["<table><thead><tr>" + "".join(f"<th>{_inline(h, images)}</th>" for h in head) + "</tr></thead><tbody>"]
-            for r in rows:
-                cells = []
-                for c in r:
-                    low = c.lower()
-                    cls = " class='pass'" if low == "pass" else " class='fail'" if low == "fail" else \
-                        " class='num'" if re.fullmatch(r"[-+]?[\d.,]+%?", c) else ""
-                    cells.append(f"<td{cls}>{_inline(c, images)}</td>")
-                t.append("<tr>" + "".join(cells) + "</tr>")
-            t.append("</tbody></table>")
-            out.append("<div class='scroll'>" + "\n".join(t) + "</div>" if len(rows) > 25 else "\n".join(t))
-            i = j
-            continue
-        if re.match(r"^([-*]|\d+\.)\s+", st):
-            flush()
-            ordered = bool(re.match(r"^\d+\.", st))
-            items = []
-            while i < len(lines) and (re.match(r"^\s*([-*]|\d+\.)\s+", lines[i]) or
-                                      (lines[i].startswith("  ") and lines[i].strip() and items)):
-                if re.match(r"^\s*([-*]|\d+\.)\s+", lines[i]):
-                    items.append(re.sub(r"^\s*([-*]|\d+\.)\s+", "", lines[i]))
-                else:
-                    items[-1] += " " + lines[i].strip()
-                i += 1
-            tag = "ol" if ordered else "ul"
-            out.append(f"<{tag}>" + "".join(f"<li>{_inline(x, images)}</li>" for x in items) + f"</{tag}>")
-            continue
-        if st in ("---", "***"):
-            flush()
-            out.append("<hr>")
-        elif not st:
-            flush()
-        else:
-            para.append(st)
-        i += 1
-    flush()
-    return "\n".join(out)
+    """The reproductions' report.md as HTML (markdown-it-py): headings, paragraphs, pipe
+    tables (pass/FAIL cells coloured), lists, code, emphasis, links (shown with their
+    target, never fetched) and images (embedded from ``images``, keyed by their path)."""
+    return _markdown_renderer().render(text, {"images": images})
 
 
 # --------------------------------------------------------------------------- sweeps

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
-import pandas as pd
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from matplotlib.figure import Figure
 
 
-def _long(ts: dict[str, Any], key: str, names_key: str, columns: list[str]) -> pd.DataFrame:
+def _long(ts: dict[str, Any], key: str, names_key: str, columns: list[str]) -> "pd.DataFrame":
     """Column-per-entity series (``ts[col][entity][sample]``) in long format."""
+    import pandas as pd
+
     t = ts["time_s"]
     names = ts[names_key]
     data: dict[str, list] = {"time_s": [x for _ in names for x in t], key: [n for n in names for _ in t]}
@@ -37,6 +42,8 @@ class RunResult:
     """
 
     def __init__(self, raw: dict[str, Any], scenario: dict[str, Any]):
+        import pandas as pd
+
         self.raw = raw
         self.scenario = scenario
         self.summary: dict[str, Any] = raw["summary"]
@@ -67,6 +74,32 @@ class RunResult:
             f"{s['cells_dropped']} cells dropped>"
         )
 
+    def _repr_html_(self) -> str:
+        """The summary and the per-connection table, for Jupyter."""
+        s = self.summary
+        facts = [
+            ("simulated", f"{s['duration_s']:g} s"),
+            ("efficiency", f"{s['efficiency']:.3f}"),
+            ("fairness", f"{s['fairness']:.3f}"),
+            ("max switch queue", f"{s['max_switch_queue_cells']} cells"),
+            ("cells dropped", f"{s['cells_dropped']}"),
+            ("wall time", f"{s.get('wall_seconds', float('nan')):.2f} s"),
+        ]
+        rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+                       for k, v in facts)
+        cols = [c for c in ("name", "kind", "goodput_bps", "retransmissions", "timeouts")
+                if c in self.connections.columns]
+        table = self.connections[cols].to_html(index=False, max_rows=20) if cols else ""
+        return (f"<div><b>RunResult {html.escape(str(s['name']))}</b>"
+                f"<table>{rows}</table>{table}</div>")
+
+    def plot(self, path: Union[str, Path, None] = None) -> "Union[Path, Figure]":
+        """The run's four panels (:func:`atmsim.plots.plot_run`): returns the figure, shown
+        inline in a notebook; with ``path``, writes a PNG there and returns the path."""
+        from .plots import plot_run
+
+        return plot_run(self, path)
+
     def save(self, out: str | Path, plot: bool = True) -> Path:
         """Writes summary.json, the tables and series as CSV, the scenario, and a plot."""
         from .scenario import to_toml
@@ -80,7 +113,7 @@ class RunResult:
         self.connection_series.to_csv(out / "connection_series.csv", index=False)
         if len(self.abr_series):
             self.abr_series.to_csv(out / "abr_series.csv", index=False)
-        (out / "scenario.toml").write_text(to_toml(self.scenario))
+        (out / "scenario.toml").write_text(to_toml(self.scenario), encoding="utf-8")
         if plot:
             from .plots import plot_run
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 from . import _core
 from .result import RunResult
@@ -31,7 +31,7 @@ def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
     if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and _looks_like_path(scenario)):
         path = Path(scenario)
         try:
-            text = path.read_text()
+            text = path.read_text(encoding="utf-8")
         except OSError as e:
             raise FileNotFoundError(f"cannot read scenario file {str(path)!r}: {e.strerror}") from None
     elif isinstance(scenario, str):
@@ -49,15 +49,59 @@ def validate(scenario: ScenarioLike) -> dict[str, Any]:
     return json.loads(_core.validate(json.dumps(load_scenario(scenario)), toml=False))
 
 
-def run(scenario: ScenarioLike) -> RunResult:
+def run(scenario: ScenarioLike, progress: Optional[bool] = None) -> RunResult:
     """Runs a scenario to its end and returns a :class:`RunResult`.
 
-    The simulation runs in Rust with the GIL released. Cell conservation is checked at the
-    end of every run; a violation raises :class:`atmsim.InvariantError`.
+    The simulation runs in Rust with the GIL released. About every 50 ms of wall time it
+    checks for Ctrl-C (or a notebook's "interrupt kernel"): the run stops and
+    ``KeyboardInterrupt`` is raised. Cell conservation is checked at the end of every run;
+    a violation raises :class:`atmsim.InvariantError`.
+
+    ``progress``: a progress bar of simulated time with an ETA (tqdm: text in a terminal,
+    a widget in a notebook). ``None`` (the default) shows it for runs that last more than
+    a second, ``True`` from the start, ``False`` never.
     """
     sc = load_scenario(scenario)
-    raw = json.loads(_core.run_json(json.dumps(sc)))
+    text = json.dumps(sc)
+    bar = _ProgressBar(text, sc.get("name"), progress)
+    try:
+        raw = json.loads(_core.run_json_watched(text, bar.update if progress is not False else None))
+        bar.finish()
+    finally:
+        bar.close()
     return RunResult(raw, sc)
+
+
+class _ProgressBar:
+    """A tqdm bar of simulated seconds, made on the engine's first progress call (after
+    50 ms), so short runs pay nothing."""
+
+    def __init__(self, text: str, name: Optional[str], progress: Optional[bool]):
+        self.text, self.name, self.progress = text, name, progress
+        self.bar: Any = None
+
+    def update(self, simulated_s: float) -> None:
+        if self.bar is None:
+            from tqdm.auto import tqdm
+
+            total = json.loads(_core.validate(self.text, toml=False))["duration_s"]
+            self.bar = tqdm(
+                total=total,
+                desc=self.name or "run",
+                unit="s",
+                delay=0.0 if self.progress else 1.0,
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.3g}/{total:.3g} s simulated "
+                "[{elapsed}<{remaining}]",
+            )
+        self.bar.update(simulated_s - self.bar.n)
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.update(self.bar.total - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def max_min(scenario: ScenarioLike):
@@ -75,33 +119,18 @@ def max_min(scenario: ScenarioLike):
     return pd.DataFrame(json.loads(_core.max_min_json(json.dumps(sc))))
 
 
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+def _without_none(v: Any) -> Any:
     if isinstance(v, dict):
-        return "{ " + ", ".join(f"{k} = {_toml_value(x)}" for k, x in v.items() if x is not None) + " }"
-    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+        return {k: _without_none(x) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        return [_without_none(x) for x in v if x is not None]
+    return v
 
 
 def to_toml(scenario: dict[str, Any]) -> str:
-    """Writes a scenario dict as a TOML file's text (tables, then arrays of tables)."""
-    out: list[str] = []
-    for k, v in scenario.items():
-        if v is not None and not isinstance(v, (dict, list)):
-            out.append(f"{k} = {_toml_value(v)}")
-    for k, v in scenario.items():
-        if isinstance(v, dict):
-            out.append(f"\n[{k}]")
-            out += [f"{kk} = {_toml_value(vv)}" for kk, vv in v.items() if vv is not None]
-    for k, v in scenario.items():
-        if isinstance(v, list):
-            for item in v:
-                out.append(f"\n[[{k}]]")
-                out += [f"{kk} = {_toml_value(vv)}" for kk, vv in item.items() if vv is not None]
-    return "\n".join(out) + "\n"
+    """Writes a scenario dict as a TOML file's text (with tomli-w; keys whose value is
+    ``None`` are left out). Any Unicode text, an emoji in a name included, reads back the
+    same."""
+    import tomli_w
+
+    return tomli_w.dumps(_without_none(scenario))

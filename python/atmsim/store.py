@@ -203,13 +203,15 @@ class SweepStore:
         try:
             _to_parquet(pd.DataFrame([row]), tmp / "summary.parquet")
             for name, df in frames.items():
-                _to_parquet(df, tmp / f"{name}.parquet")
+                # Every file names its point, so pyarrow.dataset over a store (issue 16)
+                # returns rows that can be told apart.
+                _to_parquet(df.assign(point_id=pid)[["point_id", *df.columns]], tmp / f"{name}.parquet")
             scenario = scenario if scenario is not None else meta.get("scenario")
             if scenario is not None:
                 from .scenario import to_toml
 
                 try:
-                    (tmp / "scenario.toml").write_text(to_toml(scenario))
+                    (tmp / "scenario.toml").write_text(to_toml(scenario), encoding="utf-8")
                 except (TypeError, AttributeError):  # a value TOML cannot hold; point.json has it
                     pass
             (tmp / "point.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
@@ -436,7 +438,7 @@ class SweepResults:
         pid = self.resolve_id(point_id)
         path = self.root / "points" / pid / f"{name}.parquet"
         if path.is_file():
-            return pd.read_parquet(path)
+            return pd.read_parquet(path).drop(columns="point_id", errors="ignore")
         meta = self.point(pid)
         if meta["status"] != "ok":
             raise KeyError(f"point {pid} failed ({meta['error']}); it has no {name.replace('_', ' ')}")

@@ -367,13 +367,23 @@ def _parse_parameter(where: str, path: str, spec: Any) -> Parameter:
                 raise SweepError(f"{where}.name = {fmt(spec['name'])}: must be a non-empty string")
             name = spec["name"]
         if "values" in spec:
-            extra = [k for k in spec if k not in ("values", "labels", "name")]
+            extra = [k for k in spec if k not in ("values", "labels", "name", "unit")]
             if extra:
                 raise SweepError(f"{where}: give either values = [...] or a range, not both ({extra[0]} is a range key)")
             values = spec["values"]
             if not isinstance(values, list):
                 raise SweepError(f"{where}.values = {fmt(values)}: must be a list")
             labels = spec.get("labels")
+            if "unit" in spec:  # { values = [500, 1000], unit = "cells" }: numbers in that unit
+                unit = spec["unit"]
+                if not isinstance(unit, str) or not unit.strip():
+                    raise SweepError(f"{where}.unit = {fmt(unit)}: must be a unit such as \"ms\", \"cells\" or \"Mbps\"")
+                bad = [v for v in values if not isinstance(v, (int, float)) or isinstance(v, bool)]
+                if bad:
+                    raise SweepError(f"{where}.values: with unit = {fmt(unit)} the values are plain numbers, "
+                                     f"not {fmt(bad[0])}")
+                labels = labels if labels is not None else list(values)
+                values = [f"{_num(v)} {unit}" for v in values]
             if labels is not None:
                 if not isinstance(labels, list) or len(labels) != len(values):
                     raise SweepError(f"{where}.labels = {fmt(labels)}: must be a list as long as values "

@@ -42,6 +42,41 @@ fn run_json(py: Python<'_>, text: String) -> PyResult<String> {
     r.map_err(to_py)
 }
 
+/// How often, in wall time, a watched run (`run_json_watched`) looks up from the
+/// simulation: signals (Ctrl-C) and the progress callback. A quarter of the 0.2 s an
+/// interruption may take.
+const WATCH_PERIOD: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Runs a scenario given as JSON text like `run_json`, but about every 50 ms of wall time
+/// briefly takes the GIL to check for signals (Ctrl-C, a notebook's "interrupt kernel":
+/// the run stops and `KeyboardInterrupt` is raised) and to call `progress(simulated_s)`
+/// if given (an exception it raises stops the run too).
+#[pyfunction]
+#[pyo3(signature = (text, progress = None))]
+fn run_json_watched(py: Python<'_>, text: String, progress: Option<Py<PyAny>>) -> PyResult<String> {
+    let mut stopped: Option<PyErr> = None;
+    let r = py.detach(|| {
+        let f = atmsim::scenario::from_json_str(&text)?;
+        let sc = atmsim::scenario::resolve::resolve(&f)?;
+        atmsim::run_observed(&sc, WATCH_PERIOD, |reached| {
+            Python::attach(|py| {
+                let step = py.check_signals().and_then(|()| match &progress {
+                    Some(cb) => cb.call1(py, (reached as f64 / 1e12,)).map(drop),
+                    None => Ok(()),
+                });
+                step.map_err(|e| stopped = Some(e)).is_ok()
+            })
+        })
+    });
+    if let Some(e) = stopped {
+        return Err(e);
+    }
+    match r.map_err(to_py)? {
+        Some(r) => Ok(serde_json::to_string(&r).expect("result serializes")),
+        None => Err(PyRuntimeError::new_err("run stopped without a reason")),
+    }
+}
+
 /// Validates a scenario (TOML text if `toml` is true, else JSON); returns a JSON summary
 /// of what it holds (nodes, ports, connections) or raises ScenarioError.
 #[pyfunction]
@@ -173,6 +208,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_toml, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_json_watched, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(max_min_json, m)?)?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;

@@ -51,7 +51,59 @@ pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
     let mut sim = sim::Sim::new(sc);
     sim.run();
     let wall = start.elapsed().as_secs_f64();
-    let r = RunResult::collect(sim, sc, wall);
+    checked(RunResult::collect(sim, sc, wall))
+}
+
+/// Runs like [`run`], but hands control to `observer` about every `period` of wall time,
+/// with the simulated time reached (ps). The observer reports progress or checks for an
+/// interruption; when it returns `false` the run stops and `Ok(None)` is returned.
+///
+/// The simulation advances in slices of simulated time ([`sim::Sim::run_until`]) sized
+/// to take a fraction of `period` each, so the per-event path carries no check and the
+/// results are the same as [`run`]'s.
+pub fn run_observed(
+    sc: &Scenario,
+    period: std::time::Duration,
+    mut observer: impl FnMut(u64) -> bool,
+) -> Result<Option<RunResult>, RunError> {
+    let start = std::time::Instant::now();
+    let mut sim = sim::Sim::new(sc);
+    let end = sc.duration;
+    let (lo, hi) = (period / 8, period / 2);
+    let mut slice = (end / 100_000).max(MIN_SLICE);
+    let mut reached = 0u64;
+    let mut last_call = start;
+    loop {
+        let t0 = std::time::Instant::now();
+        reached = reached.saturating_add(slice).min(end);
+        sim.run_until(reached);
+        let took = t0.elapsed();
+        if took < lo {
+            slice = slice.saturating_mul(2);
+        } else if took > hi {
+            slice = (slice / 2).max(MIN_SLICE);
+        }
+        if reached >= end {
+            break;
+        }
+        if last_call.elapsed() >= period {
+            if !observer(reached) {
+                return Ok(None);
+            }
+            last_call = std::time::Instant::now();
+        }
+    }
+    let wall = start.elapsed().as_secs_f64();
+    checked(RunResult::collect(sim, sc, wall)).map(Some)
+}
+
+/// The shortest slice of simulated time [`run_observed`] runs between looks (1 us, a
+/// fraction of a cell time at 155 Mbit/s): a floor so that a slow host cannot make the
+/// slices, and their overhead, arbitrarily small.
+const MIN_SLICE: u64 = 1_000_000;
+
+/// The end-of-run invariants: every port's counter identities and cell conservation.
+fn checked(r: RunResult) -> Result<RunResult, RunError> {
     for p in &r.ports {
         if p.received != p.enqueued + p.dropped || p.enqueued != p.sent + p.final_queue_cells as u64
         {
@@ -82,4 +134,53 @@ pub fn run_json(text: &str) -> Result<RunResult, RunError> {
     let f = scenario::from_json_str(text)?;
     let sc = scenario::resolve::resolve(&f)?;
     run(&sc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: &str = include_str!("../../../examples/ubr_small.toml");
+
+    /// The result without the fields that measure the host's speed.
+    fn simulated(r: &RunResult) -> serde_json::Value {
+        let mut v = serde_json::to_value(r).expect("result serializes");
+        let s = v["summary"].as_object_mut().expect("summary");
+        for k in ["wall_seconds", "events_per_second", "cell_hops_per_second"] {
+            s.remove(k);
+        }
+        v
+    }
+
+    #[test]
+    fn run_observed_gives_the_same_results_as_run() {
+        let sc = scenario::load_toml(SMALL).expect("example is valid");
+        let plain = run(&sc).expect("runs");
+        // A short period: many slices and many calls.
+        let mut calls = 0u64;
+        let mut last = 0u64;
+        let watched = run_observed(&sc, std::time::Duration::from_micros(200), |t| {
+            assert!(t > last && t < sc.duration, "observer times increase within the run");
+            last = t;
+            calls += 1;
+            true
+        })
+        .expect("runs")
+        .expect("not stopped");
+        assert!(calls > 5, "observer called {calls} times");
+        assert_eq!(simulated(&plain), simulated(&watched));
+    }
+
+    #[test]
+    fn run_observed_stops_when_the_observer_says_so() {
+        let sc = scenario::load_toml(SMALL).expect("example is valid");
+        let mut calls = 0;
+        let r = run_observed(&sc, std::time::Duration::ZERO, |_| {
+            calls += 1;
+            calls < 3
+        })
+        .expect("no error");
+        assert!(r.is_none());
+        assert_eq!(calls, 3);
+    }
 }

@@ -147,7 +147,15 @@ impl<'a> Sim<'a> {
 
     /// Runs until the scenario's duration (events at exactly that time included).
     pub fn run(&mut self) {
-        let end = self.sc.duration;
+        self.run_until(self.sc.duration);
+    }
+
+    /// Runs the events up to `until` (included, capped at the scenario's duration); a
+    /// later call continues from there, so running in slices gives the same events in
+    /// the same order as one [`Sim::run`]. Lets a caller look up between slices
+    /// (progress, interruption) without any check on the per-event path.
+    pub fn run_until(&mut self, until: Time) {
+        let end = until.min(self.sc.duration);
         while let Some(t) = self.q.peek_time() {
             if t > end {
                 break;

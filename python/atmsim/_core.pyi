@@ -1,0 +1,45 @@
+"""Type stubs for ``atmsim._core``, the PyO3 extension (crates/atmsim-py/src/lib.rs).
+
+Scenarios go in as TOML or JSON text and results come back as JSON text; the Python
+modules (:mod:`atmsim.scenario`, :mod:`atmsim.result`) wrap these in dicts and DataFrames.
+"""
+
+from typing import Callable, Optional
+
+class ScenarioError(ValueError):
+    """A malformed or inconsistent scenario. The message names the key, the value and what is allowed."""
+
+class InvariantError(RuntimeError):
+    """An internal invariant (such as cell conservation) failed: a bug in atmsim."""
+
+def run_toml(text: str) -> str:
+    """Runs a scenario given as TOML text; returns the result as JSON text."""
+
+def run_json(text: str) -> str:
+    """Runs a scenario given as JSON text; returns the result as JSON text."""
+
+def run_json_watched(text: str, progress: Optional[Callable[[float], object]] = None) -> str:
+    """Like :func:`run_json`, but every ~50 ms of wall time checks for signals (Ctrl-C raises
+    ``KeyboardInterrupt``) and calls ``progress(simulated_seconds)``."""
+
+def validate(text: str, toml: bool = True) -> str:
+    """Validates a scenario (TOML text if ``toml``, else JSON); returns a JSON summary
+    (name, nodes, ports, connections, duration_s, routes)."""
+
+def max_min_json(text: str) -> str:
+    """The max-min fair share of each connection: JSON list of {name, fair_share_bps}."""
+
+def toml_to_json(text: str) -> str:
+    """Converts a TOML scenario to the equivalent JSON (the dict form)."""
+
+def json_schema() -> str:
+    """The JSON Schema of scenario files."""
+
+def policies() -> list[tuple[str, str]]:
+    """Names and one-line descriptions of the drop policies."""
+
+def bench_kvr(vcs: int, rm_cells: int) -> float:
+    """ns per forward RM cell of the KVR allocator with ``vcs`` open connections."""
+
+def version() -> str:
+    """The engine version."""
