@@ -98,7 +98,7 @@ pub fn assert_grid(test: &str, grid: &str, cells: &[(String, String)]) {
     }
     if !problems.is_empty() {
         panic!(
-            "grid {grid}: {} of {} snapshots differ from the simulation:\n{}\n{}",
+            "grid {grid}: {} problem(s) with its {} snapshots:\n{}\n{}",
             problems.len(),
             cells.len(),
             problems.join("\n"),
