@@ -1,7 +1,7 @@
-//! ABR grid: rate allocator x topology, greedy sources, TM 4.0 source defaults, 4000-cell
-//! tail-drop switch buffers, short runs (the allocators' transients, not their steady
-//! states). The allocators take their built-in defaults where they have them, so the
-//! snapshots also pin those defaults.
+//! ABR grid: rate allocator x topology, mostly greedy sources, TM 4.0 source defaults,
+//! 4000-cell tail-drop switch buffers, short runs (the allocators' transients, not their
+//! steady states). The allocators take their built-in defaults where they have them, so
+//! the snapshots also pin those defaults.
 
 use super::{play, table};
 use crate::support::scenario::Net;
@@ -17,8 +17,11 @@ const ALLOCATORS: [(&str, &str); 6] = [
     ("kvr", "{ kind = \"kvr\" }"),
 ];
 
-/// Topologies: name and builder (from the allocator table).
-const TOPOLOGIES: [(&str, fn(&str) -> String); 5] = [
+/// A topology: the scenario text for an allocator table.
+type Build = fn(&str) -> String;
+
+/// Topologies: name and builder.
+const TOPOLOGIES: [(&str, Build); 5] = [
     ("two_sources", two_sources),
     ("bursty", bursty),
     ("parking_lot", parking_lot),

@@ -5,8 +5,8 @@
 //!
 //! * [`ubr`]: drop policy x switch buffer x TCP congestion control, TCP on the N-source
 //!   topology.
-//! * [`abr`]: rate allocator x topology (two sources, parking lot, two bottlenecks, TCP
-//!   over ABR), greedy sources.
+//! * [`abr`]: rate allocator x topology (two sources, bursty sources, parking lot, two
+//!   bottlenecks, TCP over ABR).
 //!
 //! Every cell first passes the conservation checks, then is compared with its snapshot.
 //! To add a cell, add an entry to the grid's list (a policy, a buffer, an allocator, a
@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 
 /// What a grid cell gave: the snapshot text of the run, or the error it was refused with.
 enum Outcome {
-    Ran(atmsim::RunResult),
+    Ran(Box<atmsim::RunResult>),
     Refused(String),
 }
 
@@ -35,7 +35,7 @@ fn play(cell: &str, text: &str) -> Outcome {
     match atmsim::run_toml(text) {
         Ok(r) => {
             support::check_conservation_within(&r, cell, 1);
-            Outcome::Ran(r)
+            Outcome::Ran(Box::new(r))
         }
         Err(e) => Outcome::Refused(e.to_string()),
     }
