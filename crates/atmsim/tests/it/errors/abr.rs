@@ -1,9 +1,7 @@
 //! Invalid ABR parameters, allocators and cell-level traffic: one error whose path names
 //! the key and whose message names the value given, never a panic.
 
-mod common;
-
-use atmsim::ScenarioError;
+use super::assert_err;
 
 /// Two ABR sources over sw1 -> sw2 with ERICA (the shape of examples/abr_two_sources.toml).
 /// `defaults` goes under `[defaults]`; `c0` is added to connection 0's table.
@@ -38,26 +36,6 @@ fn with_abr(abr: &str) -> String {
 /// Defaults with ERICA and `defaults.abr = { abr }`.
 fn with_default_abr(abr: &str) -> String {
     base(&format!("{ERICA}\nabr = {{ {abr} }}"), ABR_PERSISTENT)
-}
-
-fn err(text: &str) -> ScenarioError {
-    match atmsim::scenario::load_toml(text) {
-        Ok(_) => panic!("scenario was accepted:\n{text}"),
-        Err(e) => e,
-    }
-}
-
-/// The error is at `path` and its message contains every one of `words`.
-#[track_caller]
-fn assert_err(text: &str, path: &str, words: &[&str]) {
-    let e = err(text);
-    assert_eq!(e.path, path, "{e}");
-    for w in words {
-        assert!(e.message.contains(w), "{w:?} missing from: {e}");
-    }
-    // run_toml reports the same, prefixed.
-    let r = atmsim::run_toml(text).unwrap_err().to_string();
-    assert!(r.contains(path) && r.contains(&e.message), "{r}");
 }
 
 #[test]

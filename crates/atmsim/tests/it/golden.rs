@@ -1,13 +1,13 @@
 //! Golden snapshot of a small UBR scenario (examples/ubr_small.toml).
 //!
 //! If a change moves simulation results on purpose, regenerate with
-//! `UPDATE_SNAPSHOTS=1 cargo test -p atmsim --test golden` and say so in CHANGELOG.md
-//! under "Changed behavior".
+//! `UPDATE_SNAPSHOTS=1 cargo test -p atmsim --release --test it golden` and say so in
+//! CHANGELOG.md under "Changed behavior".
 
-mod common;
+use crate::support::{self, snapshot};
 
 fn snapshot_text() -> String {
-    let r = atmsim::run_toml(&common::small_toml()).unwrap_or_else(|e| panic!("{e}"));
+    let r = support::run(&support::small_toml());
     let mut out = String::new();
     let s = &r.summary;
     out += &format!(
@@ -50,22 +50,5 @@ fn snapshot_text() -> String {
 
 #[test]
 fn small_ubr_matches_snapshot() {
-    let path = common::repo().join("crates/atmsim/tests/snapshots/ubr_small.txt");
-    let got = snapshot_text();
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() || !path.exists() {
-        std::fs::write(&path, &got).unwrap();
-        eprintln!("wrote {}", path.display());
-        if std::env::var_os("UPDATE_SNAPSHOTS").is_none() {
-            panic!(
-                "snapshot {} did not exist; written now, commit it",
-                path.display()
-            );
-        }
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(
-        got, want,
-        "simulation results moved; if on purpose, regenerate (see the module doc)"
-    );
+    snapshot::assert_snapshot("golden", "ubr_small.txt", &snapshot_text());
 }

@@ -4,25 +4,9 @@
 //! bounded source queue (back-pressure on TCP); the periodic application of seed 002; use
 //! it or lose it (source rule 5) after TCP goes idle; the modified ERICA preset.
 
-mod common;
-
+use crate::support::{self, conn, fingerprint, run};
 use atmsim::allocator::AllocatorCfg;
-use atmsim::result::ConnectionResult;
 use atmsim::RunResult;
-
-fn run(text: &str) -> RunResult {
-    atmsim::run_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
-
-/// The result as JSON without the wall-clock fields.
-fn fingerprint(r: &RunResult) -> String {
-    let mut v = serde_json::to_value(r).unwrap();
-    let s = v["summary"].as_object_mut().unwrap();
-    for k in ["wall_seconds", "cell_hops_per_second", "events_per_second"] {
-        s.remove(k);
-    }
-    serde_json::to_string(&v).unwrap()
-}
 
 /// The N-source topology: s_i -> sw1 -> sw2 -> d_i, host links 1 km, the shared link
 /// sw1 -> sw2 10 km, all at 155.52 Mbps. `conns[i]` is the body of connection `c{i+1}`
@@ -68,13 +52,6 @@ fn periodic(segments: u32, burst: &str, burst_at: Option<&str>, extra: &str) -> 
     )
 }
 
-fn conn<'a>(r: &'a RunResult, name: &str) -> &'a ConnectionResult {
-    r.connections
-        .iter()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no connection {name}"))
-}
-
 /// True if `x` (bit/s) is within [lo, hi], allowing for ER travelling as f32.
 fn within(x: f64, lo: f64, hi: f64) -> bool {
     x >= lo * (1.0 - 1e-6) - 1e-6 && x <= hi * (1.0 + 1e-6)
@@ -84,7 +61,7 @@ fn within(x: f64, lo: f64, hi: f64) -> bool {
 /// rates within [MCR, PCR] (bit/s), RM cells both ways, data delivered, the source-queue
 /// bookkeeping. With `lossless` (unlimited buffers) nothing may be dropped or resent.
 fn check_tcp_abr(r: &RunResult, what: &str, mcr: f64, pcr: f64, lossless: bool) {
-    common::check_conservation(r, what);
+    support::check_conservation(r, what);
     let s = &r.summary;
     if lossless {
         assert_eq!(s.cells_dropped, 0, "{what}: unlimited buffers drop nothing");

@@ -8,11 +8,9 @@
 //! rate_bps / 424. So converged ACRs are compared with `fair_share_bps` directly, and data
 //! throughput with `fair_share_bps x (Nrm - 1) / Nrm` (one cell in Nrm is an RM cell).
 
-mod common;
-
+use crate::support::{self, conn, fingerprint, port, run};
 use atmsim::allocator::kvr::VcState;
 use atmsim::allocator::{Kvr, KvrCfg};
-use atmsim::result::ConnectionResult;
 use atmsim::RunResult;
 
 /// Seed 004's 155 Mbps links, in bit/s and in 53-byte cells/s (PCR = 365,566 cells/s).
@@ -27,34 +25,6 @@ const DATA_SHARE: f64 = 31.0 / 32.0;
 /// `[defaults]` of every scenario here: seed 004's links, UCSC sources, KVR everywhere.
 const UCSC_KVR: &str =
     "link_rate = \"155 Mbps\"\nabr = { policy = \"ucsc\" }\nallocator = { kind = \"kvr\" }";
-
-fn run(text: &str) -> RunResult {
-    atmsim::run_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
-
-/// The result as JSON without the wall-clock fields.
-fn fingerprint(r: &RunResult) -> String {
-    let mut v = serde_json::to_value(r).unwrap();
-    let s = v["summary"].as_object_mut().unwrap();
-    for k in ["wall_seconds", "cell_hops_per_second", "events_per_second"] {
-        s.remove(k);
-    }
-    serde_json::to_string(&v).unwrap()
-}
-
-fn conn<'a>(r: &'a RunResult, name: &str) -> &'a ConnectionResult {
-    r.connections
-        .iter()
-        .find(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no connection {name}"))
-}
-
-fn port<'a>(r: &'a RunResult, name: &str) -> &'a atmsim::result::PortResult {
-    r.ports
-        .iter()
-        .find(|p| p.name == name)
-        .unwrap_or_else(|| panic!("no port {name}"))
-}
 
 /// |a / b - 1|.
 fn rel(a: f64, b: f64) -> f64 {
@@ -217,7 +187,7 @@ fn parking_lot_with_unequal_links_converges_to_the_max_min_oracle() {
         "{ kind = \"kvr\", update_backward_rm = true }",
     ] {
         let r = run(&parking_lot(alloc));
-        common::check_conservation(&r, alloc);
+        support::check_conservation(&r, alloc);
         assert_eq!(r.summary.cells_dropped, 0, "{alloc}: unlimited buffers");
         for (name, want) in by_hand {
             let c = conn(&r, name);
@@ -299,7 +269,7 @@ fn r1_three_connections_converge_to_a_third_of_the_bottleneck() {
              allocator = {{ kind = \"kvr\", target_utilization = {u} }}"
         );
         let r = run(&r1(&d, "0.3 s"));
-        common::check_conservation(&r, "R1");
+        support::check_conservation(&r, "R1");
         assert_eq!(r.summary.cells_dropped, 0);
         for name in ["L1", "L2", "S1"] {
             let c = conn(&r, name);
@@ -361,7 +331,7 @@ fn in_band_opening_reaches_the_switch_after_the_access_delay() {
     let inb = run(&late_opener("in_band", "8 ms", 2, "200 ms"));
     let pre = run(&late_opener("pre_established", "8 ms", 2, "200 ms"));
     for (what, r) in [("in_band", &inb), ("pre_established", &pre)] {
-        common::check_conservation(r, what);
+        support::check_conservation(r, what);
         assert!(rel(acr_at(r, "a0", 0.0495), half) < 0.005, "{what}");
         for n in ["a0", "a1", "late"] {
             let acr = conn(r, n).acr_final_bps.unwrap() / 424.0;
@@ -459,7 +429,7 @@ fn closing_gives_the_bandwidth_back() {
         "duration = \"150 ms\"\nsample_interval = \"1 ms\"",
         "",
     ));
-    common::check_conservation(&r, "close");
+    support::check_conservation(&r, "close");
     for n in ["a", "b", "c"] {
         assert!(
             rel(acr_at(&r, n, 0.059), LINK / 3.0) < 0.005,
@@ -504,7 +474,7 @@ fn a_reservation_lowers_the_abr_share_while_it_is_open() {
         "duration = \"200 ms\"\nsample_interval = \"1 ms\"",
         "",
     ));
-    common::check_conservation(&r, "reserve");
+    support::check_conservation(&r, "reserve");
     let reserved = (LINK - 15e6 / 424.0) / 2.0;
     for n in ["a", "b"] {
         assert!(rel(acr_at(&r, n, 0.029), LINK / 2.0) < 0.005, "{n} before");
@@ -538,7 +508,7 @@ fn a_video_reservation_lowers_the_abr_share() {
         "duration = \"150 ms\"\nsample_interval = \"1 ms\"",
         "",
     ));
-    common::check_conservation(&r, "video reserve");
+    support::check_conservation(&r, "video reserve");
     let want = (LINK_BPS - 1.9e6) / 2.0;
     for n in ["a", "b"] {
         let acr = conn(&r, n).acr_final_bps.unwrap();
@@ -612,7 +582,7 @@ fn fixed_sessions_send_only_while_open_and_restart_from_icr() {
         "240 ms",
         1,
     ));
-    common::check_conservation(&r, "sessions");
+    support::check_conservation(&r, "sessions");
     assert_eq!(conn(&r, "s").traffic, "sessions");
     assert_eq!(conn(&r, "s").rule5_resets, Some(0));
     let rx = abr_received(&r, "s");
@@ -685,7 +655,7 @@ fn exponential_sessions_are_random_but_reproducible() {
     let a = run(&with_video(7));
     let b = run(&with_video(7));
     let c = run(&with_video(8));
-    common::check_conservation(&a, "seed 7");
+    support::check_conservation(&a, "seed 7");
     assert_eq!(
         fingerprint(&a),
         fingerprint(&b),
@@ -758,7 +728,7 @@ fn video_mean_rate_is_frame_rate_times_mean_cells() {
         ),
     ] {
         let r = run(&video(keys, "40 s", "100 ms"));
-        common::check_conservation(&r, keys);
+        support::check_conservation(&r, keys);
         let v = conn(&r, "v");
         let rate = v.cells_delivered as f64 / 40.0;
         assert!(
@@ -783,7 +753,7 @@ fn token_bucket_bounds_every_window() {
         "2 s",
         "1 ms",
     ));
-    common::check_conservation(&r, "bucket");
+    support::check_conservation(&r, "bucket");
     let ts = &r.timeseries;
     let k = ts.connection_names.iter().position(|n| n == "v").unwrap();
     let rx = &ts.cells_received[k];
@@ -822,7 +792,7 @@ fn vbr_and_data_utilization_series() {
         "duration = \"1 s\"\nsample_interval = \"5 ms\"",
         "",
     ));
-    common::check_conservation(&r, "utilization");
+    support::check_conservation(&r, "utilization");
     let ts = &r.timeseries;
     let si = 0.005;
     let cells = |series: &[f32]| series.iter().map(|&u| u as f64 * si * LINK).sum::<f64>();
@@ -877,7 +847,7 @@ fn one_lost_cell_is_one_corrupted_frame_and_one_fast_retransmit() {
     let m = "duration = \"200 ms\"\nsample_interval = \"1 ms\"";
     let fault = "[[fault]]\nconnection = \"c1\"\nat = \"100 ms\"\n";
     let r = run(&dumbbell(&defaults, &conns, m, fault));
-    common::check_conservation(&r, "fault");
+    support::check_conservation(&r, "fault");
     let s = &r.summary;
     assert_eq!(s.cells_dropped_by_faults, 1);
     assert_eq!(s.cells_dropped, 1, "the fault is the only loss");
@@ -914,7 +884,7 @@ fn drained(fault: &str) -> RunResult {
         "duration = \"80 ms\"\nsample_interval = \"1 ms\"",
         fault,
     ));
-    common::check_conservation(&r, fault);
+    support::check_conservation(&r, fault);
     assert_eq!(r.summary.cells_in_flight, 0, "{fault}");
     r
 }

@@ -1,23 +1,8 @@
 //! Invariants every run must keep: cell conservation, port counter identities,
 //! determinism (same scenario and seed = bit-identical results), and physical sanity.
 
-mod common;
-
-use atmsim::RunResult;
-
-fn run(text: &str) -> RunResult {
-    atmsim::run_toml(text).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The result as JSON without the wall-clock fields.
-fn fingerprint(r: &RunResult) -> String {
-    let mut v = serde_json::to_value(r).unwrap();
-    let s = v["summary"].as_object_mut().unwrap();
-    for k in ["wall_seconds", "cell_hops_per_second", "events_per_second"] {
-        s.remove(k);
-    }
-    v.to_string()
-}
+use crate::support::scenario::n_source;
+use crate::support::{self, fingerprint, run};
 
 const POLICIES: [&str; 5] = [
     "{ kind = \"tail_drop\" }",
@@ -30,7 +15,7 @@ const POLICIES: [&str; 5] = [
 #[test]
 fn conservation_and_port_identities_hold_under_every_policy() {
     for pol in POLICIES {
-        let r = run(&common::n_source(4, "300 cells", pol, "0.3 s", 3));
+        let r = run(&n_source(4, "300 cells", pol, "0.3 s", 3));
         let s = &r.summary;
         assert!(s.conservation_ok, "{pol}");
         assert_eq!(
@@ -73,12 +58,12 @@ fn conservation_and_port_identities_hold_under_every_policy() {
 
 #[test]
 fn frame_policies_do_not_drop_whole_frames_under_tail_drop() {
-    let r = run(&common::n_source(4, "300 cells", POLICIES[0], "0.3 s", 3));
+    let r = run(&n_source(4, "300 cells", POLICIES[0], "0.3 s", 3));
     for p in &r.ports {
         assert_eq!(p.drops["frame_discard"], 0);
         assert_eq!(p.drops["partial_discard"], 0);
     }
-    let r = run(&common::n_source(4, "300 cells", POLICIES[2], "0.3 s", 3));
+    let r = run(&n_source(4, "300 cells", POLICIES[2], "0.3 s", 3));
     let sw = r.ports.iter().find(|p| p.name == "sw1->sw2").unwrap();
     assert!(
         sw.drops["frame_discard"] > 0,
@@ -88,22 +73,22 @@ fn frame_policies_do_not_drop_whole_frames_under_tail_drop() {
 
 #[test]
 fn same_seed_same_bits() {
-    let t = common::n_source(3, "400 cells", POLICIES[4], "0.3 s", 11);
+    let t = n_source(3, "400 cells", POLICIES[4], "0.3 s", 11);
     assert_eq!(fingerprint(&run(&t)), fingerprint(&run(&t)));
-    let small = common::small_toml();
+    let small = support::small_toml();
     assert_eq!(fingerprint(&run(&small)), fingerprint(&run(&small)));
 }
 
 #[test]
 fn seed_moves_random_tick_phases() {
-    let a = run(&common::n_source(3, "400 cells", POLICIES[0], "0.5 s", 1));
-    let b = run(&common::n_source(3, "400 cells", POLICIES[0], "0.5 s", 2));
+    let a = run(&n_source(3, "400 cells", POLICIES[0], "0.5 s", 1));
+    let b = run(&n_source(3, "400 cells", POLICIES[0], "0.5 s", 2));
     assert_ne!(fingerprint(&a), fingerprint(&b));
 }
 
 #[test]
 fn unlimited_buffers_lose_nothing_and_fill_the_link() {
-    let r = run(&common::n_source(2, "unlimited", POLICIES[0], "1 s", 1));
+    let r = run(&n_source(2, "unlimited", POLICIES[0], "1 s", 1));
     assert_eq!(r.summary.cells_dropped, 0);
     assert!(
         r.summary.efficiency > 0.95 && r.summary.efficiency <= 1.0,
@@ -119,7 +104,7 @@ fn unlimited_buffers_lose_nothing_and_fill_the_link() {
 #[test]
 fn goodput_never_exceeds_the_bottleneck() {
     for pol in POLICIES {
-        let r = run(&common::n_source(5, "500 cells", pol, "0.5 s", 5));
+        let r = run(&n_source(5, "500 cells", pol, "0.5 s", 5));
         assert!(
             r.summary.efficiency <= 1.0 + 1e-9,
             "{pol}: {}",
@@ -133,7 +118,7 @@ fn goodput_never_exceeds_the_bottleneck() {
 
 #[test]
 fn start_times_are_honoured() {
-    let r = run(&common::small_toml());
+    let r = run(&support::small_toml());
     let c = r.connections.iter().find(|c| c.name == "c").unwrap();
     assert!(c.goodput_bytes > 0);
     // Connection c starts at 50 ms: its first delivery cannot precede that.

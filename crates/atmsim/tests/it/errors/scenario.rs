@@ -1,16 +1,10 @@
 //! Malformed or inconsistent scenarios: one clear error naming the key, never a panic.
 
-mod common;
-
-fn err(text: &str) -> String {
-    match atmsim::run_toml(text) {
-        Ok(_) => panic!("scenario was accepted:\n{text}"),
-        Err(e) => e.to_string(),
-    }
-}
+use crate::support::run_err as err;
+use crate::support::scenario::n_source;
 
 fn base() -> String {
-    common::n_source(
+    n_source(
         2,
         "1000 cells",
         "{ kind = \"epd\", threshold = \"80 %\" }",
@@ -149,7 +143,7 @@ fn schema_is_generated() {
 #[test]
 fn default_threshold_policy_with_per_port_buffers_is_accepted() {
     // The default policy needs a finite buffer; the ports that carry it set one.
-    let mut t = common::n_source(
+    let mut t = n_source(
         1,
         "unlimited",
         "{ kind = \"epd\", threshold = \"80 %\" }",
@@ -169,7 +163,7 @@ fn default_threshold_policy_with_per_port_buffers_is_accepted() {
     }
     atmsim::run_toml(&t).unwrap_or_else(|e| panic!("{e}"));
     // ... and a port left unlimited is named in the error.
-    let t = common::n_source(
+    let t = n_source(
         1,
         "unlimited",
         "{ kind = \"epd\", threshold = \"80 %\" }",

@@ -2,7 +2,7 @@
 //! and video traffic, `[[fault]]` tables): one error whose path names the key, as set,
 //! and whose message names the value given and what is allowed, never a panic.
 
-use atmsim::ScenarioError;
+use super::assert_err;
 
 /// Two greedy UCSC sources `a` (s1 -> d1) and `b` (s2 -> d2) over sw1 -> sw2 with KVR,
 /// 10 ms long. `defaults` is added under `[defaults]`, `a` to connection 0's table, and
@@ -45,26 +45,6 @@ fn third(body: &str) -> String {
 /// [`base`] with seed 004 defaults and one `[[fault]]` table with `keys`.
 fn fault(keys: &str) -> String {
     base(SEED_004, "", &format!("[[fault]]\n{keys}\n"))
-}
-
-fn err(text: &str) -> ScenarioError {
-    match atmsim::scenario::load_toml(text) {
-        Ok(_) => panic!("scenario was accepted:\n{text}"),
-        Err(e) => e,
-    }
-}
-
-/// The error is at `path` and its message contains every one of `words`; running the
-/// scenario reports the same.
-#[track_caller]
-fn assert_err(text: &str, path: &str, words: &[&str]) {
-    let e = err(text);
-    assert_eq!(e.path, path, "{e}");
-    for w in words {
-        assert!(e.message.contains(w), "{w:?} missing from: {e}");
-    }
-    let r = atmsim::run_toml(text).unwrap_err().to_string();
-    assert!(r.contains(path) && r.contains(&e.message), "{r}");
 }
 
 #[test]

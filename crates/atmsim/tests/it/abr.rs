@@ -2,23 +2,8 @@
 //! allocator and cell-level traffic kind; ERICA's steady state on one source; backward
 //! RM feedback across a three-switch route.
 
-mod common;
-
+use crate::support::{self, conn, fingerprint, port, run};
 use atmsim::RunResult;
-
-fn run(text: &str) -> RunResult {
-    atmsim::run_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
-
-/// The result as JSON without the wall-clock fields.
-fn fingerprint(r: &RunResult) -> String {
-    let mut v = serde_json::to_value(r).unwrap();
-    let s = v["summary"].as_object_mut().unwrap();
-    for k in ["wall_seconds", "cell_hops_per_second", "events_per_second"] {
-        s.remove(k);
-    }
-    serde_json::to_string(&v).unwrap()
-}
 
 /// One connection of [`dumbbell`]: its service and traffic (TOML inline table).
 struct Conn<'a> {
@@ -62,7 +47,7 @@ const ERICA: &str = "allocator = { kind = \"erica\", target_utilization = 0.95, 
 
 /// Conservation, the port counter identities, drop attribution and rate sanity.
 fn check_invariants(r: &RunResult, what: &str) {
-    common::check_conservation(r, what);
+    support::check_conservation(r, what);
     for c in &r.connections {
         if c.service == "abr" {
             let acr = c.acr_final_bps.expect("ABR connections report ACR");
@@ -103,14 +88,6 @@ fn run_checked(text: &str, what: &str) -> RunResult {
     a
 }
 
-fn conn<'a>(r: &'a RunResult, name: &str) -> &'a atmsim::result::ConnectionResult {
-    r.connections.iter().find(|c| c.name == name).unwrap()
-}
-
-fn port<'a>(r: &'a RunResult, name: &str) -> &'a atmsim::result::PortResult {
-    r.ports.iter().find(|p| p.name == name).unwrap()
-}
-
 #[test]
 fn erica_two_sources_conserve_and_repeat() {
     let t = dumbbell(ERICA, &[abr(PERSISTENT), abr(PERSISTENT)], "50 ms");
@@ -126,7 +103,8 @@ fn erica_two_sources_conserve_and_repeat() {
     }
     assert!(r.summary.fairness_maxmin.unwrap() > 0.99);
     // The example file in the repository runs too.
-    let ex = std::fs::read_to_string(common::repo().join("examples/abr_two_sources.toml")).unwrap();
+    let ex =
+        std::fs::read_to_string(support::repo().join("examples/abr_two_sources.toml")).unwrap();
     run_checked(&ex, "example");
 }
 
