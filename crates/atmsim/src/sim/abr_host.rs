@@ -1,0 +1,200 @@
+//! The end systems' transmitters and receivers: ABR source and destination behaviour
+//! in the event loop.
+//!
+//! Each direction of a cell-level connection (and of a TCP connection over ABR) has a
+//! transmitter at its source host. Under ABR it is the TM 4.0 source end system
+//! ([`crate::abr::AbrSource`]: pacing at ACR, forward RM cells every Nrm cells, rules
+//! 5/6 before each forward RM cell); otherwise it sends the backlog at its fixed peak
+//! rate (the access link rate). Destinations turn forward RM cells around at once
+//! (spec 9.9) and hand backward RM cells to the source of the opposite direction
+//! (rules 8-9).
+
+use super::{Ev, Sim};
+use crate::abr::source::cell_interval;
+use crate::abr::NextCell;
+use crate::cell::{flag, Cell};
+use crate::network::UNBOUNDED;
+use atmsim_kernel::Time;
+
+impl Sim<'_> {
+    /// Makes sure flow `f`'s transmitter has a send event at the right time.
+    pub(super) fn kick(&mut self, now: Time, f: usize) {
+        let dir = self.net.conns[f >> 1].dir_mut(f & 1);
+        if dir.backlog == 0 {
+            return;
+        }
+        let want = match &dir.abr {
+            Some(src) => match (src.next_opportunity(now), src.next_out_of_rate(now)) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            None => {
+                let t = match dir.last_send {
+                    None => now,
+                    Some(t) => now.max(t + cell_interval(dir.line_rate)),
+                };
+                Some(dir.shaper.as_ref().map_or(t, |b| b.ready(t)))
+            }
+        };
+        if let Some(w) = want {
+            if dir.send_at != Some(w) {
+                dir.send_gen = dir.send_gen.wrapping_add(1);
+                dir.send_at = Some(w);
+                self.q.schedule(w, Ev::Send(f as u32, dir.send_gen));
+            }
+        }
+    }
+
+    /// A transmit opportunity of flow `f`'s source.
+    pub(super) fn on_send(&mut self, now: Time, f: usize, gen: u32) {
+        let warmup = self.sc.warmup;
+        let dir = self.net.conns[f >> 1].dir_mut(f & 1);
+        if gen != dir.send_gen {
+            return;
+        }
+        dir.send_at = None;
+        let data = dir.backlog > 0;
+        if dir.abr.is_some() {
+            dir.integrate_acr(now, warmup);
+            let src = dir.abr.as_mut().expect("abr");
+            if src.next_opportunity(now) == Some(now) {
+                match src.choose(now, data, false) {
+                    NextCell::Frm => {
+                        let ccr = src.send_frm(now);
+                        let pcr = src.p.pcr;
+                        self.emit_rm(now, f, pcr, ccr, false);
+                    }
+                    NextCell::Data => {
+                        src.sent_data(now);
+                        self.emit_data(now, f);
+                        self.unblock_tcp(now, f);
+                    }
+                    NextCell::Brm | NextCell::Idle => {}
+                }
+            } else if src.next_out_of_rate(now) == Some(now) && data {
+                let ccr = src.send_out_of_rate_frm(now);
+                let pcr = src.p.pcr;
+                self.emit_rm(now, f, pcr, ccr, true);
+            }
+        } else if data {
+            dir.last_send = Some(now);
+            if let Some(b) = dir.shaper.as_mut() {
+                b.take(now);
+            }
+            self.emit_data(now, f);
+        }
+        self.kick(now, f);
+    }
+
+    /// TCP over ABR: a data cell left flow `f`'s source queue; if TCP was waiting for
+    /// room (bounded source queue), it may send again.
+    fn unblock_tcp(&mut self, now: Time, f: usize) {
+        if f & 1 == 0 {
+            let c = f >> 1;
+            let cells = self.net.flows[f].cells_per_frame;
+            let dir = self.net.conns[c].dir_mut(0);
+            if dir.blocked && dir.has_room(cells) {
+                dir.blocked = false;
+                self.pump(now, c);
+            }
+        }
+    }
+
+    /// Sends the next data cell of flow `f` from its backlog. The cell's tag is the
+    /// queued TCP frame's (segment or ACK number) or, for cell-level traffic, the message
+    /// number; its frame number counts the frames this source has sent.
+    fn emit_data(&mut self, now: Time, f: usize) {
+        let dir = self.net.conns[f >> 1].dir_mut(f & 1);
+        dir.frame_pos += 1;
+        let eom = dir.frame_pos >= dir.frame_cells;
+        let frame = dir.frame_no;
+        let tag = dir.tags.front().copied().unwrap_or(frame);
+        if eom {
+            dir.frame_pos = 0;
+            dir.frame_no = dir.frame_no.wrapping_add(1);
+            dir.tags.pop_front();
+        }
+        if dir.backlog != UNBOUNDED {
+            dir.backlog -= 1;
+        }
+        dir.data_sent += 1;
+        let cell = self.net.new_cell(f, tag, frame, eom);
+        let flow = &mut self.net.flows[f];
+        flow.cells_sent += 1;
+        if eom {
+            flow.frames_sent += 1;
+        }
+        self.totals.cells_sent += 1;
+        let p = self.net.route_port(f, 0);
+        self.offer(now, p, cell);
+    }
+
+    /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1).
+    fn emit_rm(&mut self, now: Time, f: usize, er: f64, ccr: f64, out_of_rate: bool) {
+        let mut cell = self.net.new_cell(f, 0, 0, false);
+        cell.flags |= flag::RM;
+        if out_of_rate {
+            cell.flags |= flag::CLP;
+        }
+        cell.er = er as f32;
+        cell.ccr = ccr as f32;
+        self.net.flows[f].cells_sent += 1;
+        self.totals.cells_sent += 1;
+        let p = self.net.route_port(f, 0);
+        self.offer(now, p, cell);
+    }
+
+    /// An RM cell reaches the end of its route (cell-level traffic or TCP over ABR):
+    /// destinations turn forward RM cells around (destination rule 2), sources take
+    /// backward RM cells (source rules 8-9).
+    pub(super) fn deliver_rm(&mut self, now: Time, cell: Cell) {
+        let f = cell.flow as usize;
+        let c = f >> 1;
+        {
+            if cell.flags & flag::DIR != 0 {
+                // A backward RM cell returns to the source of the opposite flow.
+                let g = f ^ 1;
+                let warmup = self.sc.warmup;
+                let dir = self.net.conns[c].dir_mut(g & 1);
+                dir.integrate_acr(now, warmup);
+                if let Some(src) = dir.abr.as_mut() {
+                    src.on_brm(
+                        cell.flags & flag::CI != 0,
+                        cell.flags & flag::NI != 0,
+                        cell.flags & flag::BN != 0,
+                        cell.er as f64,
+                    );
+                    // Rule 1 pacing follows the new ACR from the last cell sent.
+                    let d = self.net.conns[c].dir_mut(g & 1);
+                    d.send_at = None;
+                    d.send_gen = d.send_gen.wrapping_add(1);
+                    self.kick(now, g);
+                }
+            } else {
+                // Destination rule 2: turn the forward RM cell around at once.
+                let back = (f ^ 1) as u32;
+                let b = self.net.conns[c]
+                    .dir_mut(f & 1)
+                    .dest
+                    .turn_around(&cell, back);
+                self.net.flows[f ^ 1].cells_sent += 1;
+                self.totals.cells_sent += 1;
+                let p = self.net.route_port(f ^ 1, 0);
+                self.offer(now, p, b);
+            }
+        }
+    }
+
+    /// A data cell of a TCP connection over ABR reaches its destination end system:
+    /// EFCI state (destination rule 1) and counts; reassembly is the caller's.
+    pub(super) fn deliver_abr_data(&mut self, now: Time, cell: &Cell) {
+        let f = cell.flow as usize;
+        let warm = now >= self.sc.warmup;
+        let dir = self.net.conns[f >> 1].dir_mut(f & 1);
+        dir.dest.on_data(cell);
+        dir.data_received += 1;
+        if warm {
+            dir.data_received_warm += 1;
+        }
+    }
+}
