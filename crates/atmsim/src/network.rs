@@ -6,12 +6,12 @@
 use crate::aal5::{self, Reassembly};
 use crate::abr::{AbrSource, Destination};
 use crate::allocator::AnyAllocator;
-use crate::cell::{Cell, CELL_BITS};
+use crate::cell::{Cell, FlowId, CELL_BITS, CELL_BITS_F64};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
 use crate::port::PortBuffer;
 use crate::scenario::CellApp;
-use crate::scenario::{Scenario, ServiceClass};
+use crate::scenario::Scenario;
 use crate::tcp::{TcpReceiver, TcpSender};
 use atmsim_kernel::{RngStream, SerialClock, Time};
 
@@ -401,13 +401,14 @@ impl TcpConn {
 pub struct Network {
     /// Ports.
     pub ports: Vec<Port>,
-    /// Flows: connection `c` has forward flow `2c` and backward flow `2c + 1`.
+    /// Flows, indexed by [`FlowId`]: connection `c` has forward flow `2c` and backward flow
+    /// `2c + 1`.
     pub flows: Vec<Flow>,
     /// The ports of every flow's route, concatenated.
     pub route_ports: Vec<u32>,
     /// Aligned with `route_ports`: for the port at a hop of flow f, the port of the
-    /// opposite flow (f ^ 1) that leaves the same node ([`NO_PORT`] if none). A backward RM
-    /// cell of f ^ 1 passing a switch is processed by that port's allocator (spec 2.1).
+    /// opposite flow ([`FlowId::opposite`]) that leaves the same node ([`NO_PORT`] if none). A backward RM
+    /// cell of the opposite flow passing a switch is processed by that port's allocator (spec 2.1).
     pub peer_ports: Vec<u32>,
     /// Connections.
     pub conns: Vec<Connection>,
@@ -433,7 +434,7 @@ impl Network {
                 is_switch: s.nodes[p.node].kind == crate::scenario::schema::NodeKind::Switch,
                 alloc: AnyAllocator::from_cfg(
                     &p.allocator,
-                    p.rate_bps as f64 / CELL_BITS as f64,
+                    p.rate_bps as f64 / CELL_BITS_F64,
                     nflows,
                 ),
             })
@@ -442,12 +443,7 @@ impl Network {
         let mut route_ports = Vec::new();
         let mut conns = Vec::with_capacity(s.connections.len());
         for c in &s.connections {
-            let class_flags = (match c.class {
-                ServiceClass::Cbr => 0u16,
-                ServiceClass::Vbr => 1,
-                ServiceClass::Abr => 2,
-                ServiceClass::Ubr => 3,
-            }) << crate::cell::flag::CLASS_SHIFT;
+            let class_flags = c.class.flag_bits();
             let frame_cells: [u32; 2] = match (&c.tcp, &c.app) {
                 (Some(t), _) => [
                     aal5::cells_for_segment(t.mss, c.llc_snap),
@@ -486,7 +482,7 @@ impl Network {
                 (Some(tcp), _) => Ends::Tcp(Box::new(TcpConn::new(s, c, tcp))),
                 (None, Some(app)) => {
                     let rate = |ports_of: &Vec<usize>| {
-                        s.ports[ports_of[0]].rate_bps as f64 / CELL_BITS as f64
+                        s.ports[ports_of[0]].rate_bps as f64 / CELL_BITS_F64
                     };
                     let reverse_sends = matches!(app, CellApp::RequestResponse { .. });
                     let abr_src = |sends: bool| {
@@ -538,7 +534,7 @@ impl Network {
         // Peer ports: the port of the opposite flow leaving the same node.
         let mut peer_ports = vec![NO_PORT; route_ports.len()];
         for f in 0..flows.len() {
-            let g = f ^ 1;
+            let g = FlowId::from_index(f).opposite().index();
             let (gs, gl) = (flows[g].route_start as usize, flows[g].route_len as usize);
             for h in 0..flows[f].route_len as usize {
                 let idx = flows[f].route_start as usize + h;
@@ -559,16 +555,35 @@ impl Network {
         }
     }
 
-    /// The port of flow `flow ^ 1` leaving the node of `flow`'s hop `hop`.
+    /// The port of the opposite flow leaving the node of `flow`'s hop `hop`.
     #[inline]
-    pub fn peer_port(&self, flow: usize, hop: usize) -> u32 {
-        self.peer_ports[self.flows[flow].route_start as usize + hop]
+    pub fn peer_port(&self, flow: FlowId, hop: usize) -> u32 {
+        self.peer_ports[self.flow(flow).route_start as usize + hop]
     }
 
     /// The port at hop `hop` of `flow`.
     #[inline]
-    pub fn route_port(&self, flow: usize, hop: usize) -> usize {
-        self.route_ports[self.flows[flow].route_start as usize + hop] as usize
+    pub fn route_port(&self, flow: FlowId, hop: usize) -> usize {
+        self.route_ports[self.flow(flow).route_start as usize + hop] as usize
+    }
+
+    /// A flow.
+    #[inline]
+    pub fn flow(&self, f: FlowId) -> &Flow {
+        &self.flows[f.index()]
+    }
+
+    /// A flow, mutable.
+    #[inline]
+    pub fn flow_mut(&mut self, f: FlowId) -> &mut Flow {
+        &mut self.flows[f.index()]
+    }
+
+    /// The source/destination pair of flow `f` (cell-level traffic, or TCP over ABR;
+    /// engine invariant: only called for those).
+    #[inline]
+    pub fn dir_mut(&mut self, f: FlowId) -> &mut CellDir {
+        self.conns[f.conn()].dir_mut(f.dir())
     }
 
     /// Cells queued in ports or travelling on lines.
@@ -581,10 +596,10 @@ impl Network {
 
     /// A fresh data cell of `flow`.
     #[inline]
-    pub fn new_cell(&self, flow: usize, tag: u32, frame: u32, eom: bool) -> Cell {
-        let mut c = Cell::data(flow as u32, tag, eom);
+    pub fn new_cell(&self, flow: FlowId, tag: u32, frame: u32, eom: bool) -> Cell {
+        let mut c = Cell::data(flow.raw(), tag, eom);
         c.frame = frame;
-        c.flags |= self.flows[flow].class_flags;
+        c.flags |= self.flow(flow).class_flags;
         c
     }
 }

@@ -6,7 +6,7 @@
 //! No averaging interval, no ER.
 
 use super::RateAllocator;
-use crate::cell::{flag, Cell};
+use crate::cell::{flag, Cell, ServiceClass};
 use atmsim_kernel::Time;
 
 /// EFCI marking at a queue threshold.
@@ -31,7 +31,7 @@ impl Efci {
 impl RateAllocator for Efci {
     #[inline]
     fn on_arrival(&mut self, _now: Time, cell: &mut Cell, abr_queue: u32) -> bool {
-        if cell.class() == 2 && !cell.is_rm() && abr_queue >= self.threshold {
+        if cell.class() == ServiceClass::Abr && !cell.is_rm() && abr_queue >= self.threshold {
             cell.flags |= flag::EFCI;
             self.marked += 1;
         }

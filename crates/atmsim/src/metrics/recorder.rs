@@ -2,6 +2,7 @@
 //! sample instant and the maximum over the interval) and the link utilization over the
 //! interval; per connection cwnd, cells received and goodput so far.
 
+use crate::cell::{FlowId, CELL_MBITS};
 use crate::network::Network;
 use crate::scenario::Scenario;
 use atmsim_kernel::{time, Time};
@@ -134,7 +135,7 @@ impl Recorder {
             match (conn.tcp_ref(), conn.cells()) {
                 (Some(t), _) => {
                     self.ts.cwnd_bytes[c].push(t.snd.cwnd);
-                    self.ts.cells_received[c].push(net.flows[2 * c].cells_delivered);
+                    self.ts.cells_received[c].push(net.flow(FlowId::forward(c)).cells_delivered);
                     self.ts.delivered_bytes[c].push(t.delivered_bytes);
                 }
                 (None, Some(cc)) => {
@@ -148,7 +149,7 @@ impl Recorder {
         for (k, &(c, d)) in self.abr.iter().enumerate() {
             let dir = &net.conns[c].dirs().expect("ABR directions")[d];
             let acr = dir.abr.as_ref().map_or(0.0, |s| s.acr);
-            self.ts.acr_mbps[k].push((acr * 424e-6) as f32);
+            self.ts.acr_mbps[k].push((acr * CELL_MBITS) as f32);
             self.ts.abr_cells_received[k].push(dir.data_received);
         }
     }

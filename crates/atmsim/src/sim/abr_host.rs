@@ -12,14 +12,14 @@
 use super::{Ev, Sim};
 use crate::abr::source::cell_interval;
 use crate::abr::NextCell;
-use crate::cell::{flag, Cell};
+use crate::cell::{flag, Cell, FlowId};
 use crate::network::UNBOUNDED;
 use atmsim_kernel::Time;
 
 impl Sim<'_> {
     /// Makes sure flow `f`'s transmitter has a send event at the right time.
-    pub(super) fn kick(&mut self, now: Time, f: usize) {
-        let dir = self.net.conns[f >> 1].dir_mut(f & 1);
+    pub(super) fn kick(&mut self, now: Time, f: FlowId) {
+        let dir = self.net.dir_mut(f);
         if dir.backlog == 0 {
             return;
         }
@@ -40,15 +40,15 @@ impl Sim<'_> {
             if dir.send_at != Some(w) {
                 dir.send_gen = dir.send_gen.wrapping_add(1);
                 dir.send_at = Some(w);
-                self.q.schedule(w, Ev::Send(f as u32, dir.send_gen));
+                self.q.schedule(w, Ev::Send(f, dir.send_gen));
             }
         }
     }
 
     /// A transmit opportunity of flow `f`'s source.
-    pub(super) fn on_send(&mut self, now: Time, f: usize, gen: u32) {
+    pub(super) fn on_send(&mut self, now: Time, f: FlowId, gen: u32) {
         let warmup = self.sc.warmup;
-        let dir = self.net.conns[f >> 1].dir_mut(f & 1);
+        let dir = self.net.dir_mut(f);
         if gen != dir.send_gen {
             return;
         }
@@ -88,10 +88,10 @@ impl Sim<'_> {
 
     /// TCP over ABR: a data cell left flow `f`'s source queue; if TCP was waiting for
     /// room (bounded source queue), it may send again.
-    fn unblock_tcp(&mut self, now: Time, f: usize) {
-        if f & 1 == 0 {
-            let c = f >> 1;
-            let cells = self.net.flows[f].cells_per_frame;
+    fn unblock_tcp(&mut self, now: Time, f: FlowId) {
+        if !f.is_reverse() {
+            let c = f.conn();
+            let cells = self.net.flow(f).cells_per_frame;
             let dir = self.net.conns[c].dir_mut(0);
             if dir.blocked && dir.has_room(cells) {
                 dir.blocked = false;
@@ -103,8 +103,8 @@ impl Sim<'_> {
     /// Sends the next data cell of flow `f` from its backlog. The cell's tag is the
     /// queued TCP frame's (segment or ACK number) or, for cell-level traffic, the message
     /// number; its frame number counts the frames this source has sent.
-    fn emit_data(&mut self, now: Time, f: usize) {
-        let dir = self.net.conns[f >> 1].dir_mut(f & 1);
+    fn emit_data(&mut self, now: Time, f: FlowId) {
+        let dir = self.net.dir_mut(f);
         dir.frame_pos += 1;
         let eom = dir.frame_pos >= dir.frame_cells;
         let frame = dir.frame_no;
@@ -119,7 +119,7 @@ impl Sim<'_> {
         }
         dir.data_sent += 1;
         let cell = self.net.new_cell(f, tag, frame, eom);
-        let flow = &mut self.net.flows[f];
+        let flow = self.net.flow_mut(f);
         flow.cells_sent += 1;
         if eom {
             flow.frames_sent += 1;
@@ -130,7 +130,7 @@ impl Sim<'_> {
     }
 
     /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1).
-    fn emit_rm(&mut self, now: Time, f: usize, er: f64, ccr: f64, out_of_rate: bool) {
+    fn emit_rm(&mut self, now: Time, f: FlowId, er: f64, ccr: f64, out_of_rate: bool) {
         let mut cell = self.net.new_cell(f, 0, 0, false);
         cell.flags |= flag::RM;
         if out_of_rate {
@@ -138,7 +138,7 @@ impl Sim<'_> {
         }
         cell.er = er as f32;
         cell.ccr = ccr as f32;
-        self.net.flows[f].cells_sent += 1;
+        self.net.flow_mut(f).cells_sent += 1;
         self.totals.cells_sent += 1;
         let p = self.net.route_port(f, 0);
         self.offer(now, p, cell);
@@ -148,49 +148,42 @@ impl Sim<'_> {
     /// destinations turn forward RM cells around (destination rule 2), sources take
     /// backward RM cells (source rules 8-9).
     pub(super) fn deliver_rm(&mut self, now: Time, cell: Cell) {
-        let f = cell.flow as usize;
-        let c = f >> 1;
-        {
-            if cell.flags & flag::DIR != 0 {
-                // A backward RM cell returns to the source of the opposite flow.
-                let g = f ^ 1;
-                let warmup = self.sc.warmup;
-                let dir = self.net.conns[c].dir_mut(g & 1);
-                dir.integrate_acr(now, warmup);
-                if let Some(src) = dir.abr.as_mut() {
-                    src.on_brm(
-                        cell.flags & flag::CI != 0,
-                        cell.flags & flag::NI != 0,
-                        cell.flags & flag::BN != 0,
-                        cell.er as f64,
-                    );
-                    // Rule 1 pacing follows the new ACR from the last cell sent.
-                    let d = self.net.conns[c].dir_mut(g & 1);
-                    d.send_at = None;
-                    d.send_gen = d.send_gen.wrapping_add(1);
-                    self.kick(now, g);
-                }
-            } else {
-                // Destination rule 2: turn the forward RM cell around at once.
-                let back = (f ^ 1) as u32;
-                let b = self.net.conns[c]
-                    .dir_mut(f & 1)
-                    .dest
-                    .turn_around(&cell, back);
-                self.net.flows[f ^ 1].cells_sent += 1;
-                self.totals.cells_sent += 1;
-                let p = self.net.route_port(f ^ 1, 0);
-                self.offer(now, p, b);
+        let f = cell.flow_id();
+        if cell.flags & flag::DIR != 0 {
+            // A backward RM cell returns to the source of the opposite flow.
+            let g = f.opposite();
+            let warmup = self.sc.warmup;
+            let dir = self.net.dir_mut(g);
+            dir.integrate_acr(now, warmup);
+            if let Some(src) = dir.abr.as_mut() {
+                src.on_brm(
+                    cell.flags & flag::CI != 0,
+                    cell.flags & flag::NI != 0,
+                    cell.flags & flag::BN != 0,
+                    cell.er as f64,
+                );
+                // Rule 1 pacing follows the new ACR from the last cell sent.
+                let d = self.net.dir_mut(g);
+                d.send_at = None;
+                d.send_gen = d.send_gen.wrapping_add(1);
+                self.kick(now, g);
             }
+        } else {
+            // Destination rule 2: turn the forward RM cell around at once.
+            let back = f.opposite();
+            let b = self.net.dir_mut(f).dest.turn_around(&cell, back.raw());
+            self.net.flow_mut(back).cells_sent += 1;
+            self.totals.cells_sent += 1;
+            let p = self.net.route_port(back, 0);
+            self.offer(now, p, b);
         }
     }
 
     /// A data cell of a TCP connection over ABR reaches its destination end system:
     /// EFCI state (destination rule 1) and counts; reassembly is the caller's.
     pub(super) fn deliver_abr_data(&mut self, now: Time, cell: &Cell) {
-        let f = cell.flow as usize;
         let warm = now >= self.sc.warmup;
-        let dir = self.net.conns[f >> 1].dir_mut(f & 1);
+        let dir = self.net.dir_mut(cell.flow_id());
         dir.dest.on_data(cell);
         dir.data_received += 1;
         if warm {

@@ -8,7 +8,7 @@
 
 use super::{Ev, Sim, SIG_CLOSE, SIG_OPEN};
 use crate::abr::source::cell_interval;
-use crate::cell::Cell;
+use crate::cell::{Cell, FlowId};
 use crate::network::UNBOUNDED;
 use crate::scenario::{CellApp, VideoParams};
 use atmsim_kernel::Time;
@@ -21,14 +21,14 @@ impl Sim<'_> {
         for d in &mut cc.dirs {
             d.acr_since = now.max(warmup);
         }
-        let f = 2 * c;
+        let f = FlowId::forward(c);
         match cc.app {
             CellApp::Persistent { cap: None } => {
                 cc.dirs[0].backlog = UNBOUNDED;
                 self.kick(now, f);
             }
             CellApp::Persistent { cap: Some(_) } | CellApp::Cbr { .. } => {
-                self.q.schedule(now, Ev::Gen(f as u32));
+                self.q.schedule(now, Ev::Gen(f));
             }
             CellApp::RequestResponse { request, .. } => {
                 cc.dirs[0].add_backlog(request as u64);
@@ -36,13 +36,13 @@ impl Sim<'_> {
             }
             CellApp::OnOff { on, phase, .. } => {
                 cc.dirs[0].on_end = now + phase + on;
-                self.q.schedule(now + phase, Ev::Gen(f as u32));
+                self.q.schedule(now + phase, Ev::Gen(f));
             }
             CellApp::Sessions { .. } => self.session_toggle(now, c),
             CellApp::Video(VideoParams { frame_time, .. }) => {
                 // The first frame starts at a random phase (spec 7: avoid frame alignment).
                 let phase = cc.rng.below(frame_time);
-                self.q.schedule(now + phase, Ev::Gen(f as u32));
+                self.q.schedule(now + phase, Ev::Gen(f));
             }
         }
     }
@@ -58,7 +58,7 @@ impl Sim<'_> {
         }
         let abr = self.net.conns[c].cells_mut().dirs[0].abr.is_some();
         if open && abr {
-            self.signal(now, 2 * c, 0, SIG_CLOSE);
+            self.signal(now, FlowId::forward(c), 0, SIG_CLOSE);
         }
     }
 
@@ -96,22 +96,22 @@ impl Sim<'_> {
             }
             dir.backlog = UNBOUNDED;
             if abr {
-                self.signal(now, 2 * c, 0, SIG_OPEN);
+                self.signal(now, FlowId::forward(c), 0, SIG_OPEN);
             }
-            self.kick(now, 2 * c);
+            self.kick(now, FlowId::forward(c));
         } else {
             dir.backlog = 0;
             if abr {
-                self.signal(now, 2 * c, 0, SIG_CLOSE);
+                self.signal(now, FlowId::forward(c), 0, SIG_CLOSE);
             }
         }
         self.q.schedule(now + len, Ev::Session(c as u32));
     }
 
     /// The application of flow `f` hands one more cell.
-    pub(super) fn on_gen(&mut self, now: Time, f: usize) {
-        let cc = self.net.conns[f >> 1].cells_mut();
-        let dir = &mut cc.dirs[f & 1];
+    pub(super) fn on_gen(&mut self, now: Time, f: FlowId) {
+        let cc = self.net.conns[f.conn()].cells_mut();
+        let dir = &mut cc.dirs[f.dir()];
         if dir.stopped {
             return;
         }
@@ -174,7 +174,7 @@ impl Sim<'_> {
             _ => None,
         };
         if let Some(n) = next {
-            self.q.schedule(n, Ev::Gen(f as u32));
+            self.q.schedule(n, Ev::Gen(f));
         }
         self.kick(now, f);
     }
@@ -188,21 +188,21 @@ impl Sim<'_> {
         if let CellApp::RequestResponse { request, .. } = cc.app {
             cc.dirs[0].add_backlog(request as u64);
         }
-        self.kick(now, 2 * c);
+        self.kick(now, FlowId::forward(c));
     }
 
     /// A cell of a cell-level connection reaches the end of its route.
     pub(super) fn deliver_cell_level(&mut self, now: Time, cell: Cell) {
-        let f = cell.flow as usize;
-        let c = f >> 1;
+        let f = cell.flow_id();
+        let c = f.conn();
         if cell.is_rm() {
             self.deliver_rm(now, cell);
             return;
         }
         let warm = now >= self.sc.warmup;
-        self.net.flows[f].reassemble(&cell);
+        self.net.flow_mut(f).reassemble(&cell);
         let cc = self.net.conns[c].cells_mut();
-        let dir = &mut cc.dirs[f & 1];
+        let dir = &mut cc.dirs[f.dir()];
         dir.dest.on_data(&cell);
         dir.data_received += 1;
         if warm {
@@ -214,11 +214,11 @@ impl Sim<'_> {
                 response, think, ..
             } = cc.app
             {
-                if f & 1 == 0 {
+                if !f.is_reverse() {
                     // The request arrived: the server answers.
                     if !cc.dirs[1].stopped {
                         cc.dirs[1].add_backlog(response as u64);
-                        self.kick(now, f ^ 1);
+                        self.kick(now, f.opposite());
                     }
                 } else {
                     // The response arrived: the client thinks, then asks again.

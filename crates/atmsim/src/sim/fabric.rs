@@ -6,7 +6,7 @@
 
 use super::{Ev, Sim};
 use crate::allocator::RateAllocator;
-use crate::cell::{flag, Cell};
+use crate::cell::{Cell, ServiceClass};
 use crate::network::{Ends, NO_PORT};
 use crate::port::Admission;
 use atmsim_kernel::Time;
@@ -20,7 +20,7 @@ impl Sim<'_> {
         }
         let port = &mut self.net.ports[p];
         if port.alloc.is_active() {
-            let q = port.buf.class_queued(2);
+            let q = port.buf.class_queued(ServiceClass::Abr);
             if port.alloc.on_arrival(now, &mut cell, q) {
                 self.arm_interval(p);
             }
@@ -39,7 +39,7 @@ impl Sim<'_> {
                 }
             }
             Admission::Dropped(_) => {
-                self.net.flows[cell.flow as usize].cells_dropped += 1;
+                self.net.flow_mut(cell.flow_id()).cells_dropped += 1;
                 self.totals.cells_dropped += 1;
             }
         }
@@ -60,7 +60,7 @@ impl Sim<'_> {
         port.busy_until = now + d;
         port.sent_in_interval += 1;
         port.sent_rm_in_interval += cell.is_rm() as u64;
-        port.sent_vbr_in_interval += (cell.class() == 1) as u64;
+        port.sent_vbr_in_interval += (cell.class() == ServiceClass::Vbr) as u64;
         self.totals.cell_hops += 1;
         if port.buf.queued() > 0 {
             port.tx_pending = true;
@@ -84,11 +84,11 @@ impl Sim<'_> {
         if let Some(t) = next {
             self.q.schedule(t, Ev::Arrive(p as u32));
         }
-        let f = cell.flow as usize;
+        let f = cell.flow_id();
         let hop = cell.hop as usize + 1;
-        if hop < self.net.flows[f].route_len as usize {
+        if hop < self.net.flow(f).route_len as usize {
             cell.hop = hop as u16;
-            if cell.flags & (flag::RM | flag::DIR) == (flag::RM | flag::DIR) {
+            if cell.is_backward_rm() {
                 // A backward RM cell passes a switch: the allocator of the forward port of
                 // its VC at this node gives feedback (spec 2.1).
                 let peer = self.net.peer_port(f, hop);
@@ -108,9 +108,9 @@ impl Sim<'_> {
     /// A cell reaches the end of its route: the destination end system takes it.
     pub(super) fn deliver(&mut self, now: Time, cell: Cell) {
         self.totals.cells_delivered += 1;
-        let f = cell.flow as usize;
-        self.net.flows[f].cells_delivered += 1;
-        match &self.net.conns[f >> 1].ends {
+        let f = cell.flow_id();
+        self.net.flow_mut(f).cells_delivered += 1;
+        match &self.net.conns[f.conn()].ends {
             Ends::Cells(_) => self.deliver_cell_level(now, cell),
             Ends::Tcp(_) => self.deliver_tcp(now, cell),
         }
@@ -120,7 +120,7 @@ impl Sim<'_> {
     pub(super) fn on_interval(&mut self, now: Time, p: usize, gen: u32) {
         let port = &mut self.net.ports[p];
         if gen == port.alloc.generation() {
-            let q = port.buf.class_queued(2);
+            let q = port.buf.class_queued(ServiceClass::Abr);
             port.alloc.on_timer(now, q);
             self.arm_interval(p);
         }

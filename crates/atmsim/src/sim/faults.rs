@@ -20,13 +20,13 @@ impl Sim<'_> {
     pub(super) fn fault_takes(&mut self, now: Time, p: usize, cell: &Cell) -> bool {
         for f in &mut self.faults {
             if f.left > 0
-                && f.cfg.flow == cell.flow as usize
+                && f.cfg.flow == cell.flow_id().index()
                 && f.cfg.port == p
                 && now >= f.cfg.at
                 && f.cfg.cell.matches(cell)
             {
                 f.left -= 1;
-                self.net.flows[cell.flow as usize].cells_dropped += 1;
+                self.net.flow_mut(cell.flow_id()).cells_dropped += 1;
                 self.totals.cells_dropped += 1;
                 self.totals.cells_dropped_by_faults += 1;
                 return true;

@@ -26,6 +26,7 @@ pub use faults::FaultState;
 pub use signalling::{SIG_CLOSE, SIG_OPEN, SIG_RELEASE, SIG_RESERVE};
 
 use crate::allocator::RateAllocator;
+use crate::cell::FlowId;
 use crate::metrics::Recorder;
 use crate::network::Ends;
 use crate::network::Network;
@@ -51,17 +52,22 @@ pub enum Ev {
     DelAck(u32),
     /// Record a time-series sample.
     Sample,
-    /// Transmit opportunity of a cell-level flow's source (with generation).
-    Send(u32, u32),
-    /// The application of a cell-level flow hands one more cell (rate-capped, on/off, CBR).
-    Gen(u32),
+    /// Transmit opportunity of a flow's source end system (with generation).
+    Send(FlowId, u32),
+    /// The application of a cell-level flow hands more cells (rate-capped, on/off, CBR,
+    /// video).
+    Gen(FlowId),
+    /// The periodic application of a TCP connection writes one segment (seed 002).
+    Write(u32),
+    /// The periodic application of a TCP connection writes its final burst (seed 002).
+    Burst(u32),
     /// A request/response connection's think time ended: the next request.
     Think(u32),
     /// End of a port's allocator averaging interval by time (with generation).
     Interval(u32, u32),
     /// A signalling message of flow `.0` reaches hop `.1 >> 2`; action `.1 & 3`
     /// ([`SIG_OPEN`], [`SIG_CLOSE`], [`SIG_RESERVE`], [`SIG_RELEASE`]).
-    Signal(u32, u32),
+    Signal(FlowId, u32),
     /// A sessions connection opens or closes.
     Session(u32),
 }
@@ -176,16 +182,15 @@ impl<'a> Sim<'a> {
                     }
                 }
             }
-            Ev::Signal(f, code) => self.signal(now, f as usize, (code >> 2) as usize, code & 3),
+            Ev::Signal(f, code) => self.signal(now, f, (code >> 2) as usize, code & 3),
             Ev::Session(c) => self.session_toggle(now, c as usize),
             Ev::Tick(c) => self.on_tick(now, c as usize),
             Ev::Rexmt(c, gen) => self.rexmt_timer(now, c as usize, gen),
             Ev::DelAck(c) => self.on_delack(now, c as usize),
-            Ev::Send(f, gen) => self.on_send(now, f as usize, gen),
-            Ev::Gen(f) => match self.net.conns[f as usize >> 1].ends {
-                Ends::Tcp(_) => self.on_tcp_write(now, f as usize),
-                Ends::Cells(_) => self.on_gen(now, f as usize),
-            },
+            Ev::Send(f, gen) => self.on_send(now, f, gen),
+            Ev::Gen(f) => self.on_gen(now, f),
+            Ev::Write(c) => self.on_tcp_write(now, c as usize, false),
+            Ev::Burst(c) => self.on_tcp_write(now, c as usize, true),
             Ev::Think(c) => self.on_think(now, c as usize),
             Ev::Interval(p, gen) => self.on_interval(now, p as usize, gen),
             Ev::Sample => self.on_sample(now),

@@ -6,6 +6,7 @@
 
 use super::{Ev, Sim};
 use crate::allocator::RateAllocator;
+use crate::cell::FlowId;
 use atmsim_kernel::Time;
 
 /// Signalling: an ABR connection opens.
@@ -25,7 +26,7 @@ impl Sim<'_> {
         let cfg = &self.sc.connections[c];
         if cfg.reserve > 0.0 {
             let a = if open { SIG_RESERVE } else { SIG_RELEASE };
-            self.signal(now, 2 * c, 0, a);
+            self.signal(now, FlowId::forward(c), 0, a);
         }
         if matches!(cfg.app, Some(crate::scenario::CellApp::Sessions { .. })) {
             return;
@@ -35,7 +36,8 @@ impl Sim<'_> {
                 .dirs()
                 .is_some_and(|ds| ds[d].abr.is_some());
             if has_abr {
-                self.signal(now, 2 * c + d, 0, if open { SIG_OPEN } else { SIG_CLOSE });
+                let action = if open { SIG_OPEN } else { SIG_CLOSE };
+                self.signal(now, FlowId::of(c, d), 0, action);
             }
         }
     }
@@ -46,25 +48,25 @@ impl Sim<'_> {
     /// connection"). It travels on a signalling channel of its own, ahead of the data:
     /// it never waits in a queue and is never lost. A pre-established connection's
     /// opening reaches every hop at once.
-    pub(super) fn signal(&mut self, now: Time, f: usize, hop: usize, action: u32) {
+    pub(super) fn signal(&mut self, now: Time, f: FlowId, hop: usize, action: u32) {
         let p = self.net.route_port(f, hop);
-        let rate = self.sc.connections[f >> 1].reserve;
+        let rate = self.sc.connections[f.conn()].reserve;
         let alloc = &mut self.net.ports[p].alloc;
         match action {
-            SIG_OPEN => alloc.on_open(f),
-            SIG_CLOSE => alloc.on_close(f),
+            SIG_OPEN => alloc.on_open(f.index()),
+            SIG_CLOSE => alloc.on_close(f.index()),
             SIG_RESERVE => alloc.on_reserve(rate),
             _ => alloc.on_reserve(-rate),
         }
-        if hop + 1 < self.net.flows[f].route_len as usize {
-            let instant = self.sc.connections[f >> 1].pre_established
+        if hop + 1 < self.net.flow(f).route_len as usize {
+            let instant = self.sc.connections[f.conn()].pre_established
                 && (action == SIG_OPEN || action == SIG_RESERVE);
             if instant {
                 return self.signal(now, f, hop + 1, action);
             }
             let at = now + self.net.ports[p].prop;
             self.q
-                .schedule(at, Ev::Signal(f as u32, ((hop as u32 + 1) << 2) | action));
+                .schedule(at, Ev::Signal(f, ((hop as u32 + 1) << 2) | action));
         }
     }
 }

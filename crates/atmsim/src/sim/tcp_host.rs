@@ -3,19 +3,19 @@
 
 use super::{first_edge, Ev, Sim};
 use crate::aal5::Reassembled;
-use crate::cell::Cell;
+use crate::cell::{Cell, FlowId};
 use crate::network::Ends;
 use crate::scenario::TcpApp;
 use crate::tcp::AckAction;
 use atmsim_kernel::Time;
 
 impl Sim<'_> {
-    /// A cell of TCP connection `f >> 1` reaches its destination end system: over ABR,
+    /// A cell of a TCP connection reaches its destination end system: over ABR,
     /// RM cells go to the ABR end systems and data cells are counted there; a complete
     /// frame is a segment (forward) or an ACK (reverse).
     pub(super) fn deliver_tcp(&mut self, now: Time, cell: Cell) {
-        let f = cell.flow as usize;
-        if let Ends::Tcp(t) = &self.net.conns[f >> 1].ends {
+        let f = cell.flow_id();
+        if let Ends::Tcp(t) = &self.net.conns[f.conn()].ends {
             if t.dirs.is_some() {
                 if cell.is_rm() {
                     self.deliver_rm(now, cell);
@@ -24,9 +24,9 @@ impl Sim<'_> {
                 self.deliver_abr_data(now, &cell);
             }
         }
-        if let Reassembled::Frame(tag) = self.net.flows[f].reassemble(&cell) {
-            let c = f >> 1;
-            if f & 1 == 0 {
+        if let Reassembled::Frame(tag) = self.net.flow_mut(f).reassemble(&cell) {
+            let c = f.conn();
+            if !f.is_reverse() {
                 self.on_segment(now, c, tag);
             } else {
                 self.net.conns[c].tcp().snd.on_ack(tag, now);
@@ -75,22 +75,22 @@ impl Sim<'_> {
     }
 
     pub(super) fn send_ack(&mut self, now: Time, c: usize, ack: u32) {
-        self.emit_frame(now, 2 * c + 1, ack);
+        self.emit_frame(now, FlowId::reverse(c), ack);
     }
 
     /// Segments a frame into cells and offers them to the flow's first port; over ABR,
     /// queues them at the flow's ABR source, which sends them paced at ACR.
-    pub(super) fn emit_frame(&mut self, now: Time, f: usize, tag: u32) {
-        if let Ends::Tcp(t) = &mut self.net.conns[f >> 1].ends {
+    pub(super) fn emit_frame(&mut self, now: Time, f: FlowId, tag: u32) {
+        if let Ends::Tcp(t) = &mut self.net.conns[f.conn()].ends {
             if let Some(dirs) = t.dirs.as_mut() {
-                let n = self.net.flows[f].cells_per_frame;
-                dirs[f & 1].push_frame(tag, n);
+                let n = self.net.flows[f.index()].cells_per_frame;
+                dirs[f.dir()].push_frame(tag, n);
                 self.kick(now, f);
                 return;
             }
         }
         let p = self.net.route_port(f, 0);
-        let flow = &mut self.net.flows[f];
+        let flow = self.net.flow_mut(f);
         let n = flow.cells_per_frame;
         let frame = flow.next_frame;
         flow.next_frame = flow.next_frame.wrapping_add(1);
@@ -109,7 +109,7 @@ impl Sim<'_> {
         if !self.net.conns[c].started {
             return;
         }
-        let cells = self.net.flows[2 * c].cells_per_frame;
+        let cells = self.net.flow(FlowId::forward(c)).cells_per_frame;
         loop {
             let conn = self.net.conns[c].tcp();
             if let Some(d) = conn.dirs.as_mut() {
@@ -121,7 +121,7 @@ impl Sim<'_> {
             let Some(seg) = conn.snd.next_segment(now) else {
                 break;
             };
-            self.emit_frame(now, 2 * c, seg);
+            self.emit_frame(now, FlowId::forward(c), seg);
         }
         self.sync_exact_timer(c);
     }
@@ -141,19 +141,17 @@ impl Sim<'_> {
         } = self.sc.connections[c].tcp().app
         {
             if segments > 0 {
-                self.q.schedule(now, Ev::Gen(2 * c as u32));
+                self.q.schedule(now, Ev::Write(c as u32));
             }
-            self.q
-                .schedule(burst_at.max(now), Ev::Gen(2 * c as u32 + 1));
+            self.q.schedule(burst_at.max(now), Ev::Burst(c as u32));
         }
         self.pump(now, c);
     }
 
-    /// The application of TCP connection `f >> 1` writes into the socket (seed 002's
-    /// generator): `Gen(2c)` events are the single-segment writes every interval,
-    /// `Gen(2c + 1)` is the final burst.
-    pub(super) fn on_tcp_write(&mut self, now: Time, f: usize) {
-        let c = f >> 1;
+    /// The periodic application of TCP connection `c` writes into the socket (seed 002's
+    /// generator): a single segment every interval ([`Ev::Write`]), or its final burst
+    /// ([`Ev::Burst`]).
+    pub(super) fn on_tcp_write(&mut self, now: Time, c: usize, burst: bool) {
         let TcpApp::Periodic {
             interval,
             segments,
@@ -164,14 +162,14 @@ impl Sim<'_> {
             return;
         };
         let conn = self.net.conns[c].tcp();
-        if f & 1 == 0 {
+        if burst {
+            conn.snd.app_write(burst_segments);
+        } else {
             conn.writes += 1;
             conn.snd.app_write(1);
             if conn.writes < segments {
-                self.q.schedule(now + interval, Ev::Gen(f as u32));
+                self.q.schedule(now + interval, Ev::Write(c as u32));
             }
-        } else {
-            conn.snd.app_write(burst_segments);
         }
         self.pump(now, c);
     }
