@@ -283,28 +283,25 @@ impl RunResult {
                         // Goodput is the forward direction's (the reverse direction of a
                         // request/response exchange crosses other links; it is reported
                         // in reverse_throughput_bps), so efficiency stays a share of one link.
-                        let rx: u64 = d0.data_received_warm;
+                        let rx: u64 = d0.data_received_warm();
                         r.goodput_bytes = rx * 48;
                         r.goodput_bps = rx as f64 * 384.0 / measured;
-                        r.throughput_bps = d0.data_received_warm as f64 * CELL_BITS_F64 / measured;
+                        r.throughput_bps =
+                            d0.data_received_warm() as f64 * CELL_BITS_F64 / measured;
                         if rr {
                             r.reverse_throughput_bps = Some(
-                                cc.dirs[1].data_received_warm as f64 * CELL_BITS_F64 / measured,
+                                cc.dirs[1].data_received_warm() as f64 * CELL_BITS_F64 / measured,
                             );
                             r.reverse_acr_final_bps =
-                                cc.dirs[1].abr.as_ref().map(|s| s.acr * CELL_BITS_F64);
+                                cc.dirs[1].abr().map(|s| s.acr * CELL_BITS_F64);
                         }
                     }
                     (None, None) => unreachable!(),
                 }
                 if let Some(dirs) = conn.dirs() {
                     let d0 = &dirs[0];
-                    if let Some(src) = &d0.abr {
-                        let mut area = d0.acr_area;
-                        let from = d0.acr_since.max(sc.warmup);
-                        if sc.duration > from {
-                            area += src.acr * time::to_secs_f64(sc.duration - from);
-                        }
+                    if let Some(src) = d0.abr() {
+                        let area = d0.acr_area_until(sc.duration, sc.warmup);
                         r.acr_final_bps = Some(src.acr * CELL_BITS_F64);
                         r.acr_mean_bps = Some(area / measured * CELL_BITS_F64);
                         let k = src.counters;
@@ -314,10 +311,9 @@ impl RunResult {
                         r.rule6_cuts = Some(k.rule6_cuts);
                     }
                     if conn.tcp_ref().is_some() {
-                        r.reverse_acr_final_bps =
-                            dirs[1].abr.as_ref().map(|s| s.acr * CELL_BITS_F64);
-                        r.source_queue_max_cells = Some(d0.max_backlog);
-                        r.source_queue_cells = Some(d0.backlog + dirs[1].backlog);
+                        r.reverse_acr_final_bps = dirs[1].abr().map(|s| s.acr * CELL_BITS_F64);
+                        r.source_queue_max_cells = Some(d0.max_backlog());
+                        r.source_queue_cells = Some(d0.backlog() + dirs[1].backlog());
                     }
                 }
                 r

@@ -10,38 +10,15 @@
 //! (rules 8-9).
 
 use super::{Ev, Sim};
-use crate::abr::source::cell_interval;
 use crate::abr::NextCell;
 use crate::cell::{flag, Cell, FlowId};
-use crate::network::UNBOUNDED;
 use atmsim_kernel::Time;
 
 impl Sim<'_> {
     /// Makes sure flow `f`'s transmitter has a send event at the right time.
     pub(super) fn kick(&mut self, now: Time, f: FlowId) {
-        let dir = self.net.dir_mut(f);
-        if dir.backlog == 0 {
-            return;
-        }
-        let want = match &dir.abr {
-            Some(src) => match (src.next_opportunity(now), src.next_out_of_rate(now)) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            },
-            None => {
-                let t = match dir.last_send {
-                    None => now,
-                    Some(t) => now.max(t + cell_interval(dir.line_rate)),
-                };
-                Some(dir.shaper.as_ref().map_or(t, |b| b.ready(t)))
-            }
-        };
-        if let Some(w) = want {
-            if dir.send_at != Some(w) {
-                dir.send_gen = dir.send_gen.wrapping_add(1);
-                dir.send_at = Some(w);
-                self.q.schedule(w, Ev::Send(f, dir.send_gen));
-            }
+        if let Some((at, gen)) = self.net.dir_mut(f).arm_send(now) {
+            self.q.schedule(at, Ev::Send(f, gen));
         }
     }
 
@@ -49,14 +26,13 @@ impl Sim<'_> {
     pub(super) fn on_send(&mut self, now: Time, f: FlowId, gen: u32) {
         let warmup = self.sc.warmup;
         let dir = self.net.dir_mut(f);
-        if gen != dir.send_gen {
+        if !dir.take_send(gen) {
             return;
         }
-        dir.send_at = None;
-        let data = dir.backlog > 0;
-        if dir.abr.is_some() {
+        let data = dir.has_backlog();
+        if dir.abr().is_some() {
             dir.integrate_acr(now, warmup);
-            let src = dir.abr.as_mut().expect("abr");
+            let src = dir.abr_mut().expect("abr");
             if src.next_opportunity(now) == Some(now) {
                 match src.choose(now, data, false) {
                     NextCell::Frm => {
@@ -77,10 +53,7 @@ impl Sim<'_> {
                 self.emit_rm(now, f, pcr, ccr, true);
             }
         } else if data {
-            dir.last_send = Some(now);
-            if let Some(b) = dir.shaper.as_mut() {
-                b.take(now);
-            }
+            dir.sent_at_line_rate(now);
             self.emit_data(now, f);
         }
         self.kick(now, f);
@@ -92,9 +65,7 @@ impl Sim<'_> {
         if !f.is_reverse() {
             let c = f.conn();
             let cells = self.net.flow(f).cells_per_frame;
-            let dir = self.net.conns[c].dir_mut(0);
-            if dir.blocked && dir.has_room(cells) {
-                dir.blocked = false;
+            if self.net.dir_mut(f).unblock_if_room(cells) {
                 self.pump(now, c);
             }
         }
@@ -104,20 +75,7 @@ impl Sim<'_> {
     /// queued TCP frame's (segment or ACK number) or, for cell-level traffic, the message
     /// number; its frame number counts the frames this source has sent.
     fn emit_data(&mut self, now: Time, f: FlowId) {
-        let dir = self.net.dir_mut(f);
-        dir.frame_pos += 1;
-        let eom = dir.frame_pos >= dir.frame_cells;
-        let frame = dir.frame_no;
-        let tag = dir.tags.front().copied().unwrap_or(frame);
-        if eom {
-            dir.frame_pos = 0;
-            dir.frame_no = dir.frame_no.wrapping_add(1);
-            dir.tags.pop_front();
-        }
-        if dir.backlog != UNBOUNDED {
-            dir.backlog -= 1;
-        }
-        dir.data_sent += 1;
+        let (tag, frame, eom) = self.net.dir_mut(f).next_data_cell();
         let cell = self.net.new_cell(f, tag, frame, eom);
         let flow = self.net.flow_mut(f);
         flow.cells_sent += 1;
@@ -155,7 +113,7 @@ impl Sim<'_> {
             let warmup = self.sc.warmup;
             let dir = self.net.dir_mut(g);
             dir.integrate_acr(now, warmup);
-            if let Some(src) = dir.abr.as_mut() {
+            if let Some(src) = dir.abr_mut() {
                 src.on_brm(
                     cell.flags & flag::CI != 0,
                     cell.flags & flag::NI != 0,
@@ -163,15 +121,13 @@ impl Sim<'_> {
                     cell.er as f64,
                 );
                 // Rule 1 pacing follows the new ACR from the last cell sent.
-                let d = self.net.dir_mut(g);
-                d.send_at = None;
-                d.send_gen = d.send_gen.wrapping_add(1);
+                self.net.dir_mut(g).reset_pacing();
                 self.kick(now, g);
             }
         } else {
             // Destination rule 2: turn the forward RM cell around at once.
             let back = f.opposite();
-            let b = self.net.dir_mut(f).dest.turn_around(&cell, back.raw());
+            let b = self.net.dir_mut(f).turn_around(&cell, back.raw());
             self.net.flow_mut(back).cells_sent += 1;
             self.totals.cells_sent += 1;
             let p = self.net.route_port(back, 0);
@@ -183,11 +139,6 @@ impl Sim<'_> {
     /// EFCI state (destination rule 1) and counts; reassembly is the caller's.
     pub(super) fn deliver_abr_data(&mut self, now: Time, cell: &Cell) {
         let warm = now >= self.sc.warmup;
-        let dir = self.net.dir_mut(cell.flow_id());
-        dir.dest.on_data(cell);
-        dir.data_received += 1;
-        if warm {
-            dir.data_received_warm += 1;
-        }
+        self.net.dir_mut(cell.flow_id()).receive_data(cell, warm);
     }
 }

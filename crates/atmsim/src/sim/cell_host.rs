@@ -9,7 +9,6 @@
 use super::{Ev, Sim, SIG_CLOSE, SIG_OPEN};
 use crate::abr::source::cell_interval;
 use crate::cell::{Cell, FlowId};
-use crate::network::UNBOUNDED;
 use crate::scenario::{CellApp, VideoParams};
 use atmsim_kernel::Time;
 
@@ -19,12 +18,12 @@ impl Sim<'_> {
         let warmup = self.sc.warmup;
         let cc = self.net.conns[c].cells_mut();
         for d in &mut cc.dirs {
-            d.acr_since = now.max(warmup);
+            d.start(now, warmup);
         }
         let f = FlowId::forward(c);
         match cc.app {
             CellApp::Persistent { cap: None } => {
-                cc.dirs[0].backlog = UNBOUNDED;
+                cc.dirs[0].set_greedy();
                 self.kick(now, f);
             }
             CellApp::Persistent { cap: Some(_) } | CellApp::Cbr { .. } => {
@@ -35,7 +34,7 @@ impl Sim<'_> {
                 self.kick(now, f);
             }
             CellApp::OnOff { on, phase, .. } => {
-                cc.dirs[0].on_end = now + phase + on;
+                cc.dirs[0].set_on_end(now + phase + on);
                 self.q.schedule(now + phase, Ev::Gen(f));
             }
             CellApp::Sessions { .. } => self.session_toggle(now, c),
@@ -50,13 +49,11 @@ impl Sim<'_> {
     /// The application of connection `c` stops handing cells (a session in progress
     /// closes).
     pub(super) fn stop_cells(&mut self, now: Time, c: usize) {
-        let open = self.net.conns[c].cells_mut().dirs[0].session_open;
+        let open = self.net.conns[c].cells_mut().dirs[0].is_session_open();
         for d in &mut self.net.conns[c].cells_mut().dirs {
-            d.stopped = true;
-            d.backlog = 0;
-            d.session_open = false;
+            d.stop();
         }
-        let abr = self.net.conns[c].cells_mut().dirs[0].abr.is_some();
+        let abr = self.net.conns[c].cells_mut().dirs[0].abr().is_some();
         if open && abr {
             self.signal(now, FlowId::forward(c), 0, SIG_CLOSE);
         }
@@ -76,10 +73,10 @@ impl Sim<'_> {
         else {
             return;
         };
-        if cc.dirs[0].stopped {
+        if cc.dirs[0].is_stopped() {
             return;
         }
-        let opening = !cc.dirs[0].session_open;
+        let opening = !cc.dirs[0].is_session_open();
         let mean = if opening { on } else { off };
         let len = if exponential {
             (cc.rng.exponential(mean as f64).round() as Time).max(1)
@@ -87,20 +84,20 @@ impl Sim<'_> {
             mean
         };
         let dir = &mut cc.dirs[0];
-        let abr = dir.abr.is_some();
-        dir.session_open = opening;
+        let abr = dir.abr().is_some();
+        dir.set_session_open(opening);
         if opening {
             dir.integrate_acr(now, warmup);
-            if let Some(src) = dir.abr.as_mut() {
+            if let Some(src) = dir.abr_mut() {
                 src.reopen();
             }
-            dir.backlog = UNBOUNDED;
+            dir.set_greedy();
             if abr {
                 self.signal(now, FlowId::forward(c), 0, SIG_OPEN);
             }
             self.kick(now, FlowId::forward(c));
         } else {
-            dir.backlog = 0;
+            dir.clear_backlog();
             if abr {
                 self.signal(now, FlowId::forward(c), 0, SIG_CLOSE);
             }
@@ -112,7 +109,7 @@ impl Sim<'_> {
     pub(super) fn on_gen(&mut self, now: Time, f: FlowId) {
         let cc = self.net.conns[f.conn()].cells_mut();
         let dir = &mut cc.dirs[f.dir()];
-        if dir.stopped {
+        if dir.is_stopped() {
             return;
         }
         let next = match cc.app {
@@ -120,7 +117,7 @@ impl Sim<'_> {
                 cap: Some((rate, until)),
             } => {
                 if until.is_some_and(|u| now >= u) {
-                    dir.backlog = UNBOUNDED;
+                    dir.set_greedy();
                     None
                 } else {
                     dir.add_backlog(1);
@@ -131,9 +128,9 @@ impl Sim<'_> {
             CellApp::OnOff { peak, on, off, .. } => {
                 dir.add_backlog(1);
                 let mut n = now + cell_interval(peak);
-                if n >= dir.on_end {
-                    n = dir.on_end + off;
-                    dir.on_end = n + on;
+                if n >= dir.on_end() {
+                    n = dir.on_end() + off;
+                    dir.set_on_end(n + on);
                 }
                 Some(n)
             }
@@ -182,7 +179,7 @@ impl Sim<'_> {
     /// A request/response client's think time ended: it sends the next request.
     pub(super) fn on_think(&mut self, now: Time, c: usize) {
         let cc = self.net.conns[c].cells_mut();
-        if cc.dirs[0].stopped {
+        if cc.dirs[0].is_stopped() {
             return;
         }
         if let CellApp::RequestResponse { request, .. } = cc.app {
@@ -203,20 +200,16 @@ impl Sim<'_> {
         self.net.flow_mut(f).reassemble(&cell);
         let cc = self.net.conns[c].cells_mut();
         let dir = &mut cc.dirs[f.dir()];
-        dir.dest.on_data(&cell);
-        dir.data_received += 1;
-        if warm {
-            dir.data_received_warm += 1;
-        }
+        dir.receive_data(&cell, warm);
         if cell.is_eom() {
-            dir.messages_received += 1;
+            dir.message_received();
             if let CellApp::RequestResponse {
                 response, think, ..
             } = cc.app
             {
                 if !f.is_reverse() {
                     // The request arrived: the server answers.
-                    if !cc.dirs[1].stopped {
+                    if !cc.dirs[1].is_stopped() {
                         cc.dirs[1].add_backlog(response as u64);
                         self.kick(now, f.opposite());
                     }

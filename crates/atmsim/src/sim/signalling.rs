@@ -34,7 +34,7 @@ impl Sim<'_> {
         for d in 0..2 {
             let has_abr = self.net.conns[c]
                 .dirs()
-                .is_some_and(|ds| ds[d].abr.is_some());
+                .is_some_and(|ds| ds[d].abr().is_some());
             if has_abr {
                 let action = if open { SIG_OPEN } else { SIG_CLOSE };
                 self.signal(now, FlowId::of(c, d), 0, action);

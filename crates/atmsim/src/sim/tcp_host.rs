@@ -114,7 +114,7 @@ impl Sim<'_> {
             let conn = self.net.conns[c].tcp();
             if let Some(d) = conn.dirs.as_mut() {
                 if !d[0].has_room(cells) {
-                    d[0].blocked = true;
+                    d[0].block();
                     break;
                 }
             }
@@ -133,7 +133,7 @@ impl Sim<'_> {
         let conn = self.net.conns[c].tcp();
         if let Some(d) = conn.dirs.as_mut() {
             for dir in d.iter_mut() {
-                dir.acr_since = now.max(warmup);
+                dir.start(now, warmup);
             }
         }
         if let TcpApp::Periodic {
