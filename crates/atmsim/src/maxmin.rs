@@ -7,7 +7,7 @@
 //! connections freeze) or a connection reaches its cap. Rates in cells/s.
 
 use crate::cell::{ServiceClass, CELL_BITS_F64};
-use crate::scenario::{CellApp, Scenario};
+use crate::scenario::Scenario;
 
 /// One connection's claim: the ports its forward direction crosses, its minimum rate and
 /// its demand cap (f64::INFINITY: none).
@@ -138,7 +138,7 @@ pub fn fair_shares(sc: &Scenario) -> Vec<Option<f64>> {
             }
             continue;
         }
-        if matches!(c.app, Some(CellApp::RequestResponse { .. })) {
+        if c.app.as_ref().is_some_and(|a| a.reverse_sends()) {
             continue;
         }
         let (min, pcr) = match &c.abr {

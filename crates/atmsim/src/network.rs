@@ -11,9 +11,9 @@ use crate::cell::{Cell, FlowId, CELL_BITS, CELL_BITS_F64};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
 use crate::port::PortBuffer;
-use crate::scenario::CellApp;
 use crate::scenario::Scenario;
 use crate::tcp::{TcpReceiver, TcpSender};
+use crate::traffic::AnyTraffic;
 use atmsim_kernel::{RngStream, SerialClock, Time};
 
 /// An output port: buffer, transmitter and the delay line of its link direction.
@@ -218,8 +218,6 @@ pub struct CellDir {
     acr_area: f64,
     /// Time of the last ACR change (or of warm-up).
     acr_since: Time,
-    /// Next on/off or CBR generation: end of the current on period.
-    on_end: Time,
     /// The application has stopped.
     stopped: bool,
     /// Token-bucket shaper of a non-ABR transmitter (video).
@@ -254,7 +252,6 @@ impl CellDir {
             messages_received: 0,
             acr_area: 0.0,
             acr_since: 0,
-            on_end: 0,
             stopped: false,
             shaper: None,
             session_open: false,
@@ -373,18 +370,6 @@ impl CellDir {
     #[inline]
     pub fn set_session_open(&mut self, open: bool) {
         self.session_open = open;
-    }
-
-    /// On/off traffic: end of the current on period.
-    #[inline]
-    pub fn on_end(&self) -> Time {
-        self.on_end
-    }
-
-    /// On/off traffic: sets the end of the current on period.
-    #[inline]
-    pub fn set_on_end(&mut self, t: Time) {
-        self.on_end = t;
     }
 
     /// The ABR source end system (service ABR only).
@@ -543,27 +528,12 @@ impl CellDir {
 /// The two directions of a cell-level connection and its application.
 #[derive(Debug)]
 pub struct CellConn {
-    /// The application.
-    pub app: CellApp,
+    /// The application: the running traffic source ([`crate::traffic`]).
+    pub source: AnyTraffic,
     /// Forward (0) and reverse (1) directions.
     pub dirs: [CellDir; 2],
-    /// Video: the frame generator and the frame in progress.
-    pub video: Option<Box<VideoState>>,
-    /// Random stream of the application (sessions: period lengths).
+    /// Random stream of the application (sessions: period lengths; video: first phase).
     pub rng: RngStream,
-}
-
-/// A video source's frame in progress.
-#[derive(Debug)]
-pub struct VideoState {
-    /// Frame sizes.
-    pub sizes: crate::video::FrameSizes,
-    /// Cells of the current frame not yet handed to the shaper.
-    pub left: u32,
-    /// Time between the current frame's cells.
-    pub spacing: Time,
-    /// When the next frame starts.
-    pub next_frame: Time,
 }
 
 /// A TCP connection: the sender at `from`, the receiver at `to`.
@@ -694,13 +664,8 @@ impl Network {
                     aal5::cells_for_segment(t.mss, c.llc_snap),
                     aal5::cells_for_ip(aal5::TCPIP_HEADERS, c.llc_snap),
                 ],
-                (
-                    None,
-                    Some(CellApp::RequestResponse {
-                        request, response, ..
-                    }),
-                ) => [*request, *response],
-                _ => [1, 1],
+                (None, Some(app)) => app.message_cells(),
+                (None, None) => [1, 1],
             };
             for (ports_of, cells) in [
                 (&c.fwd_ports, frame_cells[0]),
@@ -729,7 +694,7 @@ impl Network {
                     let rate = |ports_of: &Vec<usize>| {
                         s.ports[ports_of[0]].rate_bps as f64 / CELL_BITS_F64
                     };
-                    let reverse_sends = matches!(app, CellApp::RequestResponse { .. });
+                    let reverse_sends = app.reverse_sends();
                     let abr_src = |sends: bool| {
                         c.abr
                             .as_ref()
@@ -737,25 +702,7 @@ impl Network {
                             .map(|p| AbrSource::new(p.clone()))
                     };
                     let mut d0 = CellDir::new(abr_src(true), rate(&c.fwd_ports), frame_cells[0]);
-                    let rng = RngStream::new(s.seed, &format!("app/{}", c.name));
-                    let video = match app {
-                        CellApp::Video(v) => {
-                            d0.shaper =
-                                Some(crate::video::TokenBucket::new(v.bucket, v.bucket_rate));
-                            Some(Box::new(VideoState {
-                                sizes: crate::video::FrameSizes::new(
-                                    RngStream::new(s.seed, &format!("video/{}", c.name)),
-                                    v.mean,
-                                    v.sd,
-                                    v.rho,
-                                ),
-                                left: 0,
-                                spacing: 0,
-                                next_frame: 0,
-                            }))
-                        }
-                        _ => None,
-                    };
+                    d0.shaper = app.shaper();
                     let mut d1 =
                         CellDir::new(abr_src(reverse_sends), rate(&c.bwd_ports), frame_cells[1]);
                     if let Some(p) = &c.abr {
@@ -763,10 +710,9 @@ impl Network {
                         d1.line_rate = p.pcr;
                     }
                     Ends::Cells(Box::new(CellConn {
-                        app: app.clone(),
+                        source: app.build(s.seed, &c.name),
                         dirs: [d0, d1],
-                        video,
-                        rng,
+                        rng: RngStream::new(s.seed, &format!("app/{}", c.name)),
                     }))
                 }
                 (None, None) => unreachable!("resolve gives every connection traffic"),

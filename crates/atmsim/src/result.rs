@@ -189,16 +189,7 @@ pub struct RunResult {
 }
 
 fn traffic_name(c: &crate::scenario::ConnectionCfg) -> &'static str {
-    use crate::scenario::CellApp;
-    match &c.app {
-        None => "tcp",
-        Some(CellApp::Persistent { .. }) => "persistent",
-        Some(CellApp::RequestResponse { .. }) => "request_response",
-        Some(CellApp::OnOff { .. }) => "on_off",
-        Some(CellApp::Cbr { .. }) => "cbr",
-        Some(CellApp::Sessions { .. }) => "sessions",
-        Some(CellApp::Video(_)) => "video",
-    }
+    c.app.as_ref().map_or("tcp", |a| a.name())
 }
 
 fn policy_name(p: &PolicyCfg) -> &'static str {
@@ -279,7 +270,7 @@ impl RunResult {
                     }
                     (None, Some(cc)) => {
                         let d0 = &cc.dirs[0];
-                        let rr = matches!(cc.app, crate::scenario::CellApp::RequestResponse { .. });
+                        let rr = c.app.as_ref().is_some_and(|a| a.reverse_sends());
                         // Goodput is the forward direction's (the reverse direction of a
                         // request/response exchange crosses other links; it is reported
                         // in reverse_throughput_bps), so efficiency stays a share of one link.

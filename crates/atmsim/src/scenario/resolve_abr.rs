@@ -14,89 +14,8 @@ fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, Scenario
     Err(ScenarioError::new(path, msg))
 }
 
-/// A cell-level application (seed 003 sections 5.2-5.7). Rates in cells/s.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CellApp {
-    /// Always has cells; with a cap, hands cells at no more than `cap` cells/s until
-    /// `until` (ACR-retaining source).
-    Persistent {
-        /// Rate cap, cells/s, and when it ends (None: never).
-        cap: Option<(f64, Option<Time>)>,
-    },
-    /// Request/response exchange.
-    RequestResponse {
-        /// Request size, cells.
-        request: u32,
-        /// Response size, cells.
-        response: u32,
-        /// Pause after a response before the next request.
-        think: Time,
-    },
-    /// Deterministic on/off.
-    OnOff {
-        /// Cells/s while on.
-        peak: f64,
-        /// On period.
-        on: Time,
-        /// Off period.
-        off: Time,
-        /// Offset of the first on period.
-        phase: Time,
-    },
-    /// Constant rate, cells/s.
-    Cbr {
-        /// Cells/s.
-        rate: f64,
-    },
-    /// Greedy while open; the connection opens and closes (seed 004 section 6).
-    Sessions {
-        /// Mean (or fixed) open period.
-        on: Time,
-        /// Mean (or fixed) closed period.
-        off: Time,
-        /// Exponential periods (else fixed).
-        exponential: bool,
-    },
-    /// Heyman video with a token-bucket shaper (seed 004 section 5.2; spec 7).
-    Video(VideoParams),
-}
-
-/// Resolved parameters of the Heyman video source.
-#[derive(Clone, Debug, PartialEq)]
-pub struct VideoParams {
-    /// Time between frames.
-    pub frame_time: Time,
-    /// Mean frame size, cells.
-    pub mean: f64,
-    /// Standard deviation of the frame size, cells.
-    pub sd: f64,
-    /// DAR(1) correlation rho.
-    pub rho: f64,
-    /// Token bucket depth, cells.
-    pub bucket: f64,
-    /// Token rate, cells/s.
-    pub bucket_rate: f64,
-    /// Frames spread over the frame time (else: a burst at the frame's start).
-    pub spread: bool,
-}
-
-impl CellApp {
-    /// Long-run demand of the forward direction in cells/s (None: unbounded), used by the
-    /// max-min oracle. An ACR-retaining source's cap counts only if it never ends.
-    pub fn demand(&self) -> Option<f64> {
-        match *self {
-            CellApp::Persistent {
-                cap: Some((r, None)),
-            } => Some(r),
-            CellApp::Persistent { .. } => None,
-            CellApp::RequestResponse { .. } => Some(0.0),
-            CellApp::OnOff { peak, on, off, .. } => Some(peak * on as f64 / (on + off) as f64),
-            CellApp::Cbr { rate } => Some(rate),
-            CellApp::Sessions { .. } => None,
-            CellApp::Video(ref v) => Some(v.mean / atmsim_kernel::time::to_secs_f64(v.frame_time)),
-        }
-    }
-}
+pub use crate::traffic::{CellApp, VideoParams};
+use crate::traffic::{CbrCfg, OnOffCfg, PersistentCfg, RequestResponseCfg, SessionsCfg};
 
 /// Resolves a cell-level traffic spec (not `tcp`).
 pub fn resolve_cell_app(
@@ -136,7 +55,7 @@ pub fn resolve_cell_app(
                     Some((r.cells_per_sec(), u.map(|d| d.ps())))
                 }
             };
-            CellApp::Persistent { cap }
+            CellApp::Persistent(PersistentCfg { cap })
         }
         TrafficSpec::RequestResponse {
             request,
@@ -156,11 +75,11 @@ pub fn resolve_cell_app(
                     "0 cells is not allowed; a response is at least 1 cell",
                 );
             }
-            CellApp::RequestResponse {
+            CellApp::RequestResponse(RequestResponseCfg {
                 request,
                 response: response.0,
                 think: think_time.map(|d| d.ps()).unwrap_or(0),
-            }
+            })
         }
         TrafficSpec::OnOff {
             peak_rate,
@@ -177,12 +96,12 @@ pub fn resolve_cell_app(
             if on.ps() == 0 {
                 return err(format!("{path}.on"), "must be longer than 0 s");
             }
-            CellApp::OnOff {
+            CellApp::OnOff(OnOffCfg {
                 peak: peak_rate.cells_per_sec(),
                 on: on.ps(),
                 off: off.ps(),
                 phase: phase.map(|d| d.ps()).unwrap_or(0),
-            }
+            })
         }
         TrafficSpec::Cbr { rate } => {
             if !(rate.cells_per_sec() > 0.0) || !rate.bps().is_finite() {
@@ -191,9 +110,9 @@ pub fn resolve_cell_app(
                     format!("{rate} is not allowed; the rate must be above 0 bps"),
                 );
             }
-            CellApp::Cbr {
+            CellApp::Cbr(CbrCfg {
                 rate: rate.cells_per_sec(),
-            }
+            })
         }
         TrafficSpec::Sessions {
             on,
@@ -205,12 +124,12 @@ pub fn resolve_cell_app(
                     return err(format!("{path}.{k}"), "must be longer than 0 s");
                 }
             }
-            CellApp::Sessions {
+            CellApp::Sessions(SessionsCfg {
                 on: on.ps(),
                 off: off.ps(),
                 exponential: distribution.unwrap_or_default()
                     == super::schema::PeriodDistribution::Exponential,
-            }
+            })
         }
         TrafficSpec::Video {
             frame_rate,

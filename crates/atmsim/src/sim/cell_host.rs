@@ -1,15 +1,13 @@
-//! Cell-level applications in the event loop (seed 003 sections 5.6-5.7, seed 004
-//! section 6): what each direction's application hands its transmitter, and when.
+//! Cell-level applications in the event loop: the engine side of the traffic sources of
+//! [`crate::traffic`] (seed 003 sections 5.6-5.7, seed 004 sections 5.2 and 6).
 //!
-//! Persistent (greedy or rate-capped), request/response, on/off, CBR, sessions and
-//! video sources fill the backlog of a direction ([`crate::network::CellDir`]); `Gen`,
-//! `Think` and `Session` events drive them. The transmitter that drains the backlog is
-//! the end system's ([`super::abr_host`]).
+//! A source fills the backlog of a direction ([`crate::network::CellDir`]) through its
+//! hooks; `Start`, `Gen`, `Think`, `Session` and message-delivery events call them here.
+//! The transmitter that drains the backlog is the end system's ([`super::abr_host`]).
 
 use super::{Ev, Sim, SIG_CLOSE, SIG_OPEN};
-use crate::abr::source::cell_interval;
 use crate::cell::{Cell, FlowId};
-use crate::scenario::{CellApp, VideoParams};
+use crate::traffic::{OnMessage, Start, TrafficModel};
 use atmsim_kernel::Time;
 
 impl Sim<'_> {
@@ -21,28 +19,10 @@ impl Sim<'_> {
             d.start(now, warmup);
         }
         let f = FlowId::forward(c);
-        match cc.app {
-            CellApp::Persistent { cap: None } => {
-                cc.dirs[0].set_greedy();
-                self.kick(now, f);
-            }
-            CellApp::Persistent { cap: Some(_) } | CellApp::Cbr { .. } => {
-                self.q.schedule(now, Ev::Gen(f));
-            }
-            CellApp::RequestResponse { request, .. } => {
-                cc.dirs[0].add_backlog(request as u64);
-                self.kick(now, f);
-            }
-            CellApp::OnOff { on, phase, .. } => {
-                cc.dirs[0].set_on_end(now + phase + on);
-                self.q.schedule(now + phase, Ev::Gen(f));
-            }
-            CellApp::Sessions { .. } => self.session_toggle(now, c),
-            CellApp::Video(VideoParams { frame_time, .. }) => {
-                // The first frame starts at a random phase (spec 7: avoid frame alignment).
-                let phase = cc.rng.below(frame_time);
-                self.q.schedule(now + phase, Ev::Gen(f));
-            }
+        match cc.source.start(now, &mut cc.dirs[0], &mut cc.rng) {
+            Start::Kick => self.kick(now, f),
+            Start::GenAt(t) => self.q.schedule(t, Ev::Gen(f)),
+            Start::Session => self.session_toggle(now, c),
         }
     }
 
@@ -65,24 +45,11 @@ impl Sim<'_> {
     pub(super) fn session_toggle(&mut self, now: Time, c: usize) {
         let warmup = self.sc.warmup;
         let cc = self.net.conns[c].cells_mut();
-        let CellApp::Sessions {
-            on,
-            off,
-            exponential,
-        } = cc.app
-        else {
-            return;
-        };
         if cc.dirs[0].is_stopped() {
             return;
         }
         let opening = !cc.dirs[0].is_session_open();
-        let mean = if opening { on } else { off };
-        let len = if exponential {
-            (cc.rng.exponential(mean as f64).round() as Time).max(1)
-        } else {
-            mean
-        };
+        let len = cc.source.next_period(opening, &mut cc.rng);
         let dir = &mut cc.dirs[0];
         let abr = dir.abr().is_some();
         dir.set_session_open(opening);
@@ -105,72 +72,14 @@ impl Sim<'_> {
         self.q.schedule(now + len, Ev::Session(c as u32));
     }
 
-    /// The application of flow `f` hands one more cell.
+    /// The application of flow `f` hands more cells (its `Gen` event).
     pub(super) fn on_gen(&mut self, now: Time, f: FlowId) {
         let cc = self.net.conns[f.conn()].cells_mut();
         let dir = &mut cc.dirs[f.dir()];
         if dir.is_stopped() {
             return;
         }
-        let next = match cc.app {
-            CellApp::Persistent {
-                cap: Some((rate, until)),
-            } => {
-                if until.is_some_and(|u| now >= u) {
-                    dir.set_greedy();
-                    None
-                } else {
-                    dir.add_backlog(1);
-                    let n = now + cell_interval(rate);
-                    Some(until.map_or(n, |u| n.min(u)))
-                }
-            }
-            CellApp::OnOff { peak, on, off, .. } => {
-                dir.add_backlog(1);
-                let mut n = now + cell_interval(peak);
-                if n >= dir.on_end() {
-                    n = dir.on_end() + off;
-                    dir.set_on_end(n + on);
-                }
-                Some(n)
-            }
-            CellApp::Cbr { rate } => {
-                dir.add_backlog(1);
-                Some(now + cell_interval(rate))
-            }
-            CellApp::Video(VideoParams {
-                frame_time,
-                spread: false,
-                ..
-            }) => {
-                // Heyman video, frames as bursts: the whole frame enters the shaper at once.
-                let vs = cc.video.as_mut().expect("video state");
-                let x = vs.sizes.next_frame();
-                dir.add_backlog(x as u64);
-                Some(now + frame_time)
-            }
-            CellApp::Video(VideoParams { frame_time, .. }) => {
-                // Heyman video: a new frame's cells are spread evenly over the frame time.
-                let vs = cc.video.as_mut().expect("video state");
-                if vs.left == 0 {
-                    let x = vs.sizes.next_frame();
-                    vs.next_frame = now + frame_time;
-                    vs.left = x;
-                    vs.spacing = frame_time / x.max(1) as Time;
-                }
-                if vs.left > 0 {
-                    dir.add_backlog(1);
-                    vs.left -= 1;
-                }
-                Some(if vs.left > 0 {
-                    now + vs.spacing
-                } else {
-                    vs.next_frame
-                })
-            }
-            _ => None,
-        };
-        if let Some(n) = next {
+        if let Some(n) = cc.source.on_gen(now, dir) {
             self.q.schedule(n, Ev::Gen(f));
         }
         self.kick(now, f);
@@ -182,9 +91,7 @@ impl Sim<'_> {
         if cc.dirs[0].is_stopped() {
             return;
         }
-        if let CellApp::RequestResponse { request, .. } = cc.app {
-            cc.dirs[0].add_backlog(request as u64);
-        }
+        cc.source.on_think(&mut cc.dirs[0]);
         self.kick(now, FlowId::forward(c));
     }
 
@@ -203,20 +110,10 @@ impl Sim<'_> {
         dir.receive_data(&cell, warm);
         if cell.is_eom() {
             dir.message_received();
-            if let CellApp::RequestResponse {
-                response, think, ..
-            } = cc.app
-            {
-                if !f.is_reverse() {
-                    // The request arrived: the server answers.
-                    if !cc.dirs[1].is_stopped() {
-                        cc.dirs[1].add_backlog(response as u64);
-                        self.kick(now, f.opposite());
-                    }
-                } else {
-                    // The response arrived: the client thinks, then asks again.
-                    self.q.schedule(now + think, Ev::Think(c as u32));
-                }
+            match cc.source.on_message(now, f.is_reverse(), &mut cc.dirs) {
+                OnMessage::Nothing => {}
+                OnMessage::KickReverse => self.kick(now, f.opposite()),
+                OnMessage::ThinkUntil(t) => self.q.schedule(t, Ev::Think(c as u32)),
             }
         }
     }
