@@ -12,6 +12,128 @@ pub const CELL_BYTES: u32 = 53;
 pub const CELL_PAYLOAD: u32 = 48;
 /// Bits in a cell on the wire.
 pub const CELL_BITS: u64 = 424;
+/// Bits in a cell, as a float (rates: bits/s = cells/s x `CELL_BITS_F64`).
+pub const CELL_BITS_F64: f64 = CELL_BITS as f64;
+/// Megabits in a cell (Mb/s = cells/s x `CELL_MBITS`). Written as the literal `424e-6`
+/// (not `CELL_BITS_F64 * 1e-6`, which rounds differently) so results stay byte-identical.
+pub const CELL_MBITS: f64 = 424e-6;
+
+/// ATM service class of a connection, carried on each of its cells; also the
+/// strict-priority order at a port (lower = served first) and the port's queue index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ServiceClass {
+    /// Constant bit rate.
+    Cbr = 0,
+    /// Variable bit rate.
+    Vbr = 1,
+    /// Available bit rate.
+    Abr = 2,
+    /// Unspecified bit rate.
+    Ubr = 3,
+}
+
+impl ServiceClass {
+    /// All classes in priority order (the port's queue order).
+    pub const ALL: [ServiceClass; 4] = [
+        ServiceClass::Cbr,
+        ServiceClass::Vbr,
+        ServiceClass::Abr,
+        ServiceClass::Ubr,
+    ];
+
+    /// The port's queue index of the class (0 CBR, 1 VBR, 2 ABR, 3 UBR).
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The class's bits, shifted into place in a cell's flags.
+    #[inline]
+    pub const fn flag_bits(self) -> u16 {
+        (self as u16) << flag::CLASS_SHIFT
+    }
+
+    /// The class held in a cell's flags.
+    #[inline]
+    pub const fn from_flags(flags: u16) -> ServiceClass {
+        match (flags >> flag::CLASS_SHIFT) & 3 {
+            0 => ServiceClass::Cbr,
+            1 => ServiceClass::Vbr,
+            2 => ServiceClass::Abr,
+            _ => ServiceClass::Ubr,
+        }
+    }
+}
+
+/// A flow: one direction of a connection. Connection `c` has the forward flow `2c`
+/// (source to destination: data, requests) and the reverse flow `2c + 1` (ACKs,
+/// responses, backward RM cells of the forward direction's VC). The index is also the
+/// flow's position in [`crate::network::Network::flows`] and in per-VC tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowId(u32);
+
+impl FlowId {
+    /// The forward flow of connection `conn`.
+    #[inline]
+    pub const fn forward(conn: usize) -> FlowId {
+        FlowId(2 * conn as u32)
+    }
+
+    /// The reverse flow of connection `conn`.
+    #[inline]
+    pub const fn reverse(conn: usize) -> FlowId {
+        FlowId(2 * conn as u32 + 1)
+    }
+
+    /// The flow of connection `conn` in direction `dir` (0 forward, 1 reverse).
+    #[inline]
+    pub const fn of(conn: usize, dir: usize) -> FlowId {
+        FlowId(2 * conn as u32 + (dir as u32 & 1))
+    }
+
+    /// The flow with index `i` (as stored in [`Cell::flow`]).
+    #[inline]
+    pub const fn from_index(i: usize) -> FlowId {
+        FlowId(i as u32)
+    }
+
+    /// The flow's index (in the network's flow table and per-VC tables).
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The flow's index as a cell carries it.
+    #[inline]
+    pub const fn raw(self) -> u32 {
+        self.0
+    }
+
+    /// The connection the flow belongs to.
+    #[inline]
+    pub const fn conn(self) -> usize {
+        (self.0 >> 1) as usize
+    }
+
+    /// The direction: 0 forward, 1 reverse (the index into a connection's two
+    /// directions).
+    #[inline]
+    pub const fn dir(self) -> usize {
+        (self.0 & 1) as usize
+    }
+
+    /// True for the reverse flow of its connection.
+    #[inline]
+    pub const fn is_reverse(self) -> bool {
+        self.0 & 1 == 1
+    }
+
+    /// The flow of the opposite direction of the same connection.
+    #[inline]
+    pub const fn opposite(self) -> FlowId {
+        FlowId(self.0 ^ 1)
+    }
+}
 
 /// Header and RM bits of a [`Cell`].
 pub mod flag {
@@ -38,7 +160,8 @@ pub mod flag {
 /// One ATM cell in flight.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cell {
-    /// Flow index: connection `c` has flows `2c` (forward) and `2c + 1` (backward).
+    /// Flow index ([`FlowId::raw`]): connection `c` has flows `2c` (forward) and
+    /// `2c + 1` (reverse); [`Cell::flow_id`] gives it typed.
     pub flow: u32,
     /// What the AAL5 frame carries: the TCP segment number, or the ACK number.
     pub tag: u32,
@@ -82,16 +205,28 @@ impl Cell {
         self.flags & flag::RM != 0
     }
 
-    /// The service class (0 CBR, 1 VBR, 2 ABR, 3 UBR), the port's queue index.
+    /// The service class of the cell's connection.
     #[inline]
-    pub fn class(&self) -> usize {
-        ((self.flags >> flag::CLASS_SHIFT) & 3) as usize
+    pub fn class(&self) -> ServiceClass {
+        ServiceClass::from_flags(self.flags)
+    }
+
+    /// The cell's flow.
+    #[inline]
+    pub fn flow_id(&self) -> FlowId {
+        FlowId(self.flow)
     }
 
     /// The connection index of the cell's flow.
     #[inline]
     pub fn connection(&self) -> usize {
-        (self.flow >> 1) as usize
+        self.flow_id().conn()
+    }
+
+    /// True for a backward RM cell (RM with DIR = 1).
+    #[inline]
+    pub fn is_backward_rm(&self) -> bool {
+        self.flags & (flag::RM | flag::DIR) == (flag::RM | flag::DIR)
     }
 }
 
@@ -110,5 +245,28 @@ mod tests {
         assert!(c.is_eom());
         assert!(!c.is_rm());
         assert_eq!(c.connection(), 2);
+        assert_eq!(c.class(), ServiceClass::Cbr);
+    }
+
+    #[test]
+    fn flow_ids() {
+        let f = FlowId::forward(3);
+        assert_eq!(f.index(), 6);
+        assert_eq!(f.conn(), 3);
+        assert!(!f.is_reverse());
+        assert_eq!(f.opposite(), FlowId::reverse(3));
+        assert_eq!(FlowId::reverse(3).index(), 7);
+        assert_eq!(FlowId::reverse(3).dir(), 1);
+        assert_eq!(FlowId::of(3, 1), FlowId::reverse(3));
+        assert_eq!(FlowId::reverse(3).opposite(), f);
+    }
+
+    #[test]
+    fn classes_round_trip_through_flags() {
+        for k in ServiceClass::ALL {
+            assert_eq!(ServiceClass::from_flags(k.flag_bits() | flag::EOM), k);
+        }
+        assert_eq!(CELL_BITS_F64, 424.0);
+        assert!((CELL_MBITS - CELL_BITS_F64 * 1e-6).abs() < 1e-18);
     }
 }

@@ -32,6 +32,7 @@ pub mod result;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod traffic;
 pub mod units;
 pub mod video;
 

@@ -6,7 +6,8 @@
 //! `clamp(level, min_i, max_i)`; the common level rises until a link is full (its
 //! connections freeze) or a connection reaches its cap. Rates in cells/s.
 
-use crate::scenario::{CellApp, Scenario, ServiceClass};
+use crate::cell::{ServiceClass, CELL_BITS_F64};
+use crate::scenario::Scenario;
 
 /// One connection's claim: the ports its forward direction crosses, its minimum rate and
 /// its demand cap (f64::INFINITY: none).
@@ -121,11 +122,15 @@ pub fn water_fill(capacity: &[f64], demands: &[Demand]) -> Vec<f64> {
 /// its MCR and its cap the application's permanent rate cap, else its PCR; other
 /// connections are capped by their access link.
 pub fn fair_shares(sc: &Scenario) -> Vec<Option<f64>> {
-    let mut capacity: Vec<f64> = sc.ports.iter().map(|p| p.rate_bps as f64 / 424.0).collect();
+    let mut capacity: Vec<f64> = sc
+        .ports
+        .iter()
+        .map(|p| p.rate_bps as f64 / CELL_BITS_F64)
+        .collect();
     let mut demands = Vec::new();
     let mut index = vec![None; sc.connections.len()];
     for (k, c) in sc.connections.iter().enumerate() {
-        let access = sc.ports[c.fwd_ports[0]].rate_bps as f64 / 424.0;
+        let access = sc.ports[c.fwd_ports[0]].rate_bps as f64 / CELL_BITS_F64;
         if matches!(c.class, ServiceClass::Cbr | ServiceClass::Vbr) {
             let mean = c.app.as_ref().and_then(|a| a.demand()).unwrap_or(access);
             for &p in &c.fwd_ports {
@@ -133,7 +138,7 @@ pub fn fair_shares(sc: &Scenario) -> Vec<Option<f64>> {
             }
             continue;
         }
-        if matches!(c.app, Some(CellApp::RequestResponse { .. })) {
+        if c.app.as_ref().is_some_and(|a| a.reverse_sends()) {
             continue;
         }
         let (min, pcr) = match &c.abr {

@@ -4,15 +4,16 @@
 //! Built once from a resolved [`Scenario`]; nothing here allocates per cell.
 
 use crate::aal5::{self, Reassembly};
+use crate::abr::source::cell_interval;
 use crate::abr::{AbrSource, Destination};
 use crate::allocator::{AnyAllocator, PortEnv};
-use crate::cell::{Cell, CELL_BITS};
+use crate::cell::{Cell, FlowId, CELL_BITS, CELL_BITS_F64};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
 use crate::port::PortBuffer;
-use crate::scenario::CellApp;
-use crate::scenario::{Scenario, ServiceClass};
+use crate::scenario::Scenario;
 use crate::tcp::{TcpReceiver, TcpSender};
+use crate::traffic::AnyTraffic;
 use atmsim_kernel::{RngStream, SerialClock, Time};
 
 /// An output port: buffer, transmitter and the delay line of its link direction.
@@ -178,53 +179,51 @@ impl Connection {
 #[derive(Debug)]
 pub struct CellDir {
     /// Cells handed by the application and not yet sent ([`UNBOUNDED`]: always some).
-    pub backlog: u64,
+    backlog: u64,
     /// TCP over ABR: tags (segment or ACK numbers) of the frames queued, oldest first.
-    pub tags: std::collections::VecDeque<u32>,
+    tags: std::collections::VecDeque<u32>,
     /// TCP over ABR: the most cells the source queue may hold before TCP waits.
-    pub limit: Option<u64>,
+    limit: Option<u64>,
     /// TCP over ABR: TCP has a segment waiting for room in the source queue.
-    pub blocked: bool,
+    blocked: bool,
     /// Largest source queue seen, cells.
-    pub max_backlog: u64,
+    max_backlog: u64,
     /// The ABR source end system (service ABR only).
-    pub abr: Option<AbrSource>,
+    abr: Option<AbrSource>,
     /// The ABR destination end system of this direction's cells.
-    pub dest: Destination,
+    dest: Destination,
     /// Cell rate of a non-ABR transmitter (cells/s): its PCR, the access link rate.
-    pub line_rate: f64,
+    line_rate: f64,
     /// Time of the last cell sent by a non-ABR transmitter.
-    pub last_send: Option<Time>,
+    last_send: Option<Time>,
     /// Generation of the pending send event (stale ones are ignored).
-    pub send_gen: u32,
+    send_gen: u32,
     /// Time of the pending send event.
-    pub send_at: Option<Time>,
+    send_at: Option<Time>,
     /// Cells per application message (1 for streams; request or response size).
-    pub frame_cells: u32,
+    frame_cells: u32,
     /// Cells of the current message already sent.
-    pub frame_pos: u32,
+    frame_pos: u32,
     /// Messages started (tag of the next).
-    pub frame_no: u32,
+    frame_no: u32,
     /// Data cells sent.
-    pub data_sent: u64,
+    data_sent: u64,
     /// Data cells received at the destination.
-    pub data_received: u64,
+    data_received: u64,
     /// Data cells received after warm-up.
-    pub data_received_warm: u64,
+    data_received_warm: u64,
     /// Messages whose last cell reached the destination.
-    pub messages_received: u64,
+    messages_received: u64,
     /// ACR x time integrated after warm-up (cells), for the mean ACR.
-    pub acr_area: f64,
+    acr_area: f64,
     /// Time of the last ACR change (or of warm-up).
-    pub acr_since: Time,
-    /// Next on/off or CBR generation: end of the current on period.
-    pub on_end: Time,
+    acr_since: Time,
     /// The application has stopped.
-    pub stopped: bool,
+    stopped: bool,
     /// Token-bucket shaper of a non-ABR transmitter (video).
-    pub shaper: Option<crate::video::TokenBucket>,
+    shaper: Option<crate::video::TokenBucket>,
     /// Sessions traffic: the connection is open now.
-    pub session_open: bool,
+    session_open: bool,
 }
 
 /// Backlog value meaning "the application always has cells".
@@ -253,7 +252,6 @@ impl CellDir {
             messages_received: 0,
             acr_area: 0.0,
             acr_since: 0,
-            on_end: 0,
             stopped: false,
             shaper: None,
             session_open: false,
@@ -293,32 +291,249 @@ impl CellDir {
             self.acr_since = now;
         }
     }
+
+    /// Cells handed by the application and not yet sent ([`UNBOUNDED`]: always some).
+    #[inline]
+    pub fn backlog(&self) -> u64 {
+        self.backlog
+    }
+
+    /// Largest source queue seen, cells.
+    #[inline]
+    pub fn max_backlog(&self) -> u64 {
+        self.max_backlog
+    }
+
+    /// The application has cells waiting to be sent.
+    #[inline]
+    pub fn has_backlog(&self) -> bool {
+        self.backlog > 0
+    }
+
+    /// A greedy application: from now on it always has cells.
+    #[inline]
+    pub fn set_greedy(&mut self) {
+        self.backlog = UNBOUNDED;
+    }
+
+    /// The application withdraws what it has not sent.
+    #[inline]
+    pub fn clear_backlog(&mut self) {
+        self.backlog = 0;
+    }
+
+    /// TCP over ABR: TCP has a segment waiting for room in the source queue.
+    #[inline]
+    pub fn block(&mut self) {
+        self.blocked = true;
+    }
+
+    /// TCP over ABR: if TCP was waiting for room and a frame of `cells` cells fits now,
+    /// clears the wait and says so.
+    #[inline]
+    pub fn unblock_if_room(&mut self, cells: u32) -> bool {
+        if self.blocked && self.has_room(cells) {
+            self.blocked = false;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The connection starts at `now`: ACR is integrated from then (or from warm-up).
+    #[inline]
+    pub fn start(&mut self, now: Time, warmup: Time) {
+        self.acr_since = now.max(warmup);
+    }
+
+    /// The application stops for good: nothing more is sent, a session closes.
+    #[inline]
+    pub fn stop(&mut self) {
+        self.stopped = true;
+        self.backlog = 0;
+        self.session_open = false;
+    }
+
+    /// The application has stopped.
+    #[inline]
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// Sessions traffic: the connection is open now.
+    #[inline]
+    pub fn is_session_open(&self) -> bool {
+        self.session_open
+    }
+
+    /// Sessions traffic: the connection opens or closes.
+    #[inline]
+    pub fn set_session_open(&mut self, open: bool) {
+        self.session_open = open;
+    }
+
+    /// The ABR source end system (service ABR only).
+    #[inline]
+    pub fn abr(&self) -> Option<&AbrSource> {
+        self.abr.as_ref()
+    }
+
+    /// The ABR source end system, mutable (service ABR only).
+    #[inline]
+    pub fn abr_mut(&mut self) -> Option<&mut AbrSource> {
+        self.abr.as_mut()
+    }
+
+    /// ACR x time integrated from warm-up to `end` (cells), for the mean ACR; 0 without
+    /// an ABR source.
+    pub fn acr_area_until(&self, end: Time, warmup: Time) -> f64 {
+        let mut area = self.acr_area;
+        if let Some(src) = &self.abr {
+            let from = self.acr_since.max(warmup);
+            if end > from {
+                area += src.acr * atmsim_kernel::time::to_secs_f64(end - from);
+            }
+        }
+        area
+    }
+
+    /// The transmitter's next send time, if it has cells and it changed: the ABR
+    /// source's next opportunity (in rate or out of rate), or the next slot at the
+    /// line rate (through the shaper, if any). Returns the time and the generation of
+    /// the send event to schedule; an earlier pending event becomes stale.
+    #[inline]
+    pub fn arm_send(&mut self, now: Time) -> Option<(Time, u32)> {
+        if self.backlog == 0 {
+            return None;
+        }
+        let want = match &self.abr {
+            Some(src) => match (src.next_opportunity(now), src.next_out_of_rate(now)) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            None => {
+                let t = match self.last_send {
+                    None => now,
+                    Some(t) => now.max(t + cell_interval(self.line_rate)),
+                };
+                Some(self.shaper.as_ref().map_or(t, |b| b.ready(t)))
+            }
+        }?;
+        if self.send_at == Some(want) {
+            return None;
+        }
+        self.send_gen = self.send_gen.wrapping_add(1);
+        self.send_at = Some(want);
+        Some((want, self.send_gen))
+    }
+
+    /// A send event of generation `gen` fires: true if it is the pending one (which is
+    /// then consumed), false if it is stale.
+    #[inline]
+    pub fn take_send(&mut self, gen: u32) -> bool {
+        if gen != self.send_gen {
+            return false;
+        }
+        self.send_at = None;
+        true
+    }
+
+    /// ACR changed: the pending send event becomes stale (rule 1 pacing restarts from
+    /// the last cell sent).
+    #[inline]
+    pub fn reset_pacing(&mut self) {
+        self.send_at = None;
+        self.send_gen = self.send_gen.wrapping_add(1);
+    }
+
+    /// A non-ABR transmitter sends a cell at `now` (line-rate spacing and the shaper's
+    /// tokens).
+    #[inline]
+    pub fn sent_at_line_rate(&mut self, now: Time) {
+        self.last_send = Some(now);
+        if let Some(b) = self.shaper.as_mut() {
+            b.take(now);
+        }
+    }
+
+    /// Takes the next data cell from the backlog: its tag (the queued TCP frame's segment
+    /// or ACK number, or for cell-level traffic the message number), its frame number
+    /// (the frames this source has sent) and whether it ends the frame.
+    #[inline]
+    pub fn next_data_cell(&mut self) -> (u32, u32, bool) {
+        self.frame_pos += 1;
+        let eom = self.frame_pos >= self.frame_cells;
+        let frame = self.frame_no;
+        let tag = self.tags.front().copied().unwrap_or(frame);
+        if eom {
+            self.frame_pos = 0;
+            self.frame_no = self.frame_no.wrapping_add(1);
+            self.tags.pop_front();
+        }
+        if self.backlog != UNBOUNDED {
+            self.backlog -= 1;
+        }
+        self.data_sent += 1;
+        (tag, frame, eom)
+    }
+
+    /// A data cell reaches this direction's destination: EFCI state (destination rule 1)
+    /// and counts (`warm`: after warm-up).
+    #[inline]
+    pub fn receive_data(&mut self, cell: &Cell, warm: bool) {
+        self.dest.on_data(cell);
+        self.data_received += 1;
+        if warm {
+            self.data_received_warm += 1;
+        }
+    }
+
+    /// The last cell of a message reached the destination.
+    #[inline]
+    pub fn message_received(&mut self) {
+        self.messages_received += 1;
+    }
+
+    /// Destination rule 2: the backward RM cell (flow `back`) answering a forward one.
+    #[inline]
+    pub fn turn_around(&mut self, cell: &Cell, back: u32) -> Cell {
+        self.dest.turn_around(cell, back)
+    }
+
+    /// Data cells sent.
+    #[inline]
+    pub fn data_sent(&self) -> u64 {
+        self.data_sent
+    }
+
+    /// Data cells received at the destination.
+    #[inline]
+    pub fn data_received(&self) -> u64 {
+        self.data_received
+    }
+
+    /// Data cells received at the destination after warm-up.
+    #[inline]
+    pub fn data_received_warm(&self) -> u64 {
+        self.data_received_warm
+    }
+
+    /// Messages whose last cell reached the destination.
+    #[inline]
+    pub fn messages_received(&self) -> u64 {
+        self.messages_received
+    }
 }
 
 /// The two directions of a cell-level connection and its application.
 #[derive(Debug)]
 pub struct CellConn {
-    /// The application.
-    pub app: CellApp,
+    /// The application: the running traffic source ([`crate::traffic`]).
+    pub source: AnyTraffic,
     /// Forward (0) and reverse (1) directions.
     pub dirs: [CellDir; 2],
-    /// Video: the frame generator and the frame in progress.
-    pub video: Option<Box<VideoState>>,
-    /// Random stream of the application (sessions: period lengths).
+    /// Random stream of the application (sessions: period lengths; video: first phase).
     pub rng: RngStream,
-}
-
-/// A video source's frame in progress.
-#[derive(Debug)]
-pub struct VideoState {
-    /// Frame sizes.
-    pub sizes: crate::video::FrameSizes,
-    /// Cells of the current frame not yet handed to the shaper.
-    pub left: u32,
-    /// Time between the current frame's cells.
-    pub spacing: Time,
-    /// When the next frame starts.
-    pub next_frame: Time,
 }
 
 /// A TCP connection: the sender at `from`, the receiver at `to`.
@@ -401,13 +616,14 @@ impl TcpConn {
 pub struct Network {
     /// Ports.
     pub ports: Vec<Port>,
-    /// Flows: connection `c` has forward flow `2c` and backward flow `2c + 1`.
+    /// Flows, indexed by [`FlowId`]: connection `c` has forward flow `2c` and backward flow
+    /// `2c + 1`.
     pub flows: Vec<Flow>,
     /// The ports of every flow's route, concatenated.
     pub route_ports: Vec<u32>,
     /// Aligned with `route_ports`: for the port at a hop of flow f, the port of the
-    /// opposite flow (f ^ 1) that leaves the same node ([`NO_PORT`] if none). A backward RM
-    /// cell of f ^ 1 passing a switch is processed by that port's allocator (spec 2.1).
+    /// opposite flow ([`FlowId::opposite`]) that leaves the same node ([`NO_PORT`] if none). A backward RM
+    /// cell of the opposite flow passing a switch is processed by that port's allocator (spec 2.1).
     pub peer_ports: Vec<u32>,
     /// Connections.
     pub conns: Vec<Connection>,
@@ -434,7 +650,7 @@ impl Network {
                 alloc: AnyAllocator::build(
                     &p.allocator,
                     &PortEnv {
-                        link_rate: p.rate_bps as f64 / CELL_BITS as f64,
+                        link_rate: p.rate_bps as f64 / CELL_BITS_F64,
                         flows: nflows,
                     },
                 ),
@@ -444,24 +660,14 @@ impl Network {
         let mut route_ports = Vec::new();
         let mut conns = Vec::with_capacity(s.connections.len());
         for c in &s.connections {
-            let class_flags = (match c.class {
-                ServiceClass::Cbr => 0u16,
-                ServiceClass::Vbr => 1,
-                ServiceClass::Abr => 2,
-                ServiceClass::Ubr => 3,
-            }) << crate::cell::flag::CLASS_SHIFT;
+            let class_flags = c.class.flag_bits();
             let frame_cells: [u32; 2] = match (&c.tcp, &c.app) {
                 (Some(t), _) => [
                     aal5::cells_for_segment(t.mss, c.llc_snap),
                     aal5::cells_for_ip(aal5::TCPIP_HEADERS, c.llc_snap),
                 ],
-                (
-                    None,
-                    Some(CellApp::RequestResponse {
-                        request, response, ..
-                    }),
-                ) => [*request, *response],
-                _ => [1, 1],
+                (None, Some(app)) => app.message_cells(),
+                (None, None) => [1, 1],
             };
             for (ports_of, cells) in [
                 (&c.fwd_ports, frame_cells[0]),
@@ -488,9 +694,9 @@ impl Network {
                 (Some(tcp), _) => Ends::Tcp(Box::new(TcpConn::new(s, c, tcp))),
                 (None, Some(app)) => {
                     let rate = |ports_of: &Vec<usize>| {
-                        s.ports[ports_of[0]].rate_bps as f64 / CELL_BITS as f64
+                        s.ports[ports_of[0]].rate_bps as f64 / CELL_BITS_F64
                     };
-                    let reverse_sends = matches!(app, CellApp::RequestResponse { .. });
+                    let reverse_sends = app.reverse_sends();
                     let abr_src = |sends: bool| {
                         c.abr
                             .as_ref()
@@ -498,25 +704,7 @@ impl Network {
                             .map(|p| AbrSource::new(p.clone()))
                     };
                     let mut d0 = CellDir::new(abr_src(true), rate(&c.fwd_ports), frame_cells[0]);
-                    let rng = RngStream::new(s.seed, &format!("app/{}", c.name));
-                    let video = match app {
-                        CellApp::Video(v) => {
-                            d0.shaper =
-                                Some(crate::video::TokenBucket::new(v.bucket, v.bucket_rate));
-                            Some(Box::new(VideoState {
-                                sizes: crate::video::FrameSizes::new(
-                                    RngStream::new(s.seed, &format!("video/{}", c.name)),
-                                    v.mean,
-                                    v.sd,
-                                    v.rho,
-                                ),
-                                left: 0,
-                                spacing: 0,
-                                next_frame: 0,
-                            }))
-                        }
-                        _ => None,
-                    };
+                    d0.shaper = app.shaper();
                     let mut d1 =
                         CellDir::new(abr_src(reverse_sends), rate(&c.bwd_ports), frame_cells[1]);
                     if let Some(p) = &c.abr {
@@ -524,10 +712,9 @@ impl Network {
                         d1.line_rate = p.pcr;
                     }
                     Ends::Cells(Box::new(CellConn {
-                        app: app.clone(),
+                        source: app.build(s.seed, &c.name),
                         dirs: [d0, d1],
-                        video,
-                        rng,
+                        rng: RngStream::new(s.seed, &format!("app/{}", c.name)),
                     }))
                 }
                 (None, None) => unreachable!("resolve gives every connection traffic"),
@@ -540,7 +727,7 @@ impl Network {
         // Peer ports: the port of the opposite flow leaving the same node.
         let mut peer_ports = vec![NO_PORT; route_ports.len()];
         for f in 0..flows.len() {
-            let g = f ^ 1;
+            let g = FlowId::from_index(f).opposite().index();
             let (gs, gl) = (flows[g].route_start as usize, flows[g].route_len as usize);
             for h in 0..flows[f].route_len as usize {
                 let idx = flows[f].route_start as usize + h;
@@ -561,16 +748,35 @@ impl Network {
         }
     }
 
-    /// The port of flow `flow ^ 1` leaving the node of `flow`'s hop `hop`.
+    /// The port of the opposite flow leaving the node of `flow`'s hop `hop`.
     #[inline]
-    pub fn peer_port(&self, flow: usize, hop: usize) -> u32 {
-        self.peer_ports[self.flows[flow].route_start as usize + hop]
+    pub fn peer_port(&self, flow: FlowId, hop: usize) -> u32 {
+        self.peer_ports[self.flow(flow).route_start as usize + hop]
     }
 
     /// The port at hop `hop` of `flow`.
     #[inline]
-    pub fn route_port(&self, flow: usize, hop: usize) -> usize {
-        self.route_ports[self.flows[flow].route_start as usize + hop] as usize
+    pub fn route_port(&self, flow: FlowId, hop: usize) -> usize {
+        self.route_ports[self.flow(flow).route_start as usize + hop] as usize
+    }
+
+    /// A flow.
+    #[inline]
+    pub fn flow(&self, f: FlowId) -> &Flow {
+        &self.flows[f.index()]
+    }
+
+    /// A flow, mutable.
+    #[inline]
+    pub fn flow_mut(&mut self, f: FlowId) -> &mut Flow {
+        &mut self.flows[f.index()]
+    }
+
+    /// The source/destination pair of flow `f` (cell-level traffic, or TCP over ABR;
+    /// engine invariant: only called for those).
+    #[inline]
+    pub fn dir_mut(&mut self, f: FlowId) -> &mut CellDir {
+        self.conns[f.conn()].dir_mut(f.dir())
     }
 
     /// Cells queued in ports or travelling on lines.
@@ -583,10 +789,10 @@ impl Network {
 
     /// A fresh data cell of `flow`.
     #[inline]
-    pub fn new_cell(&self, flow: usize, tag: u32, frame: u32, eom: bool) -> Cell {
-        let mut c = Cell::data(flow as u32, tag, eom);
+    pub fn new_cell(&self, flow: FlowId, tag: u32, frame: u32, eom: bool) -> Cell {
+        let mut c = Cell::data(flow.raw(), tag, eom);
         c.frame = frame;
-        c.flags |= self.flows[flow].class_flags;
+        c.flags |= self.flow(flow).class_flags;
         c
     }
 }

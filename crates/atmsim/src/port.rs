@@ -10,7 +10,7 @@
 //! overflow and the policy does PPD: drop the rest, but queue the EOM if it fits).
 //! RM cells are not part of AAL5 frames and only ever meet the buffer limit.
 
-use crate::cell::Cell;
+use crate::cell::{Cell, ServiceClass};
 use crate::drop_policy::{AnyPolicy, BufferView, DropPolicy};
 use std::collections::VecDeque;
 
@@ -121,7 +121,8 @@ impl PortBuffer {
 
     /// Offers an arriving cell of service class `class` to the buffer.
     #[inline]
-    pub fn arrive(&mut self, cell: Cell, class: usize) -> Admission {
+    pub fn arrive(&mut self, cell: Cell, class: ServiceClass) -> Admission {
+        let class = class.index();
         self.counters.received += 1;
         let room = self.occupancy < self.capacity;
         if cell.is_rm() {
@@ -231,10 +232,10 @@ impl PortBuffer {
         self.occupancy
     }
 
-    /// Cells in one class's queue (0 CBR, 1 VBR, 2 ABR, 3 UBR).
+    /// Cells in one class's queue.
     #[inline]
-    pub fn class_queued(&self, class: usize) -> u32 {
-        self.queues[class].len() as u32
+    pub fn class_queued(&self, class: ServiceClass) -> u32 {
+        self.queues[class.index()].len() as u32
     }
 
     /// VCs with cells in the buffer.
@@ -260,7 +261,7 @@ mod tests {
     use super::*;
     use crate::drop_policy::{Epd, Fba, Ppd, SelectiveDrop, TailDrop};
 
-    const UBR: usize = 3;
+    const UBR: ServiceClass = ServiceClass::Ubr;
 
     fn frame(flow: u32, tag: u32, n: u32) -> Vec<Cell> {
         (0..n).map(|i| Cell::data(flow, tag, i + 1 == n)).collect()
@@ -407,15 +408,21 @@ mod tests {
         let mut p = PortBuffer::new(Some(3), AnyPolicy::Epd(Epd { r: 1.0 }), 3);
         let mut rm = Cell::data(2, 0, false);
         rm.flags |= crate::cell::flag::RM;
-        assert_eq!(p.arrive(Cell::data(0, 1, true), 3), Admission::Enqueued);
         assert_eq!(
-            p.arrive(Cell::data(1, 1, true), 0),
+            p.arrive(Cell::data(0, 1, true), ServiceClass::Ubr),
+            Admission::Enqueued
+        );
+        assert_eq!(
+            p.arrive(Cell::data(1, 1, true), ServiceClass::Cbr),
             Admission::Dropped(DropReason::FrameDiscard)
         );
         // RM cells ignore frame policies, only the buffer limit applies.
-        assert_eq!(p.arrive(rm, 2), Admission::Enqueued);
-        assert_eq!(p.arrive(rm, 2), Admission::Enqueued);
-        assert_eq!(p.arrive(rm, 2), Admission::Dropped(DropReason::BufferFull));
+        assert_eq!(p.arrive(rm, ServiceClass::Abr), Admission::Enqueued);
+        assert_eq!(p.arrive(rm, ServiceClass::Abr), Admission::Enqueued);
+        assert_eq!(
+            p.arrive(rm, ServiceClass::Abr),
+            Admission::Dropped(DropReason::BufferFull)
+        );
         // ABR (class 2) goes before UBR (class 3).
         assert_eq!(p.dequeue().unwrap().flow, 2);
         assert_eq!(p.dequeue().unwrap().flow, 2);

@@ -158,14 +158,14 @@ pub(crate) use registry;
 
 /// An extension point: what it is called, the scenario key that selects an
 /// implementation, and its registry.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ExtensionPoint {
     /// Plural name, e.g. `"rate allocators"`.
     pub title: &'static str,
     /// Where a scenario names an implementation, e.g. `"port allocator kind"`.
     pub key: &'static str,
     /// The registered implementations.
-    pub entries: &'static [Registered],
+    pub entries: Vec<Registered>,
 }
 
 /// Every extension point of the engine: the one list that `atmsim list`, the CLI help,
@@ -175,27 +175,33 @@ pub fn extension_points() -> Vec<ExtensionPoint> {
         ExtensionPoint {
             title: "drop policies",
             key: "port policy = { kind = ... }",
-            entries: crate::drop_policy::POLICIES,
+            entries: crate::drop_policy::POLICIES.to_vec(),
         },
         ExtensionPoint {
             title: "rate allocators",
             key: "port allocator = { kind = ... }",
-            entries: crate::allocator::ALLOCATORS,
+            entries: crate::allocator::ALLOCATORS.to_vec(),
         },
         ExtensionPoint {
             title: "TCP congestion control",
             key: "tcp.congestion = ...",
-            entries: crate::scenario::schema::CONGESTION,
+            entries: crate::scenario::schema::CONGESTION.to_vec(),
         },
         ExtensionPoint {
             title: "traffic sources",
             key: "connection traffic = { kind = ... }",
-            entries: crate::scenario::schema::TRAFFIC,
+            entries: std::iter::once(crate::scenario::schema::TCP_TRAFFIC)
+                .chain(
+                    crate::traffic::TRAFFIC_KINDS
+                        .iter()
+                        .map(|&(name, doc)| Registered { name, doc }),
+                )
+                .collect(),
         },
         ExtensionPoint {
             title: "service classes",
             key: "connection service = ...",
-            entries: crate::scenario::schema::SERVICES,
+            entries: crate::scenario::schema::SERVICES.to_vec(),
         },
     ]
 }
@@ -208,7 +214,7 @@ mod tests {
     fn names_are_unique_snake_case_and_documented() {
         for p in extension_points() {
             let mut seen = std::collections::BTreeSet::new();
-            for r in p.entries {
+            for r in &p.entries {
                 assert!(seen.insert(r.name), "{}: {} twice", p.title, r.name);
                 assert!(
                     r.name.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit()),
@@ -225,7 +231,7 @@ mod tests {
     fn every_registered_name_is_in_the_json_schema() {
         let schema = crate::scenario::json_schema();
         for p in extension_points() {
-            for r in p.entries {
+            for r in &p.entries {
                 assert!(
                     schema.contains(&format!("\"{}\"", r.name)),
                     "{} {:?} missing from the JSON Schema",

@@ -2,6 +2,7 @@
 //! Everything is plain data (serde), handed to Python as JSON.
 
 use crate::aal5;
+use crate::cell::{FlowId, CELL_BITS_F64};
 use crate::metrics::{jain_fairness, max_goodput_bps, TimeSeries};
 use crate::port::DROP_REASONS;
 use crate::scenario::Scenario;
@@ -188,16 +189,7 @@ pub struct RunResult {
 }
 
 fn traffic_name(c: &crate::scenario::ConnectionCfg) -> &'static str {
-    use crate::scenario::CellApp;
-    match &c.app {
-        None => "tcp",
-        Some(CellApp::Persistent { .. }) => "persistent",
-        Some(CellApp::RequestResponse { .. }) => "request_response",
-        Some(CellApp::OnOff { .. }) => "on_off",
-        Some(CellApp::Cbr { .. }) => "cbr",
-        Some(CellApp::Sessions { .. }) => "sessions",
-        Some(CellApp::Video(_)) => "video",
-    }
+    c.app.as_ref().map_or("tcp", |a| a.name())
 }
 
 impl Summary {
@@ -222,9 +214,9 @@ impl RunResult {
             .enumerate()
             .map(|(i, c)| {
                 let conn = &net.conns[i];
-                let fwd = &net.flows[2 * i];
-                let bwd = &net.flows[2 * i + 1];
-                let share = shares[i].map(|r| r * 424.0);
+                let fwd = net.flow(FlowId::forward(i));
+                let bwd = net.flow(FlowId::reverse(i));
+                let share = shares[i].map(|r| r * CELL_BITS_F64);
                 let mut r = ConnectionResult {
                     name: c.name.clone(),
                     from: sc.nodes[c.from].name.clone(),
@@ -278,33 +270,31 @@ impl RunResult {
                     }
                     (None, Some(cc)) => {
                         let d0 = &cc.dirs[0];
-                        let rr = matches!(cc.app, crate::scenario::CellApp::RequestResponse { .. });
+                        let rr = c.app.as_ref().is_some_and(|a| a.reverse_sends());
                         // Goodput is the forward direction's (the reverse direction of a
                         // request/response exchange crosses other links; it is reported
                         // in reverse_throughput_bps), so efficiency stays a share of one link.
-                        let rx: u64 = d0.data_received_warm;
+                        let rx: u64 = d0.data_received_warm();
                         r.goodput_bytes = rx * 48;
                         r.goodput_bps = rx as f64 * 384.0 / measured;
-                        r.throughput_bps = d0.data_received_warm as f64 * 424.0 / measured;
+                        r.throughput_bps =
+                            d0.data_received_warm() as f64 * CELL_BITS_F64 / measured;
                         if rr {
-                            r.reverse_throughput_bps =
-                                Some(cc.dirs[1].data_received_warm as f64 * 424.0 / measured);
+                            r.reverse_throughput_bps = Some(
+                                cc.dirs[1].data_received_warm() as f64 * CELL_BITS_F64 / measured,
+                            );
                             r.reverse_acr_final_bps =
-                                cc.dirs[1].abr.as_ref().map(|s| s.acr * 424.0);
+                                cc.dirs[1].abr().map(|s| s.acr * CELL_BITS_F64);
                         }
                     }
                     (None, None) => unreachable!(),
                 }
                 if let Some(dirs) = conn.dirs() {
                     let d0 = &dirs[0];
-                    if let Some(src) = &d0.abr {
-                        let mut area = d0.acr_area;
-                        let from = d0.acr_since.max(sc.warmup);
-                        if sc.duration > from {
-                            area += src.acr * time::to_secs_f64(sc.duration - from);
-                        }
-                        r.acr_final_bps = Some(src.acr * 424.0);
-                        r.acr_mean_bps = Some(area / measured * 424.0);
+                    if let Some(src) = d0.abr() {
+                        let area = d0.acr_area_until(sc.duration, sc.warmup);
+                        r.acr_final_bps = Some(src.acr * CELL_BITS_F64);
+                        r.acr_mean_bps = Some(area / measured * CELL_BITS_F64);
                         let k = src.counters;
                         r.rm_cells_sent = Some(k.frm_sent + k.oor_frm_sent);
                         r.brm_received = Some(k.brm_received);
@@ -312,9 +302,9 @@ impl RunResult {
                         r.rule6_cuts = Some(k.rule6_cuts);
                     }
                     if conn.tcp_ref().is_some() {
-                        r.reverse_acr_final_bps = dirs[1].abr.as_ref().map(|s| s.acr * 424.0);
-                        r.source_queue_max_cells = Some(d0.max_backlog);
-                        r.source_queue_cells = Some(d0.backlog + dirs[1].backlog);
+                        r.reverse_acr_final_bps = dirs[1].abr().map(|s| s.acr * CELL_BITS_F64);
+                        r.source_queue_max_cells = Some(d0.max_backlog());
+                        r.source_queue_cells = Some(d0.backlog() + dirs[1].backlog());
                     }
                 }
                 r

@@ -108,9 +108,9 @@ impl Rate {
     pub fn bps(self) -> f64 {
         self.0
     }
-    /// Cells (424 bits) per second.
+    /// Cells ([`CELL_BITS`](crate::cell::CELL_BITS) bits) per second.
     pub fn cells_per_sec(self) -> f64 {
-        self.0 / 424.0
+        self.0 / crate::cell::CELL_BITS_F64
     }
 }
 
@@ -126,7 +126,7 @@ quantity!(
             "kbps" | "Kbps" | "kbit/s" => 1e3,
             "Mbps" | "Mbit/s" => 1e6,
             "Gbps" | "Gbit/s" => 1e9,
-            "cells/s" | "cell/s" => 424.0,
+            "cells/s" | "cell/s" => crate::cell::CELL_BITS_F64,
             _ => return None,
         };
         if v < 0.0 {

@@ -65,7 +65,7 @@ mod tests {
         assert!(b.flags & flag::CI == 0);
         assert_eq!(b.er, 1000.0);
         assert_eq!(b.ccr, 500.0);
-        assert_eq!(b.class(), 2);
+        assert_eq!(b.class(), crate::cell::ServiceClass::Abr);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! No averaging interval, no ER.
 
 use super::{PortEnv, RateAllocator};
-use crate::cell::{flag, Cell};
+use crate::cell::{flag, Cell, ServiceClass};
 use crate::config::ConfigError;
 use crate::registry::{Build, Resolve};
 use crate::units::CellCount;
@@ -67,7 +67,7 @@ impl Efci {
 impl RateAllocator for Efci {
     #[inline]
     fn on_arrival(&mut self, _now: Time, cell: &mut Cell, abr_queue: u32) -> bool {
-        if cell.class() == 2 && !cell.is_rm() && abr_queue >= self.threshold {
+        if cell.class() == ServiceClass::Abr && !cell.is_rm() && abr_queue >= self.threshold {
             cell.flags |= flag::EFCI;
             self.marked += 1;
         }

@@ -33,7 +33,7 @@
 
 use super::erica_plus::QueueControl;
 use super::RateAllocator;
-use crate::cell::{flag, Cell};
+use crate::cell::{flag, Cell, ServiceClass};
 use atmsim_kernel::{time, Time};
 
 /// How the load factor is averaged across intervals (spec 2.5).
@@ -354,11 +354,11 @@ impl RateAllocator for Erica {
     #[inline]
     fn on_arrival(&mut self, now: Time, cell: &mut Cell, abr_queue: u32) -> bool {
         match cell.class() {
-            0 | 1 => {
+            ServiceClass::Cbr | ServiceClass::Vbr => {
                 self.vbr_cells += 1;
                 false
             }
-            2 => {
+            ServiceClass::Abr => {
                 let backward = cell.flags & (flag::RM | flag::DIR) == (flag::RM | flag::DIR);
                 if backward {
                     if !self.cfg.count_backward_rm {
@@ -386,7 +386,7 @@ impl RateAllocator for Erica {
 
     #[inline]
     fn on_backward_rm(&mut self, _now: Time, cell: &mut Cell) {
-        let vc = (cell.flow ^ 1) as usize;
+        let vc = cell.flow_id().opposite().index();
         if self.cfg.bidirectional_counting {
             self.mark_seen(vc);
         }

@@ -322,7 +322,7 @@ impl RateAllocator for Kvr {
         if !self.cfg.update_backward_rm {
             return;
         }
-        let vc = (cell.flow ^ 1) as usize;
+        let vc = cell.flow_id().opposite().index();
         if self.vcs[vc].state == VcState::Closed {
             return;
         }

@@ -2,6 +2,7 @@
 //! sample instant and the maximum over the interval) and the link utilization over the
 //! interval; per connection cwnd, cells received and goodput so far.
 
+use crate::cell::{FlowId, CELL_MBITS};
 use crate::network::Network;
 use crate::scenario::Scenario;
 use atmsim_kernel::{time, Time};
@@ -69,7 +70,7 @@ impl Recorder {
         for (c, conn) in net.conns.iter().enumerate() {
             if let Some(dirs) = conn.dirs() {
                 for (d, dir) in dirs.iter().enumerate() {
-                    if dir.abr.is_some() {
+                    if dir.abr().is_some() {
                         abr.push((c, d));
                         let n = &sc.connections[c].name;
                         abr_names.push(if d == 0 {
@@ -134,22 +135,22 @@ impl Recorder {
             match (conn.tcp_ref(), conn.cells()) {
                 (Some(t), _) => {
                     self.ts.cwnd_bytes[c].push(t.snd.cwnd);
-                    self.ts.cells_received[c].push(net.flows[2 * c].cells_delivered);
+                    self.ts.cells_received[c].push(net.flow(FlowId::forward(c)).cells_delivered);
                     self.ts.delivered_bytes[c].push(t.delivered_bytes);
                 }
                 (None, Some(cc)) => {
                     self.ts.cwnd_bytes[c].push(0);
-                    self.ts.cells_received[c].push(cc.dirs[0].data_received);
-                    self.ts.delivered_bytes[c].push(cc.dirs[0].data_received * 48);
+                    self.ts.cells_received[c].push(cc.dirs[0].data_received());
+                    self.ts.delivered_bytes[c].push(cc.dirs[0].data_received() * 48);
                 }
                 (None, None) => unreachable!(),
             }
         }
         for (k, &(c, d)) in self.abr.iter().enumerate() {
             let dir = &net.conns[c].dirs().expect("ABR directions")[d];
-            let acr = dir.abr.as_ref().map_or(0.0, |s| s.acr);
-            self.ts.acr_mbps[k].push((acr * 424e-6) as f32);
-            self.ts.abr_cells_received[k].push(dir.data_received);
+            let acr = dir.abr().map_or(0.0, |s| s.acr);
+            self.ts.acr_mbps[k].push((acr * CELL_MBITS) as f32);
+            self.ts.abr_cells_received[k].push(dir.data_received());
         }
     }
 }

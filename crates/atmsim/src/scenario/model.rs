@@ -14,18 +14,7 @@ pub const PS_PER_KM: f64 = 5.0e6;
 /// Default link rate: raw OC-3, 155.52 Mbit/s (seeds 000, 001).
 pub const DEFAULT_LINK_RATE_BPS: f64 = 155.52e6;
 
-/// ATM service class; also the strict-priority order at a port (lower = served first).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum ServiceClass {
-    /// Constant bit rate.
-    Cbr = 0,
-    /// Variable bit rate.
-    Vbr = 1,
-    /// Available bit rate.
-    Abr = 2,
-    /// Unspecified bit rate.
-    Ubr = 3,
-}
+pub use crate::cell::ServiceClass;
 
 /// A resolved node.
 #[derive(Clone, Debug)]

@@ -410,16 +410,11 @@ pub const SERVICES: &[Registered] = &[
     Registered { name: "ubr", doc: "unspecified bit rate: lowest priority, the buffer policies decide (default)" },
 ];
 
-/// Traffic kinds (`connection.traffic.kind`).
-pub const TRAFFIC: &[Registered] = &[
-    Registered { name: "tcp", doc: "TCP over UBR or ABR: bulk transfer, or application = periodic (seed 002)" },
-    Registered { name: "persistent", doc: "greedy cell source; rate_cap + cap_until make it ACR-retaining (seed 003 5.7)" },
-    Registered { name: "request_response", doc: "request cells, response cells back, think time (seed 003 5.5)" },
-    Registered { name: "on_off", doc: "deterministic on/off at a peak rate: VBR background (seed 003 5.6)" },
-    Registered { name: "cbr", doc: "constant cell rate" },
-    Registered { name: "sessions", doc: "greedy while open; the connection opens and closes by signalling (seed 004 6)" },
-    Registered { name: "video", doc: "Heyman teleconference video through a token bucket (seed 004 5.2)" },
-];
+/// The `tcp` traffic kind (the cell-level kinds are registered in [`crate::traffic`]).
+pub const TCP_TRAFFIC: Registered = Registered {
+    name: "tcp",
+    doc: "TCP over UBR or ABR: bulk transfer, or application = periodic (seed 002)",
+};
 
 /// TCP congestion control variants (`tcp.congestion`).
 pub const CONGESTION: &[Registered] = &[
@@ -447,9 +442,12 @@ mod registry_tests {
         let e = serde_json::from_str::<TrafficSpec>(r#"{"kind":"x"}"#)
             .unwrap_err()
             .to_string();
-        assert_eq!(e.matches('`').count() / 2 - 1, TRAFFIC.len(), "{e}");
-        for r in TRAFFIC {
-            assert!(e.contains(&format!("`{}`", r.name)), "{e}");
+        let kinds: Vec<&str> = std::iter::once(TCP_TRAFFIC.name)
+            .chain(crate::traffic::TRAFFIC_KINDS.iter().map(|k| k.0))
+            .collect();
+        assert_eq!(e.matches('`').count() / 2 - 1, kinds.len(), "{e}");
+        for k in kinds {
+            assert!(e.contains(&format!("`{k}`")), "{e}");
         }
     }
 }

@@ -7,89 +7,8 @@ use crate::config::{err, ConfigError};
 use crate::units::{CellCount, Duration, Rate};
 use atmsim_kernel::Time;
 
-/// A cell-level application (seed 003 sections 5.2-5.7). Rates in cells/s.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CellApp {
-    /// Always has cells; with a cap, hands cells at no more than `cap` cells/s until
-    /// `until` (ACR-retaining source).
-    Persistent {
-        /// Rate cap, cells/s, and when it ends (None: never).
-        cap: Option<(f64, Option<Time>)>,
-    },
-    /// Request/response exchange.
-    RequestResponse {
-        /// Request size, cells.
-        request: u32,
-        /// Response size, cells.
-        response: u32,
-        /// Pause after a response before the next request.
-        think: Time,
-    },
-    /// Deterministic on/off.
-    OnOff {
-        /// Cells/s while on.
-        peak: f64,
-        /// On period.
-        on: Time,
-        /// Off period.
-        off: Time,
-        /// Offset of the first on period.
-        phase: Time,
-    },
-    /// Constant rate, cells/s.
-    Cbr {
-        /// Cells/s.
-        rate: f64,
-    },
-    /// Greedy while open; the connection opens and closes (seed 004 section 6).
-    Sessions {
-        /// Mean (or fixed) open period.
-        on: Time,
-        /// Mean (or fixed) closed period.
-        off: Time,
-        /// Exponential periods (else fixed).
-        exponential: bool,
-    },
-    /// Heyman video with a token-bucket shaper (seed 004 section 5.2; spec 7).
-    Video(VideoParams),
-}
-
-/// Resolved parameters of the Heyman video source.
-#[derive(Clone, Debug, PartialEq)]
-pub struct VideoParams {
-    /// Time between frames.
-    pub frame_time: Time,
-    /// Mean frame size, cells.
-    pub mean: f64,
-    /// Standard deviation of the frame size, cells.
-    pub sd: f64,
-    /// DAR(1) correlation rho.
-    pub rho: f64,
-    /// Token bucket depth, cells.
-    pub bucket: f64,
-    /// Token rate, cells/s.
-    pub bucket_rate: f64,
-    /// Frames spread over the frame time (else: a burst at the frame's start).
-    pub spread: bool,
-}
-
-impl CellApp {
-    /// Long-run demand of the forward direction in cells/s (None: unbounded), used by the
-    /// max-min oracle. An ACR-retaining source's cap counts only if it never ends.
-    pub fn demand(&self) -> Option<f64> {
-        match *self {
-            CellApp::Persistent {
-                cap: Some((r, None)),
-            } => Some(r),
-            CellApp::Persistent { .. } => None,
-            CellApp::RequestResponse { .. } => Some(0.0),
-            CellApp::OnOff { peak, on, off, .. } => Some(peak * on as f64 / (on + off) as f64),
-            CellApp::Cbr { rate } => Some(rate),
-            CellApp::Sessions { .. } => None,
-            CellApp::Video(ref v) => Some(v.mean / atmsim_kernel::time::to_secs_f64(v.frame_time)),
-        }
-    }
-}
+pub use crate::traffic::{CellApp, VideoParams};
+use crate::traffic::{CbrCfg, OnOffCfg, PersistentCfg, RequestResponseCfg, SessionsCfg};
 
 /// Resolves a cell-level traffic spec (None for `tcp`, which has its own resolver).
 pub fn resolve_cell_app(
@@ -102,9 +21,9 @@ pub fn resolve_cell_app(
         TrafficSpec::Persistent {
             rate_cap,
             cap_until,
-        } => CellApp::Persistent {
+        } => CellApp::Persistent(PersistentCfg {
             cap: rate_cap_until(path, *rate_cap, *cap_until, start)?,
-        },
+        }),
         TrafficSpec::RequestResponse {
             request,
             response,
@@ -115,24 +34,24 @@ pub fn resolve_cell_app(
             on,
             off,
             phase,
-        } => CellApp::OnOff {
+        } => CellApp::OnOff(OnOffCfg {
             peak: positive_rate(&format!("{path}.peak_rate"), *peak_rate, "the peak rate")?,
             on: positive_time(&format!("{path}.on"), *on)?,
             off: off.ps(),
             phase: phase.map(|d| d.ps()).unwrap_or(0),
-        },
-        TrafficSpec::Cbr { rate } => CellApp::Cbr {
+        }),
+        TrafficSpec::Cbr { rate } => CellApp::Cbr(CbrCfg {
             rate: positive_rate(&format!("{path}.rate"), *rate, "the rate")?,
-        },
+        }),
         TrafficSpec::Sessions {
             on,
             off,
             distribution,
-        } => CellApp::Sessions {
+        } => CellApp::Sessions(SessionsCfg {
             on: positive_time(&format!("{path}.on"), *on)?,
             off: positive_time(&format!("{path}.off"), *off)?,
             exponential: distribution.unwrap_or_default() == PeriodDistribution::Exponential,
-        },
+        }),
         TrafficSpec::Video { .. } => CellApp::Video(video(path, t)?),
     }))
 }
@@ -204,11 +123,11 @@ fn request_response(
             "0 cells is not allowed; a response is at least 1 cell",
         );
     }
-    Ok(CellApp::RequestResponse {
+    Ok(CellApp::RequestResponse(RequestResponseCfg {
         request,
         response: response.0,
         think: think_time.map(|d| d.ps()).unwrap_or(0),
-    })
+    }))
 }
 
 /// Heyman video (seed 004 5.2; spec 7): defaults PAL 25 frames/s, mean 130 cells,

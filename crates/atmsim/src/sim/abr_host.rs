@@ -1,0 +1,144 @@
+//! The end systems' transmitters and receivers: ABR source and destination behaviour
+//! in the event loop.
+//!
+//! Each direction of a cell-level connection (and of a TCP connection over ABR) has a
+//! transmitter at its source host. Under ABR it is the TM 4.0 source end system
+//! ([`crate::abr::AbrSource`]: pacing at ACR, forward RM cells every Nrm cells, rules
+//! 5/6 before each forward RM cell); otherwise it sends the backlog at its fixed peak
+//! rate (the access link rate). Destinations turn forward RM cells around at once
+//! (spec 9.9) and hand backward RM cells to the source of the opposite direction
+//! (rules 8-9).
+
+use super::{Ev, Sim};
+use crate::abr::NextCell;
+use crate::cell::{flag, Cell, FlowId};
+use atmsim_kernel::Time;
+
+impl Sim<'_> {
+    /// Makes sure flow `f`'s transmitter has a send event at the right time.
+    pub(super) fn kick(&mut self, now: Time, f: FlowId) {
+        if let Some((at, gen)) = self.net.dir_mut(f).arm_send(now) {
+            self.q.schedule(at, Ev::Send(f, gen));
+        }
+    }
+
+    /// A transmit opportunity of flow `f`'s source.
+    pub(super) fn on_send(&mut self, now: Time, f: FlowId, gen: u32) {
+        let warmup = self.sc.warmup;
+        let dir = self.net.dir_mut(f);
+        if !dir.take_send(gen) {
+            return;
+        }
+        let data = dir.has_backlog();
+        if dir.abr().is_some() {
+            dir.integrate_acr(now, warmup);
+            let src = dir.abr_mut().expect("abr");
+            if src.next_opportunity(now) == Some(now) {
+                match src.choose(now, data, false) {
+                    NextCell::Frm => {
+                        let ccr = src.send_frm(now);
+                        let pcr = src.p.pcr;
+                        self.emit_rm(now, f, pcr, ccr, false);
+                    }
+                    NextCell::Data => {
+                        src.sent_data(now);
+                        self.emit_data(now, f);
+                        self.unblock_tcp(now, f);
+                    }
+                    NextCell::Brm | NextCell::Idle => {}
+                }
+            } else if src.next_out_of_rate(now) == Some(now) && data {
+                let ccr = src.send_out_of_rate_frm(now);
+                let pcr = src.p.pcr;
+                self.emit_rm(now, f, pcr, ccr, true);
+            }
+        } else if data {
+            dir.sent_at_line_rate(now);
+            self.emit_data(now, f);
+        }
+        self.kick(now, f);
+    }
+
+    /// TCP over ABR: a data cell left flow `f`'s source queue; if TCP was waiting for
+    /// room (bounded source queue), it may send again.
+    fn unblock_tcp(&mut self, now: Time, f: FlowId) {
+        if !f.is_reverse() {
+            let c = f.conn();
+            let cells = self.net.flow(f).cells_per_frame;
+            if self.net.dir_mut(f).unblock_if_room(cells) {
+                self.pump(now, c);
+            }
+        }
+    }
+
+    /// Sends the next data cell of flow `f` from its backlog. The cell's tag is the
+    /// queued TCP frame's (segment or ACK number) or, for cell-level traffic, the message
+    /// number; its frame number counts the frames this source has sent.
+    fn emit_data(&mut self, now: Time, f: FlowId) {
+        let (tag, frame, eom) = self.net.dir_mut(f).next_data_cell();
+        let cell = self.net.new_cell(f, tag, frame, eom);
+        let flow = self.net.flow_mut(f);
+        flow.cells_sent += 1;
+        if eom {
+            flow.frames_sent += 1;
+        }
+        self.totals.cells_sent += 1;
+        let p = self.net.route_port(f, 0);
+        self.offer(now, p, cell);
+    }
+
+    /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1).
+    fn emit_rm(&mut self, now: Time, f: FlowId, er: f64, ccr: f64, out_of_rate: bool) {
+        let mut cell = self.net.new_cell(f, 0, 0, false);
+        cell.flags |= flag::RM;
+        if out_of_rate {
+            cell.flags |= flag::CLP;
+        }
+        cell.er = er as f32;
+        cell.ccr = ccr as f32;
+        self.net.flow_mut(f).cells_sent += 1;
+        self.totals.cells_sent += 1;
+        let p = self.net.route_port(f, 0);
+        self.offer(now, p, cell);
+    }
+
+    /// An RM cell reaches the end of its route (cell-level traffic or TCP over ABR):
+    /// destinations turn forward RM cells around (destination rule 2), sources take
+    /// backward RM cells (source rules 8-9).
+    pub(super) fn deliver_rm(&mut self, now: Time, cell: Cell) {
+        let f = cell.flow_id();
+        if cell.flags & flag::DIR != 0 {
+            // A backward RM cell returns to the source of the opposite flow.
+            let g = f.opposite();
+            let warmup = self.sc.warmup;
+            let dir = self.net.dir_mut(g);
+            dir.integrate_acr(now, warmup);
+            if let Some(src) = dir.abr_mut() {
+                src.on_brm(
+                    cell.flags & flag::CI != 0,
+                    cell.flags & flag::NI != 0,
+                    cell.flags & flag::BN != 0,
+                    cell.er as f64,
+                );
+                // Rule 1 pacing follows the new ACR from the last cell sent.
+                self.net.dir_mut(g).reset_pacing();
+                self.kick(now, g);
+            }
+        } else {
+            // Destination rule 2: turn the forward RM cell around at once.
+            let back = f.opposite();
+            let b = self.net.dir_mut(f).turn_around(&cell, back.raw());
+            self.net.flow_mut(back).cells_sent += 1;
+            self.totals.cells_sent += 1;
+            let p = self.net.route_port(back, 0);
+            self.offer(now, p, b);
+        }
+    }
+
+    /// A data cell of a TCP connection over ABR reaches its destination end system:
+    /// EFCI state (destination rule 1) and counts; reassembly is the caller's.
+    pub(super) fn deliver_abr_data(&mut self, now: Time, cell: &Cell) {
+        let warm = now >= self.sc.warmup;
+        self.net.dir_mut(cell.flow_id()).receive_data(cell, warm);
+    }
+}

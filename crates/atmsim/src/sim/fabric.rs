@@ -1,0 +1,136 @@
+//! The fabric: cells offered to ports, transmitted onto links, arriving at the far end
+//! and delivered to the destination end system, and the ports' allocator timers.
+//!
+//! Per cell-hop there are two events when a port is busy (transmit-done, and the head
+//! arrival on the delay line); nothing allocates per cell (queues keep their capacity).
+
+use super::{Ev, Sim};
+use crate::allocator::RateAllocator;
+use crate::cell::{Cell, ServiceClass};
+use crate::network::{Ends, NO_PORT};
+use crate::port::Admission;
+use atmsim_kernel::Time;
+
+impl Sim<'_> {
+    /// Offers a cell to port `p` and starts the transmitter if it is idle.
+    #[inline]
+    pub(super) fn offer(&mut self, now: Time, p: usize, mut cell: Cell) {
+        if !self.faults.is_empty() && self.fault_takes(now, p, &cell) {
+            return;
+        }
+        let port = &mut self.net.ports[p];
+        if port.alloc.is_active() {
+            let q = port.buf.class_queued(ServiceClass::Abr);
+            if port.alloc.on_arrival(now, &mut cell, q) {
+                self.arm_interval(p);
+            }
+        }
+        let port = &mut self.net.ports[p];
+        match port.buf.arrive(cell, cell.class()) {
+            Admission::Enqueued => {
+                if !port.tx_pending {
+                    if now >= port.busy_until {
+                        self.start_tx(now, p);
+                    } else {
+                        port.tx_pending = true;
+                        let at = port.busy_until;
+                        self.q.schedule(at, Ev::TxDone(p as u32));
+                    }
+                }
+            }
+            Admission::Dropped(_) => {
+                self.net.flow_mut(cell.flow_id()).cells_dropped += 1;
+                self.totals.cells_dropped += 1;
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn start_tx(&mut self, now: Time, p: usize) {
+        let port = &mut self.net.ports[p];
+        let Some(cell) = port.buf.dequeue() else {
+            port.tx_pending = false;
+            return;
+        };
+        let d = port.clock.next_duration();
+        let arrival = now + d + port.prop;
+        if port.line.push(arrival, cell) {
+            self.q.schedule(arrival, Ev::Arrive(p as u32));
+        }
+        port.busy_until = now + d;
+        port.sent_in_interval += 1;
+        port.sent_rm_in_interval += cell.is_rm() as u64;
+        port.sent_vbr_in_interval += (cell.class() == ServiceClass::Vbr) as u64;
+        self.totals.cell_hops += 1;
+        if port.buf.queued() > 0 {
+            port.tx_pending = true;
+            self.q.schedule(now + d, Ev::TxDone(p as u32));
+        } else {
+            port.tx_pending = false;
+        }
+    }
+
+    #[inline]
+    pub(super) fn tx_done(&mut self, now: Time, p: usize) {
+        self.net.ports[p].tx_pending = false;
+        self.start_tx(now, p);
+    }
+
+    #[inline]
+    pub(super) fn arrive(&mut self, now: Time, p: usize) {
+        let Some((mut cell, next)) = self.net.ports[p].line.pop() else {
+            return;
+        };
+        if let Some(t) = next {
+            self.q.schedule(t, Ev::Arrive(p as u32));
+        }
+        let f = cell.flow_id();
+        let hop = cell.hop as usize + 1;
+        if hop < self.net.flow(f).route_len as usize {
+            cell.hop = hop as u16;
+            if cell.is_backward_rm() {
+                // A backward RM cell passes a switch: the allocator of the forward port of
+                // its VC at this node gives feedback (spec 2.1).
+                let peer = self.net.peer_port(f, hop);
+                if peer != NO_PORT {
+                    self.net.ports[peer as usize]
+                        .alloc
+                        .on_backward_rm(now, &mut cell);
+                }
+            }
+            let np = self.net.route_port(f, hop);
+            self.offer(now, np, cell);
+        } else {
+            self.deliver(now, cell);
+        }
+    }
+
+    /// A cell reaches the end of its route: the destination end system takes it.
+    pub(super) fn deliver(&mut self, now: Time, cell: Cell) {
+        self.totals.cells_delivered += 1;
+        let f = cell.flow_id();
+        self.net.flow_mut(f).cells_delivered += 1;
+        match &self.net.conns[f.conn()].ends {
+            Ends::Cells(_) => self.deliver_cell_level(now, cell),
+            Ends::Tcp(_) => self.deliver_tcp(now, cell),
+        }
+    }
+
+    /// End of port `p`'s allocator averaging interval (if generation `gen` is current).
+    pub(super) fn on_interval(&mut self, now: Time, p: usize, gen: u32) {
+        let port = &mut self.net.ports[p];
+        if gen == port.alloc.generation() {
+            let q = port.buf.class_queued(ServiceClass::Abr);
+            port.alloc.on_timer(now, q);
+            self.arm_interval(p);
+        }
+    }
+
+    /// Schedules the timer of port `p`'s allocator for the interval now running.
+    pub(super) fn arm_interval(&mut self, p: usize) {
+        let a = &self.net.ports[p].alloc;
+        if let Some(d) = a.interval_deadline() {
+            self.q.schedule(d, Ev::Interval(p as u32, a.generation()));
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! TCP end systems in the event loop: segments out (window permitting), segments and
+//! ACKs in, the delayed-ACK and retransmit timers, and seed 002's periodic writer.
+
+use super::{first_edge, Ev, Sim};
+use crate::aal5::Reassembled;
+use crate::cell::{Cell, FlowId};
+use crate::network::Ends;
+use crate::scenario::TcpApp;
+use crate::tcp::AckAction;
+use atmsim_kernel::Time;
+
+impl Sim<'_> {
+    /// A cell of a TCP connection reaches its destination end system: over ABR,
+    /// RM cells go to the ABR end systems and data cells are counted there; a complete
+    /// frame is a segment (forward) or an ACK (reverse).
+    pub(super) fn deliver_tcp(&mut self, now: Time, cell: Cell) {
+        let f = cell.flow_id();
+        if let Ends::Tcp(t) = &self.net.conns[f.conn()].ends {
+            if t.dirs.is_some() {
+                if cell.is_rm() {
+                    self.deliver_rm(now, cell);
+                    return;
+                }
+                self.deliver_abr_data(now, &cell);
+            }
+        }
+        if let Reassembled::Frame(tag) = self.net.flow_mut(f).reassemble(&cell) {
+            let c = f.conn();
+            if !f.is_reverse() {
+                self.on_segment(now, c, tag);
+            } else {
+                self.net.conns[c].tcp().snd.on_ack(tag, now);
+                self.pump(now, c);
+            }
+        }
+    }
+
+    /// Tick-mode timer of connection `c`: the sender's clock ticks; the next tick is
+    /// scheduled.
+    pub(super) fn on_tick(&mut self, now: Time, c: usize) {
+        let tick = self.sc.connections[c].tcp().tick.expect("tick mode");
+        if self.net.conns[c].tcp().snd.on_tick() {
+            self.pump(now, c);
+        }
+        self.q.schedule(now + tick, Ev::Tick(c as u32));
+    }
+
+    /// The delayed-ACK timer of connection `c`'s receiver fires.
+    pub(super) fn on_delack(&mut self, now: Time, c: usize) {
+        self.net.conns[c].tcp().delack_pending = false;
+        if let Some(ack) = self.net.conns[c].tcp().rcv.on_delack_timer() {
+            self.send_ack(now, c, ack);
+        }
+    }
+
+    pub(super) fn on_segment(&mut self, now: Time, c: usize, seg: u32) {
+        let conn = self.net.conns[c].tcp();
+        let (action, delivered) = conn.rcv.on_segment(seg);
+        let bytes = delivered as u64 * conn.mss as u64;
+        conn.delivered_bytes += bytes;
+        if now >= self.sc.warmup {
+            conn.goodput_bytes += bytes;
+        }
+        match action {
+            AckAction::Now(ack) => self.send_ack(now, c, ack),
+            AckAction::Delay => {
+                if !conn.delack_pending {
+                    conn.delack_pending = true;
+                    let tcp = self.sc.connections[c].tcp();
+                    let at = first_edge(now, tcp.delayed_ack_timeout, conn.tick_phase);
+                    self.q.schedule(at, Ev::DelAck(c as u32));
+                }
+            }
+        }
+    }
+
+    pub(super) fn send_ack(&mut self, now: Time, c: usize, ack: u32) {
+        self.emit_frame(now, FlowId::reverse(c), ack);
+    }
+
+    /// Segments a frame into cells and offers them to the flow's first port; over ABR,
+    /// queues them at the flow's ABR source, which sends them paced at ACR.
+    pub(super) fn emit_frame(&mut self, now: Time, f: FlowId, tag: u32) {
+        if let Ends::Tcp(t) = &mut self.net.conns[f.conn()].ends {
+            if let Some(dirs) = t.dirs.as_mut() {
+                let n = self.net.flows[f.index()].cells_per_frame;
+                dirs[f.dir()].push_frame(tag, n);
+                self.kick(now, f);
+                return;
+            }
+        }
+        let p = self.net.route_port(f, 0);
+        let flow = self.net.flow_mut(f);
+        let n = flow.cells_per_frame;
+        let frame = flow.next_frame;
+        flow.next_frame = flow.next_frame.wrapping_add(1);
+        flow.frames_sent += 1;
+        flow.cells_sent += n as u64;
+        self.totals.cells_sent += n as u64;
+        for i in 0..n {
+            let cell = self.net.new_cell(f, tag, frame, i + 1 == n);
+            self.offer(now, p, cell);
+        }
+    }
+
+    /// Lets connection `c` send all the segments its window allows (over ABR with a
+    /// bounded source queue, as many as the queue has room for: back-pressure).
+    pub(super) fn pump(&mut self, now: Time, c: usize) {
+        if !self.net.conns[c].started {
+            return;
+        }
+        let cells = self.net.flow(FlowId::forward(c)).cells_per_frame;
+        loop {
+            let conn = self.net.conns[c].tcp();
+            if let Some(d) = conn.dirs.as_mut() {
+                if !d[0].has_room(cells) {
+                    d[0].block();
+                    break;
+                }
+            }
+            let Some(seg) = conn.snd.next_segment(now) else {
+                break;
+            };
+            self.emit_frame(now, FlowId::forward(c), seg);
+        }
+        self.sync_exact_timer(c);
+    }
+
+    /// A TCP connection starts: its ABR end systems begin integrating ACR, a periodic
+    /// application schedules its first write, and the sender sends what it may.
+    pub(super) fn start_tcp(&mut self, now: Time, c: usize) {
+        let warmup = self.sc.warmup;
+        let conn = self.net.conns[c].tcp();
+        if let Some(d) = conn.dirs.as_mut() {
+            for dir in d.iter_mut() {
+                dir.start(now, warmup);
+            }
+        }
+        if let TcpApp::Periodic {
+            segments, burst_at, ..
+        } = self.sc.connections[c].tcp().app
+        {
+            if segments > 0 {
+                self.q.schedule(now, Ev::Write(c as u32));
+            }
+            self.q.schedule(burst_at.max(now), Ev::Burst(c as u32));
+        }
+        self.pump(now, c);
+    }
+
+    /// The periodic application of TCP connection `c` writes into the socket (seed 002's
+    /// generator): a single segment every interval ([`Ev::Write`]), or its final burst
+    /// ([`Ev::Burst`]).
+    pub(super) fn on_tcp_write(&mut self, now: Time, c: usize, burst: bool) {
+        let TcpApp::Periodic {
+            interval,
+            segments,
+            burst_segments,
+            ..
+        } = self.sc.connections[c].tcp().app
+        else {
+            return;
+        };
+        let conn = self.net.conns[c].tcp();
+        if burst {
+            conn.snd.app_write(burst_segments);
+        } else {
+            conn.writes += 1;
+            conn.snd.app_write(1);
+            if conn.writes < segments {
+                self.q.schedule(now + interval, Ev::Write(c as u32));
+            }
+        }
+        self.pump(now, c);
+    }
+
+    /// Exact timers: keep one pending event no later than the sender's deadline.
+    pub(super) fn sync_exact_timer(&mut self, c: usize) {
+        let conn = self.net.conns[c].tcp();
+        let Some(d) = conn.snd.deadline() else {
+            return;
+        };
+        match conn.timer_at {
+            Some(t) if t <= d => {} // the pending event will re-check and re-arm
+            _ => {
+                conn.timer_gen = conn.timer_gen.wrapping_add(1);
+                conn.timer_at = Some(d);
+                self.q.schedule(d, Ev::Rexmt(c as u32, conn.timer_gen));
+            }
+        }
+    }
+
+    pub(super) fn rexmt_timer(&mut self, now: Time, c: usize, gen: u32) {
+        let conn = self.net.conns[c].tcp();
+        if gen != conn.timer_gen {
+            return;
+        }
+        conn.timer_at = None;
+        if conn.snd.on_deadline(now) {
+            self.pump(now, c);
+        } else {
+            self.sync_exact_timer(c);
+        }
+    }
+}
