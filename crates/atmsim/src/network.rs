@@ -5,11 +5,11 @@
 
 use crate::aal5::{self, Reassembly};
 use crate::abr::{AbrSource, Destination};
-use crate::allocator::AnyAllocator;
+use crate::allocator::{AllocatorCfg, AnyAllocator, Erica, Kvr};
 use crate::cell::{Cell, CELL_BITS};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
-use crate::port::PortBuffer;
+use crate::port::{PortBuffer, SlotTable, VcSlots};
 use crate::scenario::CellApp;
 use crate::scenario::{Scenario, ServiceClass};
 use crate::tcp::{TcpReceiver, TcpSender};
@@ -396,6 +396,34 @@ impl TcpConn {
     }
 }
 
+/// The per-VC slots of every port (see [`VcSlots`]) and the flows crossing each port.
+fn port_slots(s: &Scenario) -> (VcSlots, Vec<Vec<u32>>) {
+    let routes: Vec<&[usize]> = s
+        .connections
+        .iter()
+        .flat_map(|c| [c.fwd_ports.as_slice(), c.bwd_ports.as_slice()])
+        .collect();
+    let port_node: Vec<usize> = s.ports.iter().map(|p| p.node).collect();
+    let (table, port_flows) = SlotTable::from_routes(&routes, &port_node);
+    (VcSlots::Routes(std::sync::Arc::new(table)), port_flows)
+}
+
+/// A port's allocator with per-VC state for the flows `here` routed through it only.
+fn sized_allocator(cfg: &AllocatorCfg, link_rate: f64, here: Vec<u32>, slots: &VcSlots) -> AnyAllocator {
+    match cfg {
+        AllocatorCfg::Erica(c) => AnyAllocator::Erica(Box::new(Erica::with_slots(
+            c.clone(),
+            link_rate,
+            here.len(),
+            slots.clone(),
+        ))),
+        AllocatorCfg::Kvr(c) => {
+            AnyAllocator::Kvr(Box::new(Kvr::with_slots(c.clone(), link_rate, here, slots.clone())))
+        }
+        other => AnyAllocator::from_cfg(other, link_rate, 0),
+    }
+}
+
 /// The whole network.
 #[derive(Debug)]
 pub struct Network {
@@ -417,11 +445,18 @@ impl Network {
     /// Builds the network of a resolved scenario.
     pub fn build(s: &Scenario) -> Network {
         let nflows = s.connections.len() * 2;
+        let (slots, port_flows) = port_slots(s);
         let ports = s
             .ports
             .iter()
-            .map(|p| Port {
-                buf: PortBuffer::new(p.buffer, AnyPolicy::from_cfg(&p.policy), nflows),
+            .zip(port_flows)
+            .map(|(p, here)| Port {
+                buf: PortBuffer::with_slots(
+                    p.buffer,
+                    AnyPolicy::from_cfg(&p.policy),
+                    here.len(),
+                    slots.clone(),
+                ),
                 line: DelayLine::default(),
                 clock: SerialClock::new(p.rate_bps, CELL_BITS),
                 prop: p.prop,
@@ -431,10 +466,11 @@ impl Network {
                 sent_rm_in_interval: 0,
                 sent_vbr_in_interval: 0,
                 is_switch: s.nodes[p.node].kind == crate::scenario::schema::NodeKind::Switch,
-                alloc: AnyAllocator::from_cfg(
+                alloc: sized_allocator(
                     &p.allocator,
                     p.rate_bps as f64 / CELL_BITS as f64,
-                    nflows,
+                    here,
+                    &slots,
                 ),
             })
             .collect();
