@@ -54,3 +54,154 @@ def run_bench(repeat: int = 3, duration: str = "20 s") -> dict[str, Any]:
         "scenario": "UBR+ WAN, 15 sources, 36000-cell buffers, FBA, 20 s",
         "version": best["version"],
     }
+
+
+# ---------------------------------------------------------------------------------------
+# The scale benchmark (issue 14): cost per cell-hop and memory per VC as N grows.
+# ---------------------------------------------------------------------------------------
+
+#: Numbers of VCs of the scale benchmark.
+SCALE_SIZES = (10, 100, 1_000, 10_000)
+#: The traffic cases of the scale benchmark, in table order.
+SCALE_CASES = ("ubr-fba-tcp", "abr-erica", "abr-kvr")
+#: The topologies: a 2-switch bottleneck, and a 4-switch parking lot.
+SCALE_TOPOLOGIES = ("bottleneck", "parking-lot")
+
+
+def _pair_network(n: int, switches: int, delay: str):
+    """Nodes, links and routes of ``n`` VCs, one host pair each, over ``switches`` switches in
+    a line. With 2 switches every VC enters at ``sw1`` (the 2-switch bottleneck); with more,
+    VC ``i`` enters at switch ``1 + i mod (switches - 1)`` (a parking lot: the last trunk
+    carries every VC). Every VC leaves at the last switch."""
+    sw = [f"sw{k}" for k in range(1, switches + 1)]
+    nodes = [{"name": s, "kind": "switch"} for s in sw]
+    links = [{"between": [a, b], "delay": delay} for a, b in zip(sw, sw[1:])]
+    routes = []
+    for i in range(n):
+        s, d = f"src{i}", f"dst{i}"
+        nodes += [{"name": s, "kind": "host"}, {"name": d, "kind": "host"}]
+        entry = i % (switches - 1)
+        links += [{"between": [s, sw[entry]], "delay": delay}, {"between": [sw[-1], d], "delay": delay}]
+        routes.append((s, d, [s, *sw[entry:], d]))
+    return nodes, links, routes
+
+
+def scale_scenario(case: str, topology: str, n: int, duration: str = "0.5 s") -> dict[str, Any]:
+    """One row's scenario: ``n`` VCs of ``case`` (``SCALE_CASES``) on ``topology``
+    (``SCALE_TOPOLOGIES``), 1 ms links at 155.52 Mbps, no time series."""
+    if case not in SCALE_CASES:
+        raise ValueError(f"case = {case!r}: allowed {', '.join(SCALE_CASES)}")
+    if topology not in SCALE_TOPOLOGIES:
+        raise ValueError(f"topology = {topology!r}: allowed {', '.join(SCALE_TOPOLOGIES)}")
+    if n < 1:
+        raise ValueError(f"n = {n}: at least one VC")
+    nodes, links, routes = _pair_network(n, 2 if topology == "bottleneck" else 4, "1 ms")
+    defaults: dict[str, Any] = {"link_rate": "155.52 Mbps", "switch_buffer": "36000 cells"}
+    if case == "ubr-fba-tcp":
+        defaults["policy"] = {"kind": "fba", "threshold": "50 %", "z": 0.8}
+        defaults["tcp"] = {"mss": "512 B", "window": "65535 B"}
+        service, traffic = "ubr", {"kind": "tcp"}
+    elif case == "abr-erica":
+        defaults["allocator"] = {"kind": "erica"}
+        service, traffic = "abr", {"kind": "persistent"}
+    else:
+        defaults["allocator"] = {"kind": "kvr"}
+        defaults["abr"] = {"policy": "ucsc", "nrm": 32, "air": "180 cells/s"}
+        service, traffic = "abr", {"kind": "persistent"}
+    conns = []
+    for i, (s, d, route) in enumerate(routes):
+        c = {"name": f"vc{i}", "from": s, "to": d, "route": route, "service": service, "traffic": dict(traffic)}
+        if case == "abr-kvr":
+            c["setup"] = "pre_established"
+        conns.append(c)
+    return {
+        "name": f"scale: {case}, {topology}, {n} VCs",
+        "seed": 1,
+        "measurement": {"duration": duration, "sample_interval": "0 s"},
+        "defaults": defaults,
+        "node": nodes,
+        "link": links,
+        "connection": conns,
+    }
+
+
+def _peak_rss_bytes() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+
+
+def scale_row(case: str, topology: str, n: int, duration: str = "0.5 s") -> dict[str, Any]:
+    """Runs one row in this process and measures it: CPU time of the whole run (parse,
+    build, event loop, results), its cell-hops and events, and the peak RSS above the
+    process's peak before the run. Meant for a fresh process (see :func:`run_scale`)."""
+    import time
+
+    text = json.dumps(scale_scenario(case, topology, n, duration))
+    base = _peak_rss_bytes()
+    t0 = time.process_time()
+    if hasattr(_core, "run_counts"):
+        cell_hops, events = _core.run_counts(text)
+    else:  # an engine without run_counts: the results come back as JSON (counted too)
+        s = json.loads(_core.run_json(text))["summary"]
+        cell_hops, events = s["cell_hops"], s["events"]
+    cpu = time.process_time() - t0
+    rss = max(0, _peak_rss_bytes() - base)
+    return {
+        "case": case,
+        "topology": topology,
+        "vcs": n,
+        "cell_hops": cell_hops,
+        "events": events,
+        "cpu_seconds": cpu,
+        "ns_per_cell_hop": cpu * 1e9 / max(1, cell_hops),
+        "events_per_cell_hop": events / max(1, cell_hops),
+        "peak_rss_above_baseline": rss,
+        "bytes_per_vc": rss / n,
+    }
+
+
+def run_scale(sizes=SCALE_SIZES, cases=SCALE_CASES, topologies=SCALE_TOPOLOGIES, duration: str = "0.5 s",
+              timeout: float = 600.0, on_row=None) -> list[dict[str, Any]]:
+    """The scale table: one row per (case, topology, N), each run in a fresh Python
+    process (so its peak RSS is its own). A row that fails (refused, killed, timed out)
+    is reported with ``error`` set instead of figures."""
+    import subprocess
+    import sys
+
+    rows = []
+    for case in cases:
+        for topo in topologies:
+            for n in sizes:
+                cmd = [sys.executable, "-m", "atmsim.bench", case, topo, str(n), duration]
+                try:
+                    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+                    if p.returncode == 0:
+                        row = json.loads(p.stdout.strip().splitlines()[-1])
+                    else:
+                        lines = (p.stderr.strip() or f"exit status {p.returncode}").splitlines()
+                        row = {"case": case, "topology": topo, "vcs": n, "error": lines[-1]}
+                except subprocess.TimeoutExpired:
+                    row = {"case": case, "topology": topo, "vcs": n, "error": f"timed out after {timeout:g} s"}
+                rows.append(row)
+                if on_row is not None:
+                    on_row(row)
+    return rows
+
+
+SCALE_HEADER = f"{'case':<12} {'topology':<12} {'VCs':>6} {'ns/cell-hop':>12} {'events/hop':>11} {'peak RSS':>10} {'B/VC':>8}"
+
+
+def format_scale_row(r: dict[str, Any]) -> str:
+    """One line of the scale table."""
+    head = f"{r['case']:<12} {r['topology']:<12} {r['vcs']:>6}"
+    if "error" in r:
+        return f"{head} {r['error']}"
+    return (f"{head} {r['ns_per_cell_hop']:>12.1f} {r['events_per_cell_hop']:>11.2f} "
+            f"{r['peak_rss_above_baseline'] / 2**20:>8.1f} MB {r['bytes_per_vc']:>8.0f}")
+
+
+if __name__ == "__main__":  # one row of the scale benchmark: CASE TOPOLOGY N DURATION
+    import sys
+
+    print(json.dumps(scale_row(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4])))

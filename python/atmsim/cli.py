@@ -300,6 +300,8 @@ class pd_options:
 
 
 def cmd_bench(a) -> int:
+    if a.scale:
+        return _bench_scale(a)
     from .bench import run_bench
 
     r = run_bench(repeat=a.repeat)
@@ -310,6 +312,21 @@ def cmd_bench(a) -> int:
         print(f"cell-hops/s         {r['cell_hops_per_second'] / 1e6:.2f} M  ({r['cell_hops']} cell-hops)")
         print(f"events/s            {r['events_per_second'] / 1e6:.2f} M  ({r['events']} events)")
         print(f"wall time           {r['wall_seconds']:.3f} s for {r['simulated_seconds']:g} s simulated (best of {r['repeat']})")
+    return 0
+
+
+def _bench_scale(a) -> int:
+    from .bench import SCALE_CASES, SCALE_HEADER, SCALE_SIZES, SCALE_TOPOLOGIES, format_scale_row, run_scale
+
+    sizes = tuple(a.vcs) if a.vcs else SCALE_SIZES
+    cases = tuple(a.case) if a.case else SCALE_CASES
+    topologies = tuple(a.topology) if a.topology else SCALE_TOPOLOGIES
+    if not a.json:
+        print(SCALE_HEADER, flush=True)
+    rows = run_scale(sizes, cases, topologies, duration=a.duration,
+                     on_row=None if a.json else (lambda r: print(format_scale_row(r), flush=True)))
+    if a.json:
+        print(json.dumps(rows))
     return 0
 
 
@@ -464,6 +481,17 @@ def build_parser() -> argparse.ArgumentParser:
                                    "and report cell-hops per second, events per second and wall time.")
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.add_argument("--repeat", type=int, default=3, metavar="N", help="runs; the best is reported (default 3)")
+    b.add_argument("--scale", action="store_true",
+                   help="the scale table instead: N = 10 .. 10 000 VCs, one host pair each, UBR+FBA with TCP, "
+                        "ABR+ERICA and ABR+KVR with greedy sources, on a 2-switch bottleneck and a 4-switch "
+                        "parking lot; ns per cell-hop (CPU), events per cell-hop, peak RSS above baseline, "
+                        "bytes per VC; each row in a fresh process")
+    b.add_argument("--vcs", type=int, action="append", metavar="N", help="--scale: a number of VCs (repeatable)")
+    b.add_argument("--case", action="append", choices=["ubr-fba-tcp", "abr-erica", "abr-kvr"],
+                   help="--scale: a traffic case (repeatable; default all three)")
+    b.add_argument("--topology", action="append", choices=["bottleneck", "parking-lot"],
+                   help="--scale: a topology (repeatable; default both)")
+    b.add_argument("--duration", default="0.5 s", metavar="T", help="--scale: simulated time per row (default 0.5 s)")
     b.set_defaults(func=cmd_bench)
 
     s = sub.add_parser("schema", help="print the JSON Schema of scenario files", description="Print the JSON Schema of scenario files.")

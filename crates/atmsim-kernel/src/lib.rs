@@ -5,7 +5,7 @@
 //! * [`time`]: integer time in picoseconds ([`Time`]) and [`SerialClock`], which spaces
 //!   back-to-back transmissions of a fixed-size unit on a line of any rate without
 //!   accumulating rounding error;
-//! * [`queue`]: the event queue ([`EventQueue`]), a binary heap keyed by
+//! * [`queue`]: the event queue ([`EventQueue`]), a timing wheel with an overflow heap keyed by
 //!   `(time, insertion sequence)`, so that events at equal times run in insertion order;
 //! * [`rng`]: seeded random streams ([`RngStream`]), one independent stream per component,
 //!   derived from the run seed and the component's name.

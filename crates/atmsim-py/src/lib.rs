@@ -77,6 +77,23 @@ fn run_json_watched(py: Python<'_>, text: String, progress: Option<Py<PyAny>>) -
     }
 }
 
+/// Runs a scenario given as JSON text with results and time series off (the scale
+/// benchmark's memory columns); returns (cell-hops, events). Refuses a scenario too large
+/// for the memory available, like a full run.
+#[pyfunction]
+fn run_counts(py: Python<'_>, text: String) -> PyResult<(u64, u64)> {
+    let r = py.detach(|| -> Result<(u64, u64), atmsim::RunError> {
+        let f = atmsim::scenario::from_json_str(&text)?;
+        let sc = atmsim::scenario::resolve::resolve(&f)?;
+        atmsim::footprint::check(&sc, None)
+            .map_err(|e| atmsim::ScenarioError::new("", e.to_string()))?;
+        let mut sim = atmsim::sim::Sim::new(&sc);
+        sim.run();
+        Ok((sim.totals.cell_hops, sim.q.events_processed()))
+    });
+    r.map_err(to_py)
+}
+
 /// Validates a scenario (TOML text if `toml` is true, else JSON); returns a JSON summary
 /// of what it holds (nodes, ports, connections) or raises ScenarioError.
 #[pyfunction]
@@ -218,6 +235,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(summary_fields, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(bench_kvr, m)?)?;
+    m.add_function(wrap_pyfunction!(run_counts, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     Ok(())

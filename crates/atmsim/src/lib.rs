@@ -22,6 +22,7 @@ pub mod allocator;
 pub mod cell;
 pub mod config;
 pub mod drop_policy;
+pub mod footprint;
 pub mod link;
 pub mod maxmin;
 pub mod metrics;
@@ -44,10 +45,13 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Runs a resolved scenario to its end and returns the results.
 ///
+/// Refuses first a scenario whose memory estimate exceeds the memory available
+/// ([`footprint::check`]), naming the estimate, the limit and the keys that drive it.
 /// Checks cell conservation (sent = delivered + dropped + in flight) and every port's
 /// counter identities at the end of the run; a violation is a bug and is returned as
 /// [`RunError::Invariant`], never hidden.
 pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
+    footprint::check(sc, None).map_err(|e| ScenarioError::new("", e.to_string()))?;
     let start = std::time::Instant::now();
     let mut sim = sim::Sim::new(sc);
     sim.run();

@@ -10,7 +10,7 @@ use crate::allocator::{AnyAllocator, PortEnv};
 use crate::cell::{Cell, FlowId, CELL_BITS, CELL_BITS_F64};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
-use crate::port::PortBuffer;
+use crate::port::{PortBuffer, SlotTable, VcSlots};
 use crate::scenario::Scenario;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::traffic::AnyTraffic;
@@ -611,6 +611,18 @@ impl TcpConn {
     }
 }
 
+/// The per-VC slots of every port (see [`VcSlots`]) and the flows crossing each port.
+fn port_slots(s: &Scenario) -> (VcSlots, Vec<Vec<u32>>) {
+    let routes: Vec<&[usize]> = s
+        .connections
+        .iter()
+        .flat_map(|c| [c.fwd_ports.as_slice(), c.bwd_ports.as_slice()])
+        .collect();
+    let port_node: Vec<usize> = s.ports.iter().map(|p| p.node).collect();
+    let (table, port_flows) = SlotTable::from_routes(&routes, &port_node);
+    (VcSlots::Routes(std::sync::Arc::new(table)), port_flows)
+}
+
 /// The whole network.
 #[derive(Debug)]
 pub struct Network {
@@ -633,11 +645,18 @@ impl Network {
     /// Builds the network of a resolved scenario.
     pub fn build(s: &Scenario) -> Network {
         let nflows = s.connections.len() * 2;
+        let (slots, port_flows) = port_slots(s);
         let ports = s
             .ports
             .iter()
-            .map(|p| Port {
-                buf: PortBuffer::new(p.buffer, AnyPolicy::build(&p.policy, &()), nflows),
+            .zip(port_flows)
+            .map(|(p, here)| Port {
+                buf: PortBuffer::with_slots(
+                    p.buffer,
+                    AnyPolicy::build(&p.policy, &()),
+                    here.len(),
+                    slots.clone(),
+                ),
                 line: DelayLine::default(),
                 clock: SerialClock::new(p.rate_bps, CELL_BITS),
                 prop: p.prop,
@@ -652,6 +671,8 @@ impl Network {
                     &PortEnv {
                         link_rate: p.rate_bps as f64 / CELL_BITS_F64,
                         flows: nflows,
+                        vcs: here,
+                        slots: slots.clone(),
                     },
                 ),
             })

@@ -13,6 +13,104 @@
 use crate::cell::{Cell, ServiceClass};
 use crate::drop_policy::{AnyPolicy, BufferView, DropPolicy};
 use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Where each VC crossing a port sits in that port's per-VC tables (the buffer's counts,
+/// the allocator's state), so the tables hold only the VCs routed through the port
+/// (issue 14: state sized by what crosses a port).
+///
+/// A cell names its port by `(flow, hop)`: hop `h` of flow `f` is at the port
+/// `route_ports[f][h]`. The network builds one [`SlotTable`] from the routes (slots numbered
+/// in flow order at each port) and every port shares it; the per-cell lookup is one
+/// indexed load, no hashing.
+#[derive(Clone, Debug, Default)]
+pub enum VcSlots {
+    /// The slot is the flow index itself (tables sized by every flow; unit tests, benches).
+    #[default]
+    Identity,
+    /// The slots of a built network.
+    Routes(Arc<SlotTable>),
+}
+
+/// The slots of every (flow, hop) of a network, shared by its ports.
+#[derive(Debug)]
+pub struct SlotTable {
+    stride: usize,
+    at_port: Vec<u32>,
+    at_peer: Vec<u32>,
+}
+
+impl SlotTable {
+    /// A table for flows with routes of at most `stride` hops; `at_port[f * stride + h]` is
+    /// the slot of flow `f` at its hop `h`'s port, `at_peer[f * stride + h]` the slot of
+    /// flow `f ^ 1` at the port of `f ^ 1` leaving the same node (where a backward RM cell
+    /// of `f` passing hop `h` gets its feedback; `u32::MAX` if there is none).
+    pub fn new(stride: usize, at_port: Vec<u32>, at_peer: Vec<u32>) -> SlotTable {
+        debug_assert_eq!(at_port.len(), at_peer.len());
+        SlotTable {
+            stride,
+            at_port,
+            at_peer,
+        }
+    }
+
+    /// Bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        (self.at_port.capacity() + self.at_peer.capacity()) * 4
+    }
+
+    /// The slots of a network whose flow `f` crosses the ports `routes[f]` (flows `2c` and
+    /// `2c + 1` are the two directions of connection `c`), port `p` being at node
+    /// `port_node[p]`. Slots are numbered in flow order at each port; a flow crossing a
+    /// port twice keeps one slot. Also returns, per port, the flows crossing it, ascending.
+    pub fn from_routes(routes: &[&[usize]], port_node: &[usize]) -> (SlotTable, Vec<Vec<u32>>) {
+        let stride = routes.iter().map(|r| r.len()).max().unwrap_or(0).max(1);
+        let mut at_port = vec![u32::MAX; routes.len() * stride];
+        let mut port_flows: Vec<Vec<u32>> = vec![Vec::new(); port_node.len()];
+        for (f, route) in routes.iter().enumerate() {
+            for (h, &p) in route.iter().enumerate() {
+                let here = &mut port_flows[p];
+                if here.last() != Some(&(f as u32)) {
+                    here.push(f as u32);
+                }
+                let slot = here.len() as u32 - 1;
+                at_port[f * stride + h] = slot;
+            }
+        }
+        let mut at_peer = vec![u32::MAX; at_port.len()];
+        for (f, route) in routes.iter().enumerate() {
+            let back = routes.get(f ^ 1).copied().unwrap_or(&[]);
+            for (h, &p) in route.iter().enumerate() {
+                let node = port_node[p];
+                if let Some(k) = back.iter().position(|&q| port_node[q] == node) {
+                    at_peer[f * stride + h] = at_port[(f ^ 1) * stride + k];
+                }
+            }
+        }
+        (SlotTable::new(stride, at_port, at_peer), port_flows)
+    }
+}
+
+impl VcSlots {
+    /// The slot, at the port it is offered to, of a cell of `flow` at hop `hop`.
+    #[inline]
+    pub fn at_port(&self, flow: u32, hop: u16) -> usize {
+        match self {
+            VcSlots::Identity => flow as usize,
+            VcSlots::Routes(t) => t.at_port[flow as usize * t.stride + hop as usize] as usize,
+        }
+    }
+
+    /// The slot of VC `flow ^ 1` at the port where a backward RM cell of `flow` at hop
+    /// `hop` gets its feedback.
+    #[inline]
+    pub fn at_peer(&self, flow: u32, hop: u16) -> usize {
+        match self {
+            VcSlots::Identity => (flow ^ 1) as usize,
+            VcSlots::Routes(t) => t.at_peer[flow as usize * t.stride + hop as usize] as usize,
+        }
+    }
+}
 
 /// Number of service classes (CBR, VBR, ABR, UBR).
 pub const CLASSES: usize = 4;
@@ -95,6 +193,7 @@ pub struct PortBuffer {
     occupancy: u32,
     capacity: u32,
     policy: AnyPolicy,
+    slots: VcSlots,
     vcs: Vec<VcState>,
     active_vcs: u32,
     /// Counters.
@@ -104,15 +203,23 @@ pub struct PortBuffer {
 }
 
 impl PortBuffer {
-    /// A port buffer of `capacity` cells (None = unlimited) for `flows` flows.
+    /// A port buffer of `capacity` cells (None = unlimited) for `flows` flows, numbered
+    /// by their flow index.
     pub fn new(capacity: Option<u32>, policy: AnyPolicy, flows: usize) -> Self {
-        let reserve = capacity.map(|c| c.min(4096) as usize).unwrap_or(1024);
+        Self::with_slots(capacity, policy, flows, VcSlots::Identity)
+    }
+
+    /// A port buffer for the `vcs` VCs routed through it, numbered by `slots`. Queues
+    /// start empty and grow on demand (then keep their capacity: no allocation per cell
+    /// once a port has seen its largest queue).
+    pub fn with_slots(capacity: Option<u32>, policy: AnyPolicy, vcs: usize, slots: VcSlots) -> Self {
         PortBuffer {
-            queues: std::array::from_fn(|_| VecDeque::with_capacity(reserve)),
+            queues: std::array::from_fn(|_| VecDeque::new()),
             occupancy: 0,
             capacity: capacity.unwrap_or(u32::MAX),
             policy,
-            vcs: vec![VcState::default(); flows],
+            slots,
+            vcs: vec![VcState::default(); vcs],
             active_vcs: 0,
             counters: PortCounters::default(),
             interval_max: 0,
@@ -132,9 +239,9 @@ impl PortBuffer {
                 self.drop(DropReason::BufferFull)
             };
         }
-        let flow = cell.flow as usize;
+        let slot = self.slots.at_port(cell.flow, cell.hop);
         let eom = cell.is_eom();
-        let vc = self.vcs[flow];
+        let vc = self.vcs[slot];
         let mut mode = vc.mode;
         if vc.at_frame_start {
             let view = BufferView {
@@ -170,7 +277,7 @@ impl PortBuffer {
                 },
             ),
         };
-        let st = &mut self.vcs[flow];
+        let st = &mut self.vcs[slot];
         st.mode = next_mode;
         st.at_frame_start = eom;
         match outcome {
@@ -187,7 +294,7 @@ impl PortBuffer {
 
     #[inline]
     fn enqueue(&mut self, cell: Cell, class: usize) -> Admission {
-        let st = &mut self.vcs[cell.flow as usize];
+        let st = &mut self.vcs[self.slots.at_port(cell.flow, cell.hop)];
         if st.cells == 0 {
             self.active_vcs += 1;
         }
@@ -215,7 +322,7 @@ impl PortBuffer {
             if let Some(c) = q.pop_front() {
                 self.occupancy -= 1;
                 self.counters.sent += 1;
-                let st = &mut self.vcs[c.flow as usize];
+                let st = &mut self.vcs[self.slots.at_port(c.flow, c.hop)];
                 st.cells -= 1;
                 if st.cells == 0 {
                     self.active_vcs -= 1;
@@ -243,9 +350,16 @@ impl PortBuffer {
         self.active_vcs
     }
 
-    /// Cells of one flow in the buffer.
-    pub fn vc_cells(&self, flow: usize) -> u32 {
-        self.vcs[flow].cells
+    /// Cells of the VC in slot `slot` in the buffer (the flow index, for a buffer made by
+    /// [`PortBuffer::new`]).
+    pub fn vc_cells(&self, slot: usize) -> u32 {
+        self.vcs[slot].cells
+    }
+
+    /// Bytes held by the buffer's tables and queues (for the memory estimate).
+    pub fn heap_bytes(&self) -> usize {
+        let q: usize = self.queues.iter().map(|q| q.capacity()).sum();
+        q * std::mem::size_of::<Cell>() + self.vcs.capacity() * std::mem::size_of::<VcState>()
     }
 
     /// Largest occupancy since the last call; restarts the interval at the current occupancy.

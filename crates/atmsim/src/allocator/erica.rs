@@ -34,6 +34,7 @@
 use super::erica_plus::QueueControl;
 use super::RateAllocator;
 use crate::cell::{flag, Cell, ServiceClass};
+use crate::port::VcSlots;
 use atmsim_kernel::{time, Time};
 
 /// How the load factor is averaged across intervals (spec 2.5).
@@ -114,6 +115,32 @@ struct Vc {
     last_er: f64,
     ccr: f64,
     cell_count: u32,
+    /// In [`Erica::touched`].
+    listed: bool,
+}
+
+impl Vc {
+    /// What the end of an interval does to a VC (spec 2.5), all but source averaging.
+    #[inline]
+    fn end_interval(&mut self, per_vc_ccr: bool, dt: f64) {
+        if per_vc_ccr {
+            self.ccr = self.cell_count as f64 / dt;
+            self.cell_count = 0;
+        }
+        self.seen_last = self.seen_this;
+        self.seen_this = false;
+        self.seen_brm_this = false;
+    }
+
+    /// True if the end of an interval leaves the VC as it is (it was not seen in this
+    /// interval nor the last, and has no measured CCR): the interval need not visit it.
+    #[inline]
+    fn idle(&self, per_vc_ccr: bool) -> bool {
+        !self.seen_this
+            && !self.seen_last
+            && !self.seen_brm_this
+            && (!per_vc_ccr || (self.cell_count == 0 && self.ccr == 0.0))
+    }
 }
 
 /// Values of the last completed interval, for inspection and tests.
@@ -142,7 +169,11 @@ pub struct EricaState {
 pub struct Erica {
     cfg: EricaCfg,
     link_rate: f64,
+    slots: VcSlots,
     vcs: Vec<Vc>,
+    /// Slots of the VCs the next interval end must visit: those touched in this interval
+    /// or the last (all of them with source averaging, whose decay visits every VC).
+    touched: Vec<u32>,
     start: Time,
     gen: u32,
     abr_cells: u32,
@@ -158,8 +189,15 @@ pub struct Erica {
 }
 
 impl Erica {
-    /// ERICA for a port of `link_rate` cells/s and `flows` flows.
+    /// ERICA for a port of `link_rate` cells/s and `flows` flows, numbered by their flow
+    /// index.
     pub fn new(cfg: EricaCfg, link_rate: f64, flows: usize) -> Erica {
+        Self::with_slots(cfg, link_rate, flows, VcSlots::Identity)
+    }
+
+    /// ERICA for a port of `link_rate` cells/s holding state for the `vcs` VCs routed
+    /// through it, numbered by `slots`.
+    pub fn with_slots(cfg: EricaCfg, link_rate: f64, vcs: usize, slots: VcSlots) -> Erica {
         let u = if cfg.plus.is_some() {
             1.0
         } else {
@@ -181,7 +219,9 @@ impl Erica {
         Erica {
             cfg,
             link_rate,
-            vcs: vec![Vc::default(); flows],
+            slots,
+            vcs: vec![Vc::default(); vcs],
+            touched: Vec::new(),
             start: 0,
             gen: 0,
             abr_cells: 0,
@@ -199,15 +239,32 @@ impl Erica {
         &self.cfg
     }
 
-    /// The CCR the algorithm uses for VC `vc` (from forward RM cells, or measured).
+    /// The CCR the algorithm uses for the VC in slot `vc` (from forward RM cells, or
+    /// measured; the flow index for an allocator made by [`Erica::new`]).
     pub fn ccr(&self, vc: usize) -> f64 {
         self.vcs[vc].ccr
+    }
+
+    /// Bytes held by the per-VC tables (for the memory estimate).
+    pub fn heap_bytes(&self) -> usize {
+        self.vcs.capacity() * std::mem::size_of::<Vc>() + self.touched.capacity() * 4
+    }
+
+    /// Lists slot `vc` for the next interval end (once).
+    #[inline]
+    fn touch(&mut self, vc: usize) {
+        let v = &mut self.vcs[vc];
+        if !v.listed {
+            v.listed = true;
+            self.touched.push(vc as u32);
+        }
     }
 
     /// Marks VC `vc` as active in this interval (forward cell, or a backward RM cell
     /// with bidirectional counting).
     #[inline]
     fn mark_seen(&mut self, vc: usize) {
+        self.touch(vc);
         let v = &mut self.vcs[vc];
         if let Some(decay) = self.cfg.source_averaging {
             if v.contribution < 1.0 {
@@ -276,29 +333,26 @@ impl Erica {
                 ratio(a / t, c / t)
             }
         };
+        let per_vc = self.cfg.per_vc_ccr;
         let raw = match self.cfg.source_averaging {
-            None => self.n_seen_this as f64,
+            None => {
+                self.end_touched(per_vc, dt);
+                self.n_seen_this as f64
+            }
             Some(decay) => {
+                // Contributions decay at every VC, summed in slot order (which is flow
+                // order, so the sum is the one over every flow of the network).
                 let n = self.n_active_this;
                 let mut sum = 0.0;
                 for v in &mut self.vcs {
                     v.contribution *= decay;
                     sum += v.contribution;
+                    v.end_interval(per_vc, dt);
                 }
                 self.n_active_this = sum;
                 n
             }
         };
-        let per_vc = self.cfg.per_vc_ccr;
-        for v in &mut self.vcs {
-            if per_vc {
-                v.ccr = v.cell_count as f64 / dt;
-                v.cell_count = 0;
-            }
-            v.seen_last = v.seen_this;
-            v.seen_this = false;
-            v.seen_brm_this = false;
-        }
         self.st.z = z;
         self.st.abr_cap = abr_cap;
         self.n_active_raw = raw;
@@ -314,6 +368,19 @@ impl Erica {
         self.n_seen_this = 0;
         self.start = now;
         self.gen = self.gen.wrapping_add(1);
+    }
+
+    /// Ends the interval at the VCs touched in it or the last one (O(active VCs)); the
+    /// others are idle and the end of an interval leaves them as they are.
+    fn end_touched(&mut self, per_vc: bool, dt: f64) {
+        let mut list = std::mem::take(&mut self.touched);
+        list.retain(|&s| {
+            let v = &mut self.vcs[s as usize];
+            v.end_interval(per_vc, dt);
+            v.listed = !v.idle(per_vc);
+            v.listed
+        });
+        self.touched = list;
     }
 
     /// The explicit rate ERICA computes for VC `vc` now (spec 2.6), updating the
@@ -343,6 +410,7 @@ impl Erica {
             er = st.fair_share;
         }
         er = er.min(st.abr_cap);
+        self.touch(vc);
         let v = &mut self.vcs[vc];
         v.last_er = er;
         v.seen_brm_this = true;
@@ -365,7 +433,7 @@ impl RateAllocator for Erica {
                         return false;
                     }
                 } else {
-                    let vc = cell.flow as usize;
+                    let vc = self.slots.at_port(cell.flow, cell.hop);
                     self.mark_seen(vc);
                     if self.cfg.per_vc_ccr {
                         self.vcs[vc].cell_count += 1;
@@ -386,7 +454,7 @@ impl RateAllocator for Erica {
 
     #[inline]
     fn on_backward_rm(&mut self, _now: Time, cell: &mut Cell) {
-        let vc = cell.flow_id().opposite().index();
+        let vc = self.slots.at_peer(cell.flow, cell.hop);
         if self.cfg.bidirectional_counting {
             self.mark_seen(vc);
         }

@@ -128,7 +128,7 @@ impl Resolve<()> for EricaSpec {
 
 impl Build<EricaCfg, PortEnv> for Erica {
     fn build(cfg: &EricaCfg, env: &PortEnv) -> Self {
-        Erica::new(cfg.clone(), env.link_rate, env.flows)
+        Erica::with_slots(cfg.clone(), env.link_rate, env.vcs.len(), env.slots.clone())
     }
 }
 

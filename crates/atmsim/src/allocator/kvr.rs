@@ -45,6 +45,7 @@
 
 use super::RateAllocator;
 use crate::cell::{flag, Cell};
+use crate::port::VcSlots;
 use atmsim_kernel::Time;
 
 /// KVR configuration (resolved).
@@ -88,6 +89,11 @@ pub struct KvrCounters {
     pub closes: u64,
 }
 
+const CLOSED: Vc = Vc {
+    state: VcState::Closed,
+    alloc: 0.0,
+};
+
 /// The KVR allocator of one output port.
 #[derive(Clone, Debug)]
 pub struct Kvr {
@@ -106,6 +112,11 @@ pub struct Kvr {
     max_vc: Option<u32>,
     /// MaxAllocation.
     max_alloc: f64,
+    /// Slot of a cell's VC (see [`VcSlots`]).
+    slots: VcSlots,
+    /// The flows routed through the port, in slot order (ascending), to find a signalled
+    /// connection's slot; empty when slots are flow indices.
+    flows: Vec<u32>,
     vcs: Vec<Vc>,
     /// Counters.
     pub counters: KvrCounters,
@@ -115,6 +126,15 @@ impl Kvr {
     /// A KVR allocator for a port of `link_rate` cells/s whose VCs are numbered below
     /// `flows` (the engine's flow indices).
     pub fn new(cfg: KvrCfg, link_rate: f64, flows: usize) -> Kvr {
+        let mut k = Self::with_slots(cfg, link_rate, Vec::new(), VcSlots::Identity);
+        k.vcs.resize(flows, k.vcs.first().copied().unwrap_or(CLOSED));
+        k
+    }
+
+    /// A KVR allocator for a port of `link_rate` cells/s holding state for the VCs routed
+    /// through it: `flows` (ascending) are their flow indices, in slot order of `slots`.
+    pub fn with_slots(cfg: KvrCfg, link_rate: f64, flows: Vec<u32>, slots: VcSlots) -> Kvr {
+        debug_assert!(flows.windows(2).all(|w| w[0] < w[1]));
         Kvr {
             cfg,
             link_rate,
@@ -124,13 +144,9 @@ impl Kvr {
             sum_satisfied: 0.0,
             max_vc: None,
             max_alloc: 0.0,
-            vcs: vec![
-                Vc {
-                    state: VcState::Closed,
-                    alloc: 0.0,
-                };
-                flows
-            ],
+            vcs: vec![CLOSED; flows.len()],
+            slots,
+            flows,
             counters: KvrCounters::default(),
         }
     }
@@ -192,8 +208,24 @@ impl Kvr {
         }
     }
 
-    /// A connection opens at this port (signalling): N += 1, it starts bottlenecked.
-    pub fn open(&mut self, vc: usize) {
+    /// The slot of signalled flow `flow` (the flow itself when slots are flow indices).
+    fn slot_of_flow(&self, flow: usize) -> usize {
+        if matches!(self.slots, VcSlots::Identity) {
+            return flow;
+        }
+        self.flows
+            .binary_search(&(flow as u32))
+            .expect("signalling reaches only the ports on the connection's route")
+    }
+
+    /// Bytes held by the per-VC tables (for the memory estimate).
+    pub fn heap_bytes(&self) -> usize {
+        self.vcs.capacity() * std::mem::size_of::<Vc>() + self.flows.capacity() * 4
+    }
+
+    /// Flow `flow` opens at this port (signalling): N += 1, it starts bottlenecked.
+    pub fn open(&mut self, flow: usize) {
+        let vc = self.slot_of_flow(flow);
         if self.vcs[vc].state != VcState::Closed {
             return;
         }
@@ -206,8 +238,9 @@ impl Kvr {
         };
     }
 
-    /// A connection closes at this port: its booking is removed, N -= 1.
-    pub fn close(&mut self, vc: usize) {
+    /// Flow `flow` closes at this port: its booking is removed, N -= 1.
+    pub fn close(&mut self, flow: usize) {
+        let vc = self.slot_of_flow(flow);
         match self.vcs[vc].state {
             VcState::Closed => return,
             VcState::Satisfied => self.sum_satisfied -= self.vcs[vc].alloc,
@@ -309,7 +342,7 @@ impl RateAllocator for Kvr {
     #[inline]
     fn on_arrival(&mut self, _now: Time, cell: &mut Cell, _abr_queue: u32) -> bool {
         if cell.flags & (flag::RM | flag::DIR) == flag::RM {
-            let vc = cell.flow as usize;
+            let vc = self.slots.at_port(cell.flow, cell.hop);
             if let Some(er) = self.on_forward_rm(vc, cell.er as f64, cell.ccr as f64) {
                 cell.er = er as f32;
             }
@@ -322,7 +355,7 @@ impl RateAllocator for Kvr {
         if !self.cfg.update_backward_rm {
             return;
         }
-        let vc = cell.flow_id().opposite().index();
+        let vc = self.slots.at_peer(cell.flow, cell.hop);
         if self.vcs[vc].state == VcState::Closed {
             return;
         }

@@ -51,6 +51,6 @@ impl Resolve<()> for KvrSpec {
 
 impl Build<KvrCfg, PortEnv> for Kvr {
     fn build(cfg: &KvrCfg, env: &PortEnv) -> Self {
-        Kvr::new(cfg.clone(), env.link_rate, env.flows)
+        Kvr::with_slots(cfg.clone(), env.link_rate, env.vcs.clone(), env.slots.clone())
     }
 }

@@ -37,16 +37,21 @@ pub use modified_erica::ModifiedEricaSpec;
 pub use none::{NoAllocator, NoAllocatorSpec};
 
 use crate::cell::Cell;
+use crate::port::VcSlots;
 use crate::registry::registry;
 use atmsim_kernel::Time;
 
 /// What an allocator is built for: its output port.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct PortEnv {
     /// The port's link rate, cells/s.
     pub link_rate: f64,
-    /// Flows in the network (per-VC tables are indexed by flow).
+    /// Flows in the network.
     pub flows: usize,
+    /// The flows routed through this port (its per-VC tables hold only these).
+    pub vcs: Vec<u32>,
+    /// Where each (flow, hop) finds its slot in this port's tables.
+    pub slots: VcSlots,
 }
 
 /// What a rate allocator does, at one output port. Every hook has a default that gives no

@@ -1,0 +1,131 @@
+use super::*;
+use crate::rng::RngStream;
+
+#[test]
+fn earliest_first() {
+    let mut q = EventQueue::default();
+    q.schedule(30, 'c');
+    q.schedule(10, 'a');
+    q.schedule(20, 'b');
+    assert_eq!(q.pop(), Some((10, 'a')));
+    assert_eq!(q.pop(), Some((20, 'b')));
+    assert_eq!(q.now(), 20);
+    assert_eq!(q.pop(), Some((30, 'c')));
+    assert_eq!(q.pop(), None);
+}
+
+#[test]
+fn ties_break_in_insertion_order() {
+    let mut q = EventQueue::default();
+    for i in 0..1000u32 {
+        q.schedule(5, i);
+    }
+    q.schedule(4, 9999);
+    assert_eq!(q.pop(), Some((4, 9999)));
+    for i in 0..1000u32 {
+        assert_eq!(q.pop(), Some((5, i)));
+    }
+}
+
+#[test]
+fn schedule_in_is_relative_to_now() {
+    let mut q = EventQueue::default();
+    q.schedule(100, 1u8);
+    q.pop();
+    q.schedule_in(5, 2u8);
+    assert_eq!(q.pop(), Some((105, 2)));
+    assert_eq!(q.events_processed(), 2);
+}
+
+#[test]
+fn far_future_events_come_back_through_the_overflow_heap() {
+    let mut q = EventQueue::default();
+    let span = (SLOTS as u64) << SLOT_SHIFT;
+    q.schedule(3 * span + 7, 3u8);
+    q.schedule(span, 2);
+    q.schedule(1, 1);
+    q.schedule(u64::MAX, 9);
+    assert_eq!(q.len(), 4);
+    assert_eq!(q.peek_time(), Some(1));
+    assert_eq!(q.pop(), Some((1, 1)));
+    assert_eq!(q.peek_time(), Some(span));
+    assert_eq!(q.pop(), Some((span, 2)));
+    assert_eq!(q.pop(), Some((3 * span + 7, 3)));
+    assert_eq!(q.pop(), Some((u64::MAX, 9)));
+    assert!(q.is_empty());
+    assert_eq!(q.peek_time(), None);
+}
+
+/// The queue this one replaces: one binary heap keyed by (time, seq). The reference of
+/// the differential test.
+struct Reference {
+    heap: BinaryHeap<Entry<u32>>,
+    seq: u64,
+}
+
+impl Reference {
+    fn schedule(&mut self, time: Time, event: u32) {
+        self.heap.push(Entry {
+            time,
+            seq: self.seq,
+            event,
+        });
+        self.seq += 1;
+    }
+    fn pop(&mut self) -> Option<(Time, u32)> {
+        self.heap.pop().map(|e| (e.time, e.event))
+    }
+}
+
+/// A random delay: mostly within a few slots (ties included), sometimes across the wheel,
+/// sometimes far past it, sometimes exactly now.
+fn delay(rng: &mut RngStream) -> Time {
+    let slot = 1u64 << SLOT_SHIFT;
+    match rng.below(10) {
+        0 => 0,
+        1 => rng.below(4) * slot, // exact slot boundaries, ties across pushes
+        2..=5 => rng.below(8 * slot),
+        6 | 7 => rng.below((SLOTS as u64) * slot),
+        8 => (SLOTS as u64) * slot + rng.below(3 * (SLOTS as u64) * slot),
+        _ => rng.below(1 << 50),
+    }
+}
+
+#[test]
+fn pops_in_exactly_the_order_of_a_binary_heap() {
+    for seed in 0..40u64 {
+        let mut rng = RngStream::new(seed, "queue/differential");
+        let mut q = EventQueue::with_capacity(16);
+        let mut r = Reference {
+            heap: BinaryHeap::new(),
+            seq: 0,
+        };
+        let mut id = 0u32;
+        let mut now = 0;
+        for _ in 0..20_000 {
+            // Schedule 0-3 events relative to now (some share a time), then pop one.
+            for _ in 0..rng.below(4) {
+                let t = now + delay(&mut rng);
+                q.schedule(t, id);
+                r.schedule(t, id);
+                id += 1;
+                if rng.below(5) == 0 {
+                    q.schedule(t, id);
+                    r.schedule(t, id);
+                    id += 1;
+                }
+            }
+            assert_eq!(q.len(), r.heap.len());
+            assert_eq!(q.peek_time(), r.heap.peek().map(|e| e.time));
+            let got = q.pop();
+            assert_eq!(got, r.pop(), "seed {seed}");
+            if let Some((t, _)) = got {
+                now = t;
+            }
+        }
+        while let Some(x) = r.pop() {
+            assert_eq!(q.pop(), Some(x));
+        }
+        assert_eq!(q.pop(), None);
+    }
+}

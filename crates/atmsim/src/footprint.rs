@@ -1,0 +1,323 @@
+//! A resolved scenario's memory, estimated from its size before it runs, and the refusal
+//! of a scenario that would not fit (issue 14: "a scenario that will not fit is refused
+//! before it starts"; the OS must not kill the run).
+//!
+//! The estimate adds, from the sizes of the engine's own structures (`size_of`):
+//! * **ports**: every port's transmitter, buffer and allocator, and its per-VC tables,
+//!   which hold only the VCs routed through the port (so the sum is over route hops);
+//! * **connections**: end systems (TCP sender and receiver, ABR source and destination),
+//!   flows and reassembly, and each connection's share of the results;
+//! * **queued cells**: the cells that can wait in buffers at once: at each port, the smaller
+//!   of its buffer and what the flows crossing it can have outstanding (TCP: a window of
+//!   segments, or of ACKs; other traffic: [`NON_TCP_CELLS`] per direction, an allowance:
+//!   rate control keeps a greedy ABR source to about a round trip of cells);
+//! * **time series**: samples (duration / sample interval) x the values of a sample
+//!   (per switch port, per connection, per ABR direction), in memory and as JSON text.
+//!
+//! It is an estimate of the peak, on the safe side for the tables and the series; the
+//! queued cells are the uncertain part and are named as such in the refusal.
+
+use crate::network::{Connection, Flow, Port, TcpConn};
+use crate::scenario::Scenario;
+use crate::cell::Cell;
+use std::fmt;
+
+/// Allowance of outstanding cells per direction of a non-TCP connection (see the module doc).
+pub const NON_TCP_CELLS: u64 = 512;
+/// Fixed memory of a run besides its size-driven parts: the event queue's wheel, the
+/// process's allocator arenas and the code (bytes).
+pub const BASE_BYTES: u64 = 8 << 20;
+/// Bytes of JSON text per number of a time series (digits, separator) on top of the value.
+const JSON_BYTES_PER_VALUE: u64 = 12;
+/// Bytes of results per port and per connection (the per-port and per-connection tables,
+/// as structures and as JSON text).
+const RESULT_BYTES_PER_PORT: u64 = 600;
+const RESULT_BYTES_PER_CONNECTION: u64 = 1200;
+
+/// One part of the estimate: what drives it (scenario keys), and its bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Part {
+    /// What it is.
+    pub what: &'static str,
+    /// The scenario keys that drive it.
+    pub keys: &'static str,
+    /// Bytes.
+    pub bytes: u64,
+}
+
+/// A scenario's estimated memory, by part.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Footprint {
+    /// The parts, in a fixed order.
+    pub parts: Vec<Part>,
+}
+
+impl Footprint {
+    /// The whole estimate, bytes.
+    pub fn total(&self) -> u64 {
+        BASE_BYTES + self.parts.iter().map(|p| p.bytes).sum::<u64>()
+    }
+
+    /// The parts, largest first.
+    pub fn largest_first(&self) -> Vec<&Part> {
+        let mut v: Vec<&Part> = self.parts.iter().collect();
+        v.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+        v
+    }
+}
+
+fn mib(b: u64) -> String {
+    if b >= 10 << 30 {
+        format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64)
+    } else {
+        format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
+    }
+}
+
+/// A scenario refused because its estimate exceeds the memory limit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TooLarge {
+    /// The estimate.
+    pub footprint: Footprint,
+    /// The limit, bytes.
+    pub limit: u64,
+    /// Where the limit came from.
+    pub limit_source: String,
+}
+
+impl fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "scenario needs an estimated {} of memory, more than the {} available ({}); it is driven by ",
+            mib(self.footprint.total()),
+            mib(self.limit),
+            self.limit_source
+        )?;
+        let parts = self.footprint.largest_first();
+        for (i, p) in parts.iter().take(3).enumerate() {
+            let sep = if i == 0 { "" } else { "; " };
+            write!(f, "{sep}{} {} ({})", p.what, mib(p.bytes), p.keys)?;
+        }
+        write!(f, ". Reduce those keys, or raise the limit")
+    }
+}
+
+impl std::error::Error for TooLarge {}
+
+fn size<T>() -> u64 {
+    std::mem::size_of::<T>() as u64
+}
+
+/// Per-VC bytes a port's allocator keeps (ERICA: about 56, KVR: 16 + 4).
+fn allocator_bytes_per_vc(cfg: &crate::allocator::AllocatorCfg) -> u64 {
+    use crate::allocator::AllocatorCfg;
+    match cfg {
+        AllocatorCfg::Erica(_) => 64,
+        AllocatorCfg::Kvr(_) => 20,
+        _ => 0,
+    }
+}
+
+/// Estimates the memory of running `sc` (see the module doc).
+pub fn estimate(sc: &Scenario) -> Footprint {
+    let nports = sc.ports.len() as u64;
+    let nconns = sc.connections.len() as u64;
+    // VCs crossing each port (route hops), and the longest route (slot-table stride).
+    let mut vcs_at = vec![0u64; sc.ports.len()];
+    let mut stride = 1u64;
+    for c in &sc.connections {
+        for r in [&c.fwd_ports, &c.bwd_ports] {
+            stride = stride.max(r.len() as u64);
+            for &p in r.iter() {
+                vcs_at[p] += 1;
+            }
+        }
+    }
+    let per_port = size::<Port>() + 512; // + boxed allocator and queue headers
+    let mut port_tables = 0u64;
+    for (p, cfg) in sc.ports.iter().enumerate() {
+        port_tables += vcs_at[p] * (12 + allocator_bytes_per_vc(&cfg.allocator) + 4);
+    }
+    port_tables += nconns * 2 * stride * 8 * 2; // slot tables and peer ports
+    let ports = nports * (per_port + RESULT_BYTES_PER_PORT);
+
+    let mut conns = nconns * (size::<Connection>() + 2 * size::<Flow>() + RESULT_BYTES_PER_CONNECTION);
+    let mut outstanding = vec![0u64; sc.ports.len()];
+    for c in &sc.connections {
+        let (fwd, bwd) = match &c.tcp {
+            Some(t) => {
+                let segs = t.window / t.mss.max(1) as u64 + 1;
+                conns += size::<TcpConn>() + segs + 512; // receiver table, sender, RTO
+                let cells_per_seg = crate::aal5::cells_for_segment(t.mss, c.llc_snap) as u64;
+                (segs * cells_per_seg, segs * 2)
+            }
+            None => {
+                conns += 1024; // two cell-level directions with their ABR end systems
+                (NON_TCP_CELLS, NON_TCP_CELLS)
+            }
+        };
+        if c.abr.is_some() && c.tcp.is_some() {
+            conns += 1024; // TCP over ABR: two ABR directions and source queues
+        }
+        for (route, cells) in [(&c.fwd_ports, fwd), (&c.bwd_ports, bwd)] {
+            for &p in route.iter() {
+                outstanding[p] = outstanding[p].saturating_add(cells);
+            }
+        }
+    }
+    let queued_cells: u64 = sc
+        .ports
+        .iter()
+        .zip(&outstanding)
+        .map(|(p, &o)| p.buffer.map_or(o, |b| o.min(b as u64)))
+        .fold(0u64, |a, b| a.saturating_add(b));
+    let queued = queued_cells.saturating_mul(size::<Cell>() * 2); // queues grow by doubling
+
+    let series = match sc.sample_interval {
+        Some(si) if si > 0 => {
+            let samples = sc.duration / si + 1;
+            let used = sc.used_ports();
+            let switch_ports = sc
+                .ports
+                .iter()
+                .enumerate()
+                .filter(|(p, cfg)| {
+                    used[*p] && sc.nodes[cfg.node].kind == crate::scenario::schema::NodeKind::Switch
+                })
+                .count() as u64;
+            let abr_dirs = sc.connections.iter().filter(|c| c.abr.is_some()).count() as u64 * 2;
+            let values = 5 * switch_ports + 3 * nconns + 2 * abr_dirs + 1;
+            samples.saturating_mul(values).saturating_mul(8 + JSON_BYTES_PER_VALUE)
+        }
+        _ => 0,
+    };
+    Footprint {
+        parts: vec![
+            Part {
+                what: "ports",
+                keys: "link (two ports each)",
+                bytes: ports,
+            },
+            Part {
+                what: "per-VC port state",
+                keys: "connection x route length",
+                bytes: port_tables,
+            },
+            Part {
+                what: "connections",
+                keys: "connection, tcp.window",
+                bytes: conns,
+            },
+            Part {
+                what: "queued cells (estimate)",
+                keys: "switch_buffer / buffer, tcp.window",
+                bytes: queued,
+            },
+            Part {
+                what: "time series",
+                keys: "measurement.sample_interval, measurement.duration",
+                bytes: series,
+            },
+        ],
+    }
+}
+
+/// The memory available to a run: `MemAvailable` of `/proc/meminfo`, bytes (None where
+/// there is no such file).
+pub fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    parse_mem_available(&text)
+}
+
+fn parse_mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Refuses `sc` if its estimate exceeds `limit` bytes, or, with no limit given, the
+/// memory available now (no check where that cannot be read). Returns the estimate.
+pub fn check(sc: &Scenario, limit: Option<u64>) -> Result<Footprint, TooLarge> {
+    let fp = estimate(sc);
+    let (limit, source) = match limit {
+        Some(l) => (l, "the limit given".to_string()),
+        None => match mem_available() {
+            Some(l) => (l, "MemAvailable in /proc/meminfo".to_string()),
+            None => return Ok(fp),
+        },
+    };
+    if fp.total() > limit {
+        return Err(TooLarge {
+            footprint: fp,
+            limit,
+            limit_source: source,
+        });
+    }
+    Ok(fp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` TCP connections, one host pair each, over a 2-switch bottleneck.
+    fn pairs(n: usize, sample: &str) -> Scenario {
+        let mut nodes = vec![
+            r#"{"name":"sw1","kind":"switch"}"#.to_string(),
+            r#"{"name":"sw2","kind":"switch"}"#.to_string(),
+        ];
+        let mut links = vec![r#"{"between":["sw1","sw2"],"delay":"1 ms"}"#.to_string()];
+        let mut conns = Vec::new();
+        for i in 0..n {
+            nodes.push(format!(r#"{{"name":"s{i}","kind":"host"}}"#));
+            nodes.push(format!(r#"{{"name":"d{i}","kind":"host"}}"#));
+            links.push(format!(r#"{{"between":["s{i}","sw1"],"delay":"1 ms"}}"#));
+            links.push(format!(r#"{{"between":["sw2","d{i}"],"delay":"1 ms"}}"#));
+            conns.push(format!(
+                r#"{{"name":"c{i}","from":"s{i}","to":"d{i}","route":["s{i}","sw1","sw2","d{i}"],"traffic":{{"kind":"tcp"}}}}"#
+            ));
+        }
+        let text = format!(
+            r#"{{"name":"t","measurement":{{"duration":"10 s","sample_interval":"{sample}"}},"defaults":{{"switch_buffer":"1000 cells"}},"node":[{}],"link":[{}],"connection":[{}]}}"#,
+            nodes.join(","),
+            links.join(","),
+            conns.join(",")
+        );
+        let f = crate::scenario::from_json_str(&text).expect("parses");
+        crate::scenario::resolve::resolve(&f).expect("resolves")
+    }
+
+    #[test]
+    fn grows_with_connections_and_series() {
+        let small = estimate(&pairs(10, "0 s")).total();
+        let large = estimate(&pairs(1000, "0 s")).total();
+        let per_vc = (large - small) / 990;
+        // Mostly the window a TCP source can queue at its unlimited host port.
+        assert!(per_vc > 500 && per_vc < 1_000_000, "per VC {per_vc} B");
+        let with_series = estimate(&pairs(1000, "1 ms"));
+        let series = with_series.parts.iter().find(|p| p.what == "time series").unwrap();
+        // 10 001 samples x (3 values x 1000 connections + ...) x 20 B.
+        assert!(series.bytes > 10_001 * 3000 * 20, "{}", series.bytes);
+        assert_eq!(with_series.largest_first()[0].what, "time series");
+    }
+
+    #[test]
+    fn refuses_above_the_limit_naming_estimate_limit_and_keys() {
+        let sc = pairs(100, "1 ms");
+        let fp = check(&sc, Some(u64::MAX)).expect("fits");
+        let err = check(&sc, Some(fp.total() - 1)).expect_err("refused");
+        let msg = err.to_string();
+        assert!(msg.contains(&mib(fp.total())), "{msg}");
+        assert!(msg.contains(&mib(fp.total() - 1)), "{msg}");
+        assert!(msg.contains("measurement.sample_interval"), "{msg}");
+        assert!(msg.contains("the limit given"), "{msg}");
+    }
+
+    #[test]
+    fn reads_mem_available() {
+        let text = "MemTotal: 100 kB\nMemFree: 50 kB\nMemAvailable:   24000000 kB\n";
+        assert_eq!(parse_mem_available(text), Some(24_000_000 * 1024));
+        assert_eq!(parse_mem_available("MemTotal: 1 kB\n"), None);
+    }
+}
