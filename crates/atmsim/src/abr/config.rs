@@ -5,6 +5,7 @@
 //! resolved [`AbrParams`]' `impl Default` holds the TM 4.0 defaults.
 
 use super::{AbrParams, SourcePolicy};
+use crate::cell::CELL_MBITS;
 use crate::config::{err, ConfigError, Pick};
 use crate::units::{CellCount, Duration, Rate};
 use atmsim_kernel::{Time, PS_PER_MS};
@@ -236,8 +237,8 @@ fn rates(pick: &AbrPick, access_rate: f64, ucsc: bool) -> Result<(f64, f64, f64)
             mcr_p,
             format!(
                 "{:.6} Mbps is above PCR = {:.6} Mbps; allowed: 0 <= MCR <= PCR",
-                mcr * 424e-6,
-                pcr * 424e-6
+                mcr * CELL_MBITS,
+                pcr * CELL_MBITS
             ),
         );
     }
@@ -249,9 +250,9 @@ fn rates(pick: &AbrPick, access_rate: f64, ucsc: bool) -> Result<(f64, f64, f64)
             icr_p,
             format!(
                 "{:.6} Mbps is outside [MCR, PCR] = [{:.6}, {:.6}] Mbps",
-                icr * 424e-6,
-                mcr * 424e-6,
-                pcr * 424e-6
+                icr * CELL_MBITS,
+                mcr * CELL_MBITS,
+                pcr * CELL_MBITS
             ),
         );
     }

@@ -4,6 +4,7 @@ use super::connection::ConnNames;
 use super::model::{ConnectionCfg, FaultCell, FaultCfg, PortCfg};
 use super::nodes::Nodes;
 use super::schema::{DirectionSpec, FaultCellSpec, FaultSpec};
+use crate::cell::FlowId;
 use crate::config::{err, name_list, ConfigError};
 use atmsim_kernel::Time;
 
@@ -44,9 +45,9 @@ fn resolve_one(p: &str, ft: &FaultSpec, ctx: &FaultCtx) -> Result<FaultCfg, Conf
     };
     let conn = &ctx.connections[c];
     let (flow, ports_of) = if ft.direction == Some(DirectionSpec::Reverse) {
-        (2 * c + 1, &conn.bwd_ports)
+        (FlowId::reverse(c).index(), &conn.bwd_ports)
     } else {
-        (2 * c, &conn.fwd_ports)
+        (FlowId::forward(c).index(), &conn.fwd_ports)
     };
     let port = match &ft.node {
         None => ports_of[0],
