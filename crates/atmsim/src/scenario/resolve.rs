@@ -95,8 +95,8 @@ pub struct TcpParams {
     pub mss: u32,
     /// Max window, bytes.
     pub window: u64,
-    /// Reno if true, else Tahoe (no fast retransmit).
-    pub reno: bool,
+    /// Congestion control with its parameters.
+    pub congestion: crate::tcp::CongestionConfig,
     /// Tick length, or None for exact timers.
     pub tick: Option<Time>,
     /// Initial RTO.
@@ -1016,8 +1016,11 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
             format!("{window} B exceeds the largest scaled TCP window, 2^30 B"),
         );
     }
-    let (cg, _) = pick!(congestion);
-    let reno = cg.unwrap_or(CongestionSpec::Tahoe) == CongestionSpec::Reno;
+    let (cg, cg_p) = pick!(congestion);
+    let (dt, dt_p) = pick!(dupthresh);
+    let (sb, sb_p) = pick!(sack_blocks);
+    let (koo, koo_p) = pick!(keep_out_of_order);
+    let congestion = resolve_congestion(cg, (dt, &dt_p), (sb, &sb_p), (koo, &koo_p), &cg_p)?;
     let (g, _) = pick!(timer_granularity);
     let tick = match g.unwrap_or(Granularity::Tick(100 * PS_PER_MS)) {
         Granularity::Tick(t) => Some(t),
@@ -1058,12 +1061,11 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
         );
     }
     let (ph, _) = pick!(tick_phase);
-    let (koo, _) = pick!(keep_out_of_order);
     Ok(TcpParams {
         app: TcpApp::Bulk,
         mss: mss as u32,
         window,
-        reno,
+        congestion,
         tick,
         rto_initial,
         rto_min,
@@ -1077,6 +1079,50 @@ fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Scenar
             TickPhase::Fixed(t) => Some(t),
         },
     })
+}
+
+/// The congestion control and its parameters (`tcp.congestion`, `tcp.dupthresh`,
+/// `tcp.sack_blocks`). A parameter of another algorithm is refused, naming the key.
+fn resolve_congestion(
+    cg: Option<CongestionSpec>,
+    (dupthresh, dt_p): (Option<u32>, &str),
+    (blocks, sb_p): (Option<u32>, &str),
+    (keep, koo_p): (Option<bool>, &str),
+    cg_p: &str,
+) -> Result<crate::tcp::CongestionConfig, ScenarioError> {
+    use crate::tcp::{congestion::NoControlConfig, newreno::NewRenoConfig, reno::RenoConfig};
+    use crate::tcp::{sack::SackConfig, tahoe::TahoeConfig, CongestionConfig as C};
+    let cg = cg.unwrap_or(CongestionSpec::Tahoe);
+    let name = |c: &C| c.name();
+    let mut out = match cg {
+        CongestionSpec::Tahoe => C::Tahoe(TahoeConfig),
+        CongestionSpec::Reno => C::Reno(RenoConfig::default()),
+        CongestionSpec::NewReno => C::NewReno(NewRenoConfig::default()),
+        CongestionSpec::Sack => C::Sack(SackConfig::default()),
+        CongestionSpec::None => C::NoControl(NoControlConfig),
+    };
+    if let Some(d) = dupthresh {
+        if d == 0 {
+            return err(dt_p, "0 is not allowed; dupthresh must be at least 1");
+        }
+        match &mut out {
+            C::Reno(c) => c.dupthresh = d,
+            C::NewReno(c) => c.dupthresh = d,
+            C::Sack(c) => c.dupthresh = d,
+            other => return err(dt_p, format!("is not a parameter of congestion = \"{}\"; dupthresh applies to \"reno\", \"newreno\" and \"sack\"", name(other))),
+        }
+    }
+    if let Some(b) = blocks {
+        match &mut out {
+            C::Sack(c) if (1..=4).contains(&b) => c.blocks = b as usize,
+            C::Sack(_) => return err(sb_p, format!("{b} is not allowed; sack_blocks must be 1 to 4 (RFC 2018: at most 4 fit the TCP options)")),
+            other => return err(sb_p, format!("is not a parameter of congestion = \"{}\"; sack_blocks applies to \"sack\" only", name(other))),
+        }
+    }
+    if matches!(out, C::Sack(_)) && keep == Some(false) {
+        return err(koo_p, format!("false does not go with congestion = \"sack\" (set at {cg_p}): a receiver that discards out-of-order segments has no blocks to report"));
+    }
+    Ok(out)
 }
 
 /// Resolves the application above a TCP sender.

@@ -654,6 +654,13 @@ pub enum CongestionSpec {
     Tahoe,
     /// Tahoe plus fast retransmit and fast recovery (4.3BSD-Reno).
     Reno,
+    /// Reno that stays in fast recovery over partial ACKs (RFC 6582).
+    #[serde(rename = "newreno")]
+    NewReno,
+    /// SACK receiver (RFC 2018) and conservative SACK loss recovery (RFC 6675).
+    Sack,
+    /// No congestion control: limited by the receiver's window only.
+    None,
 }
 
 /// TCP parameters (spec section 6.1). Every field is optional; see the defaults.
@@ -669,9 +676,15 @@ pub struct TcpSpec {
     /// Window scaling (RFC 1323). Windows above 65535 B need it (default true).
     #[serde(default)]
     pub window_scaling: Option<bool>,
-    /// `tahoe` (default) or `reno`.
+    /// `tahoe` (default), `reno`, `newreno`, `sack` or `none`.
     #[serde(default)]
     pub congestion: Option<CongestionSpec>,
+    /// Duplicate ACKs that trigger a fast retransmit (reno, newreno, sack; default 3).
+    #[serde(default)]
+    pub dupthresh: Option<u32>,
+    /// Most SACK blocks per ACK, 1-4 (sack only; default 3).
+    #[serde(default)]
+    pub sack_blocks: Option<u32>,
     /// Timer tick, e.g. `"100 ms"` (default, as in the seeds) or `"500 ms"`, or `"exact"`.
     #[serde(default)]
     pub timer_granularity: Option<Granularity>,

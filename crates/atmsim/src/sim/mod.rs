@@ -410,7 +410,10 @@ impl<'a> Sim<'a> {
             if f & 1 == 0 {
                 self.on_segment(now, c, tag);
             } else {
-                self.net.conns[c].tcp().snd.on_ack(tag, now);
+                let t = self.net.conns[c].tcp();
+                if let Some((ack, blocks)) = t.rcv.read_ack(tag) {
+                    t.snd.on_ack_sack(ack, blocks, now);
+                }
                 self.pump(now, c);
             }
         }
@@ -437,8 +440,11 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// The ACK frame's tag is the cumulative ACK, or with SACK the receiver's record of the
+    /// ACK and its blocks (`tcp::receiver::AckRing`).
     fn send_ack(&mut self, now: Time, c: usize, ack: u32) {
-        self.emit_frame(now, 2 * c + 1, ack);
+        let tag = self.net.conns[c].tcp().rcv.ack_tag(ack);
+        self.emit_frame(now, 2 * c + 1, tag);
     }
 
     /// Segments a frame into cells and offers them to the flow's first port; over ABR,

@@ -2,6 +2,15 @@
 //! an application that consumes at once (so the advertised window stays at its maximum),
 //! and optional delayed ACKs (ACK every second segment, or when the delayed-ACK timer
 //! fires; out-of-order segments are acknowledged at once).
+//!
+//! With SACK (RFC 2018) the receiver also reports the blocks of out-of-order data it holds:
+//! the first block contains the segment that triggered the ACK, the others repeat the most
+//! recently reported blocks (section 4). An ACK is a frame whose only payload in the cell
+//! engine is a `u32` tag: without SACK the tag is the cumulative ACK itself; with SACK it
+//! names a record in the receiver's [`AckRing`], written when the ACK is sent and read by the
+//! sender when the ACK frame arrives (the option bytes of the ACK, without allocating).
+
+use super::congestion::{SackBlock, MAX_SACK_BLOCKS};
 
 /// What the receiver wants done after a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,16 +21,162 @@ pub enum AckAction {
     Delay,
 }
 
+/// Out-of-order segments held: one bit per segment of a ring of `mask + 1` segments above
+/// rcv_nxt (a power of two above the window), so 1 bit per segment of window.
+#[derive(Clone, Debug)]
+struct OutOfOrder {
+    words: Box<[u64]>,
+    mask: u32,
+}
+
+impl OutOfOrder {
+    fn new(window_segments: u32) -> Self {
+        let cap = (window_segments as usize + 2).next_power_of_two();
+        OutOfOrder {
+            words: vec![0; cap.div_ceil(64)].into_boxed_slice(),
+            mask: cap as u32 - 1,
+        }
+    }
+
+    #[inline]
+    fn get(&self, seg: u32) -> bool {
+        let i = (seg & self.mask) as usize;
+        self.words[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    #[inline]
+    fn set(&mut self, seg: u32) {
+        let i = (seg & self.mask) as usize;
+        self.words[i / 64] |= 1 << (i % 64);
+    }
+
+    #[inline]
+    fn clear(&mut self, seg: u32) {
+        let i = (seg & self.mask) as usize;
+        self.words[i / 64] &= !(1 << (i % 64));
+    }
+
+    /// The held block containing `seg` (held, above `rcv_nxt`).
+    fn block(&self, rcv_nxt: u32, seg: u32) -> SackBlock {
+        let mut start = seg;
+        while start - 1 > rcv_nxt && self.get(start - 1) {
+            start -= 1;
+        }
+        let mut end = seg + 1;
+        while end - rcv_nxt <= self.mask && self.get(end) {
+            end += 1;
+        }
+        SackBlock { start, end }
+    }
+}
+
+/// One ACK's content: the cumulative ACK and its SACK blocks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckRecord {
+    id: u32,
+    ack: u32,
+    len: u8,
+    blocks: [SackBlock; MAX_SACK_BLOCKS],
+}
+
+impl AckRecord {
+    /// The cumulative ACK.
+    pub fn ack(&self) -> u32 {
+        self.ack
+    }
+
+    /// The SACK blocks, most recent first.
+    pub fn blocks(&self) -> &[SackBlock] {
+        &self.blocks[..self.len as usize]
+    }
+}
+
+/// The SACK state of a receiver: the most recently reported blocks (by one segment each,
+/// most recent first) and the ring of ACK records in flight.
+#[derive(Clone, Debug)]
+pub struct AckRing {
+    max_blocks: usize,
+    recent: [u32; MAX_SACK_BLOCKS],
+    n_recent: usize,
+    ring: Box<[AckRecord]>,
+    next_id: u32,
+    /// ACKs whose record was overwritten before the sender read it (should stay 0: the ring
+    /// holds twice the window's segments).
+    pub overwritten: u64,
+}
+
+impl AckRing {
+    fn new(max_blocks: usize, window_segments: u32) -> Self {
+        let size = (2 * (window_segments as usize + 2)).next_power_of_two();
+        AckRing {
+            max_blocks: max_blocks.clamp(1, MAX_SACK_BLOCKS),
+            recent: [0; MAX_SACK_BLOCKS],
+            n_recent: 0,
+            ring: vec![AckRecord::default(); size].into_boxed_slice(),
+            next_id: 0,
+            overwritten: 0,
+        }
+    }
+
+    /// Segment `seg` (held out of order in `block`) triggered an ACK: it leads the next one,
+    /// and reports of the same block are dropped.
+    fn reported(&mut self, ooo: &OutOfOrder, rcv_nxt: u32, seg: u32, block: SackBlock) {
+        let mut kept = [seg; MAX_SACK_BLOCKS];
+        let mut n = 1;
+        for &r in &self.recent[..self.n_recent] {
+            let same = r >= block.start && r < block.end;
+            if !same && r > rcv_nxt && ooo.get(r) && n < self.max_blocks {
+                kept[n] = r;
+                n += 1;
+            }
+        }
+        self.recent = kept;
+        self.n_recent = n;
+    }
+
+    fn write(&mut self, ooo: &OutOfOrder, rcv_nxt: u32, ack: u32) -> u32 {
+        let id = self.next_id;
+        self.next_id = id.wrapping_add(1);
+        let mut rec = AckRecord {
+            id,
+            ack,
+            ..AckRecord::default()
+        };
+        for &r in &self.recent[..self.n_recent] {
+            if r > rcv_nxt && ooo.get(r) {
+                let b = ooo.block(rcv_nxt, r);
+                if !rec.blocks().contains(&b) {
+                    rec.blocks[rec.len as usize] = b;
+                    rec.len += 1;
+                }
+            }
+        }
+        let i = id as usize & (self.ring.len() - 1);
+        self.ring[i] = rec;
+        id
+    }
+
+    fn read(&mut self, tag: u32) -> Option<&AckRecord> {
+        let i = tag as usize & (self.ring.len() - 1);
+        if self.ring[i].id != tag {
+            self.overwritten += 1;
+            return None;
+        }
+        Some(&self.ring[i])
+    }
+}
+
 /// A TCP receiver.
 #[derive(Clone, Debug)]
 pub struct TcpReceiver {
     /// Next segment expected in order.
     pub rcv_nxt: u32,
-    ooo: Vec<bool>,
-    mask: u32,
+    ooo: OutOfOrder,
     delayed_ack: bool,
     keep_out_of_order: bool,
     ack_owed: bool,
+    /// SACK option (RFC 2018): None without.
+    pub sack: Option<Box<AckRing>>,
     /// Segments received (including duplicates).
     pub segments_received: u64,
     /// Segments received that were already delivered (duplicates).
@@ -36,17 +191,23 @@ impl TcpReceiver {
 
     /// A receiver that may discard out-of-order segments (`keep_out_of_order = false`).
     pub fn with_options(window_segments: u32, delayed_ack: bool, keep_out_of_order: bool) -> Self {
-        let cap = (window_segments as usize + 2).next_power_of_two();
         TcpReceiver {
             rcv_nxt: 0,
-            ooo: vec![false; cap],
-            mask: cap as u32 - 1,
+            ooo: OutOfOrder::new(window_segments),
             delayed_ack,
             keep_out_of_order,
             ack_owed: false,
+            sack: None,
             segments_received: 0,
             duplicates: 0,
         }
+    }
+
+    /// Sends up to `blocks` SACK blocks per ACK (0: no SACK option). `window_segments` sizes
+    /// the ring of ACK records.
+    pub fn with_sack(mut self, blocks: usize, window_segments: u32) -> Self {
+        self.sack = (blocks > 0).then(|| Box::new(AckRing::new(blocks, window_segments)));
+        self
     }
 
     /// A segment arrived. Returns the ACK to send (or to delay) and how many segments
@@ -59,8 +220,12 @@ impl TcpReceiver {
             return (AckAction::Now(self.rcv_nxt), 0);
         }
         if seg > self.rcv_nxt {
-            if self.keep_out_of_order && seg - self.rcv_nxt <= self.mask {
-                self.ooo[(seg & self.mask) as usize] = true;
+            if self.keep_out_of_order && seg - self.rcv_nxt <= self.ooo.mask {
+                self.ooo.set(seg);
+                if let Some(ring) = self.sack.as_deref_mut() {
+                    let block = self.ooo.block(self.rcv_nxt, seg);
+                    ring.reported(&self.ooo, self.rcv_nxt, seg, block);
+                }
             }
             self.ack_owed = false;
             return (AckAction::Now(self.rcv_nxt), 0);
@@ -68,8 +233,8 @@ impl TcpReceiver {
         let before = self.rcv_nxt;
         self.rcv_nxt += 1;
         let mut filled_hole = false;
-        while self.ooo[(self.rcv_nxt & self.mask) as usize] {
-            self.ooo[(self.rcv_nxt & self.mask) as usize] = false;
+        while self.ooo.get(self.rcv_nxt) {
+            self.ooo.clear(self.rcv_nxt);
             self.rcv_nxt += 1;
             filled_hole = true;
         }
@@ -90,6 +255,24 @@ impl TcpReceiver {
             Some(self.rcv_nxt)
         } else {
             None
+        }
+    }
+
+    /// The tag of the ACK frame acknowledging everything below `ack`, sent now: `ack` itself
+    /// without SACK; with SACK, a record holding `ack` and the current blocks.
+    pub fn ack_tag(&mut self, ack: u32) -> u32 {
+        match self.sack.as_deref_mut() {
+            None => ack,
+            Some(ring) => ring.write(&self.ooo, self.rcv_nxt, ack),
+        }
+    }
+
+    /// The content of the ACK frame tagged `tag` (see [`Self::ack_tag`]), as the sender reads
+    /// it on arrival: the cumulative ACK and the SACK blocks. None if the record was lost.
+    pub fn read_ack(&mut self, tag: u32) -> Option<(u32, &[SackBlock])> {
+        match self.sack.as_deref_mut() {
+            None => Some((tag, &[])),
+            Some(ring) => ring.read(tag).map(|r| (r.ack(), r.blocks())),
         }
     }
 }
