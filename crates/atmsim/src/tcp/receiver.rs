@@ -312,4 +312,67 @@ mod tests {
         // Out of order: immediate.
         assert_eq!(r.on_segment(5), (AckAction::Now(3), 0));
     }
+
+    fn blocks(r: &mut TcpReceiver, ack: u32) -> Vec<(u32, u32)> {
+        let tag = r.ack_tag(ack);
+        let (a, b) = r.read_ack(tag).expect("record");
+        assert_eq!(a, ack);
+        b.iter().map(|b| (b.start, b.end)).collect()
+    }
+
+    #[test]
+    fn sack_first_block_holds_the_trigger_then_the_most_recent() {
+        let mut r = TcpReceiver::new(128, false).with_sack(3, 128);
+        r.on_segment(0);
+        assert_eq!(blocks(&mut r, 1), vec![], "nothing out of order");
+        r.on_segment(2);
+        assert_eq!(blocks(&mut r, 1), vec![(2, 3)]);
+        r.on_segment(5);
+        assert_eq!(blocks(&mut r, 1), vec![(5, 6), (2, 3)]);
+        r.on_segment(8);
+        r.on_segment(11);
+        assert_eq!(blocks(&mut r, 1), vec![(11, 12), (8, 9), (5, 6)], "at most 3 blocks");
+        r.on_segment(3); // extends (2, 3), which returns to the front
+        assert_eq!(blocks(&mut r, 1), vec![(2, 4), (11, 12), (8, 9)]);
+        r.on_segment(4); // joins (2, 4) and (5, 6)
+        assert_eq!(blocks(&mut r, 1), vec![(2, 6), (11, 12), (8, 9)]);
+        assert_eq!(r.on_segment(1), (AckAction::Now(6), 5));
+        assert_eq!(blocks(&mut r, 6), vec![(11, 12), (8, 9)], "delivered data is not SACKed");
+    }
+
+    #[test]
+    fn sack_duplicate_of_held_segment_reports_its_block() {
+        let mut r = TcpReceiver::new(128, false).with_sack(4, 128);
+        for s in [3, 4, 7] {
+            r.on_segment(s);
+        }
+        r.on_segment(3);
+        assert_eq!(blocks(&mut r, 0), vec![(3, 5), (7, 8)]);
+    }
+
+    #[test]
+    fn ack_ring_detects_an_overwritten_record() {
+        let mut r = TcpReceiver::new(2, false).with_sack(3, 2);
+        let first = r.ack_tag(0);
+        for _ in 0..64 {
+            r.ack_tag(0);
+        }
+        assert!(r.read_ack(first).is_none());
+        assert_eq!(r.sack.as_ref().map(|s| s.overwritten), Some(1));
+    }
+
+    #[test]
+    fn without_sack_the_tag_is_the_ack() {
+        let mut r = TcpReceiver::new(128, false);
+        r.on_segment(2);
+        assert_eq!(r.ack_tag(0), 0);
+        assert_eq!(r.read_ack(17), Some((17, &[][..])));
+    }
+
+    #[test]
+    fn out_of_order_state_is_one_bit_per_segment() {
+        // 600000 B / 512 B = 1172 segments of window (seed 001 WAN): 2048 bits = 256 bytes.
+        let r = TcpReceiver::new(1173, false);
+        assert_eq!(r.ooo.words.len() * 8, 256);
+    }
 }

@@ -162,14 +162,17 @@ fn sack_retransmits_all_holes_within_one_round_trip() {
 
 #[test]
 fn reno_leaves_recovery_on_the_first_partial_ack_and_times_out() {
-    // RFC 5681 Reno: the first partial ACK deflates cwnd and ends recovery; with cwnd =
-    // ssthresh = 8 and 7 segments still outstanding only one new segment can go, so the
-    // second loss never collects three duplicates and the retransmit timer recovers it
-    // (then go-back-N resends what the receiver does not hold).
+    // RFC 5681 Reno: the first partial ACK (of 7) deflates cwnd and ends recovery. The
+    // segments sent on the inflated window bring three more duplicates of 7: a second fast
+    // retransmit halves ssthresh again. The partial ACK of 11 then ends that recovery with
+    // too little in flight for three duplicates, so 11 waits for the retransmit timer.
     let p = three_losses(reno());
     let st = &p.snd.stats;
-    assert_eq!(st.fast_retransmits, 1);
+    assert_eq!(st.fast_retransmits, 2);
     assert_eq!(st.timeouts, 1);
+    assert_eq!(st.retransmissions, 3);
+    let rexmits: Vec<u32> = p.sent[16..].iter().copied().filter(|&s| s < 16).collect();
+    assert_eq!(rexmits, vec![3, 7, 11]);
 }
 
 #[test]
@@ -204,27 +207,44 @@ fn sack_scoreboard_after_reordered_and_duplicate_acks() {
     let mut p = Pipe::new(sack(), 12);
     p.pump(); // 0..12 out
     let b = |start, end| SackBlock { start, end };
-    // ACKs of 4 (holes 4 and 8): blocks arrive reordered and repeated.
+    // Segment 4 and 7..9 lost. The ACKs of 4 arrive reordered, repeated, with stale and
+    // D-SACK-like blocks.
     p.snd.on_ack_sack(4, &[], 0);
-    p.snd.on_ack_sack(4, &[b(9, 11)], 0);
-    p.snd.on_ack_sack(4, &[b(5, 7), b(9, 11)], 0);
-    p.snd.on_ack_sack(4, &[b(5, 6)], 0); // older ACK, late
-    p.snd.on_ack_sack(4, &[b(9, 10), b(0, 3)], 0); // stale and D-SACK-like blocks
+    p.snd.on_ack_sack(4, &[b(9, 10)], 0); // DupAcks 1
+    p.snd.on_ack_sack(4, &[b(5, 6), b(9, 10)], 0); // DupAcks 2
+    p.snd.on_ack_sack(4, &[b(9, 10), b(5, 6)], 0); // nothing new: not counted
+    p.snd.on_ack_sack(4, &[b(0, 3), b(5, 6)], 0); // below snd_una, nothing new
+    assert_eq!(p.snd.stats.dup_acks, 4);
     let AnyCongestion::Sack(s) = &p.snd.cc else {
         panic!("sack")
     };
-    assert_eq!(s.scoreboard().ranges(), &[(5, 7), (9, 11)]);
-    // Duplicates that SACK nothing new do not count: 2 of the 4 did.
-    assert!(!s.in_recovery());
-    p.snd.on_ack_sack(4, &[b(5, 8), b(9, 11)], 0);
+    assert_eq!(s.scoreboard().ranges(), &[(5, 6), (9, 10)]);
+    assert!(!s.in_recovery(), "two counted duplicates, 2 segments SACKed above 4");
+    p.snd.on_ack_sack(4, &[b(5, 7), b(9, 10)], 0); // DupAcks 3 (and IsLost(4))
     let AnyCongestion::Sack(s) = &p.snd.cc else {
         panic!("sack")
     };
-    assert!(s.in_recovery(), "third ACK with new SACK data");
+    assert_eq!(s.scoreboard().ranges(), &[(5, 7), (9, 10)]);
+    assert!(s.in_recovery());
+    assert_eq!(p.snd.cwnd(), 6 * 512, "cwnd 13 halved, no inflation");
     assert_eq!(p.snd.next_segment(0), Some(4), "fast retransmit of snd_una");
-    // 5 SACKed above 4, so 4 was lost; 8 has 2 above (9, 10): not lost yet, and pipe
-    // (8 + 11 + retransmitted 4 = 3) is below cwnd 6: rule 2 sends new data.
+    // pipe: 4 (lost, retransmitted) 1 + 7, 8 (1 SACKed above: not lost) 2 + 10, 11 = 5 < 6.
+    // 7 is not lost yet (rule 1 fails), so new data goes (rule 2), then the pipe is full.
     assert_eq!(p.snd.next_segment(0), Some(12));
+    assert_eq!(p.snd.next_segment(0), None);
+}
+
+#[test]
+fn sack_is_lost_starts_recovery_before_three_duplicates() {
+    use super::congestion::SackBlock;
+    let mut p = Pipe::new(sack(), 12);
+    p.pump();
+    let b = |start, end| SackBlock { start, end };
+    p.snd.on_ack_sack(4, &[], 0);
+    p.snd.on_ack_sack(4, &[b(5, 8)], 0); // one duplicate, 3 segments SACKed above 4
+    assert_eq!(p.snd.stats.fast_retransmits, 0);
+    assert_eq!(p.snd.next_segment(0), Some(4), "RFC 6675 section 5 step 2: IsLost(HighACK + 1)");
+    assert_eq!(p.snd.stats.fast_retransmits, 1);
 }
 
 #[test]
@@ -269,4 +289,51 @@ fn newreno_does_not_reenter_recovery_for_losses_before_a_timeout() {
         p.snd.on_ack_sack(0, &[], 0);
     }
     assert_eq!(p.snd.stats.fast_retransmits, 0);
+}
+
+/// `n` greedy sources on the LAN N-source topology (5 us links), a 300-cell tail-drop buffer,
+/// new data stopping at 0.4 s, 10 s in all: every loss must be repaired by the end.
+fn lossy_ubr(congestion: &str, n: usize) -> String {
+    let mut s = format!(
+        "seed = 7\n[measurement]\nduration = \"10 s\"\n\
+         [defaults]\nswitch_buffer = \"300 cells\"\npolicy = {{ kind = \"tail_drop\" }}\n\
+         tcp = {{ congestion = \"{congestion}\" }}\n\
+         [[node]]\nname = \"sw1\"\nkind = \"switch\"\n[[node]]\nname = \"sw2\"\nkind = \"switch\"\n\
+         [[link]]\nbetween = [\"sw1\", \"sw2\"]\ndelay = \"5 us\"\n"
+    );
+    for i in 1..=n {
+        s += &format!(
+            "[[node]]\nname = \"s{i}\"\nkind = \"host\"\n[[node]]\nname = \"d{i}\"\nkind = \"host\"\n\
+             [[link]]\nbetween = [\"s{i}\", \"sw1\"]\ndelay = \"5 us\"\n\
+             [[link]]\nbetween = [\"sw2\", \"d{i}\"]\ndelay = \"5 us\"\n\
+             [[connection]]\nname = \"c{i}\"\nfrom = \"s{i}\"\nto = \"d{i}\"\nstop = \"0.4 s\"\n\
+             traffic = {{ kind = \"tcp\" }}\n"
+        );
+    }
+    s
+}
+
+#[test]
+fn newreno_and_sack_on_lossy_ubr_conserve_cells_and_complete() {
+    for cc in ["newreno", "sack"] {
+        let sc = crate::scenario::load_toml(&lossy_ubr(cc, 4)).expect("scenario");
+        let r = crate::run(&sc).expect("run keeps conservation");
+        assert!(r.summary.conservation_ok, "{cc}");
+        assert!(r.summary.cells_dropped > 0, "{cc}: the buffer must overflow");
+        let fast: u64 = r.connections.iter().map(|c| c.fast_retransmits).sum();
+        assert!(fast > 0, "{cc}: losses repaired by fast retransmit");
+        let mut sim = crate::sim::Sim::new(&sc);
+        sim.run();
+        let sent: u32 = sim.net.conns.iter().map(|c| c.tcp_ref().expect("tcp").snd.snd_max).sum();
+        assert!(sent > 1000, "{cc}: {sent} segments");
+        for conn in &sim.net.conns {
+            let t = conn.tcp_ref().expect("tcp");
+            assert!(t.snd.snd_max > 0, "{cc}: data sent");
+            assert_eq!(t.snd.snd_una, t.snd.snd_max, "{cc}: every segment acknowledged");
+            assert_eq!(t.rcv.rcv_nxt, t.snd.snd_max, "{cc}: every segment delivered");
+            if let Some(ring) = &t.rcv.sack {
+                assert_eq!(ring.overwritten, 0, "{cc}: no ACK record overwritten");
+            }
+        }
+    }
 }
