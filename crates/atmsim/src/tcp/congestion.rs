@@ -131,6 +131,15 @@ impl Seq {
     }
 }
 
+/// What the retransmit timer does on an ACK of new data that leaves data outstanding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckTimer {
+    /// Restart it (RFC 6298 rule 5.3; every algorithm by default).
+    Restart,
+    /// Leave it running (NewReno's "Impatient" partial ACKs, RFC 6582 section 4).
+    Keep,
+}
+
 /// What the algorithm wants after a duplicate ACK.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DupAck {
@@ -184,8 +193,9 @@ pub trait CongestionControl {
 
     /// An ACK of new data: `ack > seq.una` (`seq` is the state before the ACK).
     #[inline]
-    fn on_new_ack(&mut self, w: &mut Window, _seq: Seq, _ack: u32) {
+    fn on_new_ack(&mut self, w: &mut Window, _seq: Seq, _ack: u32) -> AckTimer {
         w.open();
+        AckTimer::Restart
     }
 
     /// A duplicate ACK (`ack == snd_una`, data outstanding). `timer_running`: the retransmit
@@ -241,7 +251,9 @@ impl CongestionControl for NoControl {
     }
 
     #[inline]
-    fn on_new_ack(&mut self, _w: &mut Window, _seq: Seq, _ack: u32) {}
+    fn on_new_ack(&mut self, _w: &mut Window, _seq: Seq, _ack: u32) -> AckTimer {
+        AckTimer::Restart
+    }
 
     #[inline]
     fn on_timeout(&mut self, _w: &mut Window, _seq: Seq) {}
@@ -303,7 +315,7 @@ macro_rules! congestion_registry {
 
             /// See [`CongestionControl::on_new_ack`].
             #[inline]
-            pub fn on_new_ack(&mut self, w: &mut Window, seq: Seq, ack: u32) {
+            pub fn on_new_ack(&mut self, w: &mut Window, seq: Seq, ack: u32) -> AckTimer {
                 match self { $(Self::$variant(c) => c.on_new_ack(w, seq, ack),)* }
             }
 

@@ -20,7 +20,7 @@
 //!
 //! No timer-running condition on duplicate ACKs (that is a 4.4BSD detail of Reno).
 
-use super::congestion::{standard_send, CongestionControl, DupAck, Send, Seq, Window};
+use super::congestion::{standard_send, AckTimer, CongestionControl, DupAck, Send, Seq, Window};
 
 /// NewReno's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,6 +47,8 @@ pub struct NewReno {
     fast_due: bool,
     /// A partial ACK's retransmission of snd_una is due.
     partial_due: bool,
+    /// A partial ACK arrived in this recovery.
+    partial_seen: bool,
 }
 
 impl NewReno {
@@ -67,24 +69,33 @@ impl CongestionControl for NewReno {
             in_recovery: false,
             fast_due: false,
             partial_due: false,
+            partial_seen: false,
         }
     }
 
-    fn on_new_ack(&mut self, w: &mut Window, seq: Seq, ack: u32) {
+    fn on_new_ack(&mut self, w: &mut Window, seq: Seq, ack: u32) -> AckTimer {
         if !self.in_recovery {
             self.dupacks = 0;
             w.open();
-            return;
+            return AckTimer::Restart;
         }
         if ack >= self.recover {
             let flight = (seq.max - ack) as u64 * w.mss;
             w.cwnd = w.ssthresh.min(flight.max(w.mss) + w.mss);
             self.in_recovery = false;
             self.dupacks = 0;
+            return AckTimer::Restart;
+        }
+        let acked = (ack - seq.una) as u64 * w.mss;
+        w.cwnd = w.cwnd.saturating_sub(acked) + w.mss;
+        self.partial_due = true;
+        // Impatient (section 4): only the first partial ACK restarts the timer.
+        let first = !self.partial_seen;
+        self.partial_seen = true;
+        if first {
+            AckTimer::Restart
         } else {
-            let acked = (ack - seq.una) as u64 * w.mss;
-            w.cwnd = w.cwnd.saturating_sub(acked) + w.mss;
-            self.partial_due = true;
+            AckTimer::Keep
         }
     }
 
@@ -99,6 +110,7 @@ impl CongestionControl for NewReno {
         }
         self.recover = seq.max;
         self.in_recovery = true;
+        self.partial_seen = false;
         w.halve();
         self.fast_due = true;
         DupAck::FastRetransmit

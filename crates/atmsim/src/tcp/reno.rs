@@ -8,7 +8,7 @@
 //! A duplicate ACK while the timer is off resets the count (BSD). A partial ACK ends the
 //! recovery (no NewReno).
 
-use super::congestion::{standard_send, CongestionControl, DupAck, Send, Seq, Window};
+use super::congestion::{standard_send, AckTimer, CongestionControl, DupAck, Send, Seq, Window};
 
 /// Reno's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,12 +44,13 @@ impl CongestionControl for Reno {
     }
 
     #[inline]
-    fn on_new_ack(&mut self, w: &mut Window, _seq: Seq, _ack: u32) {
+    fn on_new_ack(&mut self, w: &mut Window, _seq: Seq, _ack: u32) -> AckTimer {
         if self.dupacks >= self.dupthresh && w.cwnd > w.ssthresh {
             w.cwnd = w.ssthresh; // leave fast recovery
         }
         self.dupacks = 0;
         w.open();
+        AckTimer::Restart
     }
 
     #[inline]

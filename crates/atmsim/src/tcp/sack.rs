@@ -23,7 +23,7 @@
 //! Not implemented: limited transmit (RFC 6675 step 3, optional; Reno and NewReno here have
 //! none either), D-SACK (RFC 2883) generation.
 
-use super::congestion::{standard_send, CongestionControl, DupAck, SackBlock, Send, Seq, Window};
+use super::congestion::{standard_send, AckTimer, CongestionControl, DupAck, SackBlock, Send, Seq, Window};
 use super::scoreboard::Scoreboard;
 
 /// SACK's parameters.
@@ -158,16 +158,17 @@ impl CongestionControl for Sack {
         self.newly_sacked = self.board.update(una, seq.max, blocks);
     }
 
-    fn on_new_ack(&mut self, w: &mut Window, _seq: Seq, ack: u32) {
+    fn on_new_ack(&mut self, w: &mut Window, _seq: Seq, ack: u32) -> AckTimer {
         self.dupacks = 0;
         if self.in_recovery {
             self.in_recovery = ack < self.recovery_point;
-            return;
+            return AckTimer::Restart;
         }
         if self.after_timeout && ack >= self.recovery_point {
             self.after_timeout = false;
         }
         w.open();
+        AckTimer::Restart
     }
 
     fn on_dup_ack(&mut self, w: &mut Window, seq: Seq, _timer_running: bool) -> DupAck {

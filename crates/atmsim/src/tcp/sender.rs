@@ -16,7 +16,7 @@
 //!   a timeout of n ticks takes between n-1 and n tick periods, as in BSD); in exact mode
 //!   it is a deadline.
 
-use super::congestion::{AnyCongestion, DupAck, SackBlock, Send, Seq, Window};
+use super::congestion::{AckTimer, AnyCongestion, DupAck, SackBlock, Send, Seq, Window};
 use super::rto::RtoEstimator;
 use crate::scenario::TcpParams;
 use atmsim_kernel::{time, Time};
@@ -241,12 +241,12 @@ impl TcpSender {
                 self.timing = None;
             }
         }
+        let timer = self.cc.on_new_ack(&mut self.win, seq, ack);
         if ack == self.snd_max {
             self.timer = Timer::Off;
-        } else {
+        } else if timer == AckTimer::Restart {
             self.restart_timer(now);
         }
-        self.cc.on_new_ack(&mut self.win, seq, ack);
         self.snd_una = ack;
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
