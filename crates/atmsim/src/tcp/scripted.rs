@@ -337,3 +337,24 @@ fn newreno_and_sack_on_lossy_ubr_conserve_cells_and_complete() {
         }
     }
 }
+
+#[test]
+fn congestion_parameters_of_other_algorithms_are_refused_naming_the_key() {
+    let cases = [
+        ("congestion = \"tahoe\", dupthresh = 2", "tcp.dupthresh", "tahoe"),
+        ("congestion = \"newreno\", sack_blocks = 3", "tcp.sack_blocks", "newreno"),
+        ("congestion = \"sack\", sack_blocks = 5", "tcp.sack_blocks", "1 to 4"),
+        ("congestion = \"sack\", keep_out_of_order = false", "tcp.keep_out_of_order", "sack"),
+        ("congestion = \"reno\", dupthresh = 0", "tcp.dupthresh", "at least 1"),
+    ];
+    for (tcp, key, word) in cases {
+        let text = lossy_ubr("tahoe", 1).replace("tcp = { congestion = \"tahoe\" }", &format!("tcp = {{ {tcp} }}"));
+        let e = crate::scenario::load_toml(&text).expect_err(tcp).to_string();
+        assert!(e.contains(key) && e.contains(word), "{tcp}: {e}");
+    }
+    let ok = lossy_ubr("tahoe", 1).replace("congestion = \"tahoe\"", "congestion = \"sack\", sack_blocks = 4, dupthresh = 2");
+    let sc = crate::scenario::load_toml(&ok).expect("sack with its parameters");
+    let cfg = &sc.connections[0].tcp().congestion;
+    assert_eq!(cfg.name(), "sack");
+    assert_eq!(cfg.sack_blocks(), 4);
+}
