@@ -70,7 +70,9 @@ impl Window {
         } else {
             self.mss
         };
-        self.cwnd = (self.cwnd + incr).min(self.max.max(self.cwnd)).min(CWND_MAX);
+        self.cwnd = (self.cwnd + incr)
+            .min(self.max.max(self.cwnd))
+            .min(CWND_MAX);
     }
 
     /// ssthresh = max(min(cwnd, window)/2, 2 MSS), in whole segments (4.4BSD; for a
@@ -382,9 +384,19 @@ mod tests {
         let mut w = Window::new(512, 8 * 512, 8 * 512);
         let mut c = AnyCongestion::new(&CongestionConfig::NoControl(NoControlConfig));
         c.init(&mut w);
-        let seq = Seq { una: 0, nxt: 0, max: 0, new_ok: true };
+        let seq = Seq {
+            una: 0,
+            nxt: 0,
+            max: 0,
+            new_ok: true,
+        };
         assert_eq!(c.next_send(&mut w, seq), Send::New { at: 0 });
-        let full = Seq { una: 0, nxt: 8, max: 8, new_ok: true };
+        let full = Seq {
+            una: 0,
+            nxt: 8,
+            max: 8,
+            new_ok: true,
+        };
         assert_eq!(c.next_send(&mut w, full), Send::Hold);
         c.on_timeout(&mut w, full);
         assert_eq!(w.cwnd, 8 * 512);

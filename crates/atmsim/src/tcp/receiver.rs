@@ -331,13 +331,21 @@ mod tests {
         assert_eq!(blocks(&mut r, 1), vec![(5, 6), (2, 3)]);
         r.on_segment(8);
         r.on_segment(11);
-        assert_eq!(blocks(&mut r, 1), vec![(11, 12), (8, 9), (5, 6)], "at most 3 blocks");
+        assert_eq!(
+            blocks(&mut r, 1),
+            vec![(11, 12), (8, 9), (5, 6)],
+            "at most 3 blocks"
+        );
         r.on_segment(3); // extends (2, 3), which returns to the front
         assert_eq!(blocks(&mut r, 1), vec![(2, 4), (11, 12), (8, 9)]);
         r.on_segment(4); // joins (2, 4) and (5, 6)
         assert_eq!(blocks(&mut r, 1), vec![(2, 6), (11, 12), (8, 9)]);
         assert_eq!(r.on_segment(1), (AckAction::Now(6), 5));
-        assert_eq!(blocks(&mut r, 6), vec![(11, 12), (8, 9)], "delivered data is not SACKed");
+        assert_eq!(
+            blocks(&mut r, 6),
+            vec![(11, 12), (8, 9)],
+            "delivered data is not SACKed"
+        );
     }
 
     #[test]

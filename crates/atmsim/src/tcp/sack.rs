@@ -23,7 +23,9 @@
 //! Not implemented: limited transmit (RFC 6675 step 3, optional; Reno and NewReno here have
 //! none either), D-SACK (RFC 2883) generation.
 
-use super::congestion::{standard_send, AckTimer, CongestionControl, DupAck, SackBlock, Send, Seq, Window};
+use super::congestion::{
+    standard_send, AckTimer, CongestionControl, DupAck, SackBlock, Send, Seq, Window,
+};
 use super::scoreboard::Scoreboard;
 
 /// SACK's parameters.

@@ -97,12 +97,16 @@ impl Scoreboard {
         let mut above = self.sacked_in(una, max);
         let mut cur = una;
         let tail = std::iter::once((max, max));
-        self.ranges.iter().copied().chain(tail).filter_map(move |(s, e)| {
-            let hole = (cur, s.max(cur), above);
-            above -= e.min(max).saturating_sub(s);
-            cur = cur.max(e);
-            (hole.0 < hole.1).then_some(hole)
-        })
+        self.ranges
+            .iter()
+            .copied()
+            .chain(tail)
+            .filter_map(move |(s, e)| {
+                let hole = (cur, s.max(cur), above);
+                above -= e.min(max).saturating_sub(s);
+                cur = cur.max(e);
+                (hole.0 < hole.1).then_some(hole)
+            })
     }
 
     /// RFC 6675 `SetPipe()`: segments from `una` to `max` not SACKed count once if not lost
@@ -200,14 +204,25 @@ mod tests {
         // una 0, sent 0..12; holes 0, 4..6; SACKed 1..4, 6..8; 8..12 in flight.
         sb.update(0, 12, &[b(1, 4), b(6, 8)]);
         assert!(sb.is_lost(0, 3), "5 SACKed above segment 0");
-        assert!(!sb.is_lost(4, 3) && !sb.is_lost(5, 3), "2 SACKed above 4 and 5");
+        assert!(
+            !sb.is_lost(4, 3) && !sb.is_lost(5, 3),
+            "2 SACKed above 4 and 5"
+        );
         // Not lost: 4, 5, 8..12 = 6; retransmitted 0 (rxt_end 1) adds 1.
         assert_eq!(sb.pipe(0, 12, 0, 3), 6);
         assert_eq!(sb.pipe(0, 12, 1, 3), 7);
         assert_eq!(sb.next_hole(0, 0, Some(3)), Some(0));
-        assert_eq!(sb.next_hole(0, 1, Some(3)), None, "4 and 5 are not lost yet");
+        assert_eq!(
+            sb.next_hole(0, 1, Some(3)),
+            None,
+            "4 and 5 are not lost yet"
+        );
         assert_eq!(sb.next_hole(0, 1, None), Some(4), "rule 3");
-        assert_eq!(sb.next_hole(0, 6, None), None, "nothing un-SACKed below the highest SACK");
+        assert_eq!(
+            sb.next_hole(0, 6, None),
+            None,
+            "nothing un-SACKed below the highest SACK"
+        );
         assert_eq!(sb.highest_hole(0, 12), Some(11));
         sb.update(0, 12, &[b(8, 12)]);
         assert_eq!(sb.highest_hole(0, 12), Some(5));

@@ -128,9 +128,17 @@ fn newreno_recovers_three_losses_in_one_window_without_timeout() {
     let st = &p.snd.stats;
     assert_eq!(st.timeouts, 0);
     assert_eq!(st.fast_retransmits, 1, "one recovery for the whole window");
-    assert_eq!(st.retransmissions, 3, "each lost segment resent once, nothing else");
+    assert_eq!(
+        st.retransmissions, 3,
+        "each lost segment resent once, nothing else"
+    );
     // 3 lost at the 3rd duplicate; 7 and 11 on the partial ACKs 7 and 11.
-    let rexmits: Vec<u32> = p.sent.iter().copied().filter(|&s| s == 3 || s == 7 || s == 11).collect();
+    let rexmits: Vec<u32> = p
+        .sent
+        .iter()
+        .copied()
+        .filter(|&s| s == 3 || s == 7 || s == 11)
+        .collect();
     assert_eq!(rexmits, vec![3, 7, 11, 3, 7, 11]);
 }
 
@@ -140,7 +148,10 @@ fn sack_recovers_three_losses_in_one_window_without_timeout() {
     let st = &p.snd.stats;
     assert_eq!(st.timeouts, 0);
     assert_eq!(st.fast_retransmits, 1, "one recovery for the whole window");
-    assert_eq!(st.retransmissions, 3, "each lost segment resent once, nothing else");
+    assert_eq!(
+        st.retransmissions, 3,
+        "each lost segment resent once, nothing else"
+    );
 }
 
 #[test]
@@ -219,7 +230,10 @@ fn sack_scoreboard_after_reordered_and_duplicate_acks() {
         panic!("sack")
     };
     assert_eq!(s.scoreboard().ranges(), &[(5, 6), (9, 10)]);
-    assert!(!s.in_recovery(), "two counted duplicates, 2 segments SACKed above 4");
+    assert!(
+        !s.in_recovery(),
+        "two counted duplicates, 2 segments SACKed above 4"
+    );
     p.snd.on_ack_sack(4, &[b(5, 7), b(9, 10)], 0); // DupAcks 3 (and IsLost(4))
     let AnyCongestion::Sack(s) = &p.snd.cc else {
         panic!("sack")
@@ -243,7 +257,11 @@ fn sack_is_lost_starts_recovery_before_three_duplicates() {
     p.snd.on_ack_sack(4, &[], 0);
     p.snd.on_ack_sack(4, &[b(5, 8)], 0); // one duplicate, 3 segments SACKed above 4
     assert_eq!(p.snd.stats.fast_retransmits, 0);
-    assert_eq!(p.snd.next_segment(0), Some(4), "RFC 6675 section 5 step 2: IsLost(HighACK + 1)");
+    assert_eq!(
+        p.snd.next_segment(0),
+        Some(4),
+        "RFC 6675 section 5 step 2: IsLost(HighACK + 1)"
+    );
     assert_eq!(p.snd.stats.fast_retransmits, 1);
 }
 
@@ -319,18 +337,32 @@ fn newreno_and_sack_on_lossy_ubr_conserve_cells_and_complete() {
         let sc = crate::scenario::load_toml(&lossy_ubr(cc, 4)).expect("scenario");
         let r = crate::run(&sc).expect("run keeps conservation");
         assert!(r.summary.conservation_ok, "{cc}");
-        assert!(r.summary.cells_dropped > 0, "{cc}: the buffer must overflow");
+        assert!(
+            r.summary.cells_dropped > 0,
+            "{cc}: the buffer must overflow"
+        );
         let fast: u64 = r.connections.iter().map(|c| c.fast_retransmits).sum();
         assert!(fast > 0, "{cc}: losses repaired by fast retransmit");
         let mut sim = crate::sim::Sim::new(&sc);
         sim.run();
-        let sent: u32 = sim.net.conns.iter().map(|c| c.tcp_ref().expect("tcp").snd.snd_max).sum();
+        let sent: u32 = sim
+            .net
+            .conns
+            .iter()
+            .map(|c| c.tcp_ref().expect("tcp").snd.snd_max)
+            .sum();
         assert!(sent > 1000, "{cc}: {sent} segments");
         for conn in &sim.net.conns {
             let t = conn.tcp_ref().expect("tcp");
             assert!(t.snd.snd_max > 0, "{cc}: data sent");
-            assert_eq!(t.snd.snd_una, t.snd.snd_max, "{cc}: every segment acknowledged");
-            assert_eq!(t.rcv.rcv_nxt, t.snd.snd_max, "{cc}: every segment delivered");
+            assert_eq!(
+                t.snd.snd_una, t.snd.snd_max,
+                "{cc}: every segment acknowledged"
+            );
+            assert_eq!(
+                t.rcv.rcv_nxt, t.snd.snd_max,
+                "{cc}: every segment delivered"
+            );
             if let Some(ring) = &t.rcv.sack {
                 assert_eq!(ring.overwritten, 0, "{cc}: no ACK record overwritten");
             }
@@ -341,18 +373,46 @@ fn newreno_and_sack_on_lossy_ubr_conserve_cells_and_complete() {
 #[test]
 fn congestion_parameters_of_other_algorithms_are_refused_naming_the_key() {
     let cases = [
-        ("congestion = \"tahoe\", dupthresh = 2", "tcp.dupthresh", "tahoe"),
-        ("congestion = \"newreno\", sack_blocks = 3", "tcp.sack_blocks", "newreno"),
-        ("congestion = \"sack\", sack_blocks = 5", "tcp.sack_blocks", "1 to 4"),
-        ("congestion = \"sack\", keep_out_of_order = false", "tcp.keep_out_of_order", "sack"),
-        ("congestion = \"reno\", dupthresh = 0", "tcp.dupthresh", "at least 1"),
+        (
+            "congestion = \"tahoe\", dupthresh = 2",
+            "tcp.dupthresh",
+            "tahoe",
+        ),
+        (
+            "congestion = \"newreno\", sack_blocks = 3",
+            "tcp.sack_blocks",
+            "newreno",
+        ),
+        (
+            "congestion = \"sack\", sack_blocks = 5",
+            "tcp.sack_blocks",
+            "1 to 4",
+        ),
+        (
+            "congestion = \"sack\", keep_out_of_order = false",
+            "tcp.keep_out_of_order",
+            "sack",
+        ),
+        (
+            "congestion = \"reno\", dupthresh = 0",
+            "tcp.dupthresh",
+            "at least 1",
+        ),
     ];
     for (tcp, key, word) in cases {
-        let text = lossy_ubr("tahoe", 1).replace("tcp = { congestion = \"tahoe\" }", &format!("tcp = {{ {tcp} }}"));
-        let e = crate::scenario::load_toml(&text).expect_err(tcp).to_string();
+        let text = lossy_ubr("tahoe", 1).replace(
+            "tcp = { congestion = \"tahoe\" }",
+            &format!("tcp = {{ {tcp} }}"),
+        );
+        let e = crate::scenario::load_toml(&text)
+            .expect_err(tcp)
+            .to_string();
         assert!(e.contains(key) && e.contains(word), "{tcp}: {e}");
     }
-    let ok = lossy_ubr("tahoe", 1).replace("congestion = \"tahoe\"", "congestion = \"sack\", sack_blocks = 4, dupthresh = 2");
+    let ok = lossy_ubr("tahoe", 1).replace(
+        "congestion = \"tahoe\"",
+        "congestion = \"sack\", sack_blocks = 4, dupthresh = 2",
+    );
     let sc = crate::scenario::load_toml(&ok).expect("sack with its parameters");
     let cfg = &sc.connections[0].tcp().congestion;
     assert_eq!(cfg.name(), "sack");
