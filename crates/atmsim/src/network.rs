@@ -592,7 +592,8 @@ impl TcpConn {
             dirs,
             writes: 0,
             snd: TcpSender::new(tcp),
-            rcv: TcpReceiver::with_options(wseg + 1, tcp.delayed_ack, tcp.keep_out_of_order),
+            rcv: TcpReceiver::with_options(wseg + 1, tcp.delayed_ack, tcp.keep_out_of_order)
+                .with_sack(tcp.congestion.sack_blocks(), wseg + 1),
             mss: tcp.mss,
             timer_gen: 0,
             timer_at: None,

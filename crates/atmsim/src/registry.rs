@@ -185,7 +185,10 @@ pub fn extension_points() -> Vec<ExtensionPoint> {
         ExtensionPoint {
             title: "TCP congestion control",
             key: "tcp.congestion = ...",
-            entries: crate::scenario::schema::CONGESTION.to_vec(),
+            entries: crate::tcp::CongestionConfig::NAMES
+                .iter()
+                .map(|&(name, doc)| Registered { name, doc })
+                .collect(),
         },
         ExtensionPoint {
             title: "traffic sources",

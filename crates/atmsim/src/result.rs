@@ -262,7 +262,7 @@ impl RunResult {
                         r.timeouts = t.snd.stats.timeouts;
                         r.fast_retransmits = t.snd.stats.fast_retransmits;
                         r.dup_acks = t.snd.stats.dup_acks;
-                        r.final_cwnd_bytes = t.snd.cwnd;
+                        r.final_cwnd_bytes = t.snd.cwnd();
                         r.srtt_s = t.snd.srtt_secs().unwrap_or(f64::NAN);
                         let tp = c.tcp();
                         let cells = aal5::cells_for_segment(tp.mss, c.llc_snap);

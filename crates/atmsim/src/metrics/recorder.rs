@@ -134,7 +134,7 @@ impl Recorder {
         for (c, conn) in net.conns.iter().enumerate() {
             match (conn.tcp_ref(), conn.cells()) {
                 (Some(t), _) => {
-                    self.ts.cwnd_bytes[c].push(t.snd.cwnd);
+                    self.ts.cwnd_bytes[c].push(t.snd.cwnd());
                     self.ts.cells_received[c].push(net.flow(FlowId::forward(c)).cells_delivered);
                     self.ts.delivered_bytes[c].push(t.delivered_bytes);
                 }

@@ -416,12 +416,6 @@ pub const TCP_TRAFFIC: Registered = Registered {
     doc: "TCP over UBR or ABR: bulk transfer, or application = periodic (seed 002)",
 };
 
-/// TCP congestion control variants (`tcp.congestion`).
-pub const CONGESTION: &[Registered] = &[
-    Registered { name: "tahoe", doc: "slow start, congestion avoidance, timeouts; no fast retransmit (the seeds' TCP)" },
-    Registered { name: "reno", doc: "Tahoe plus fast retransmit and fast recovery (4.3BSD-Reno)" },
-];
-
 #[cfg(test)]
 mod registry_tests {
     use super::*;
@@ -434,11 +428,12 @@ mod registry_tests {
         }
         let e = serde_json::from_str::<ServiceSpec>("\"x\"").unwrap_err().to_string();
         assert_eq!(e.matches('`').count() / 2 - 1, SERVICES.len(), "{e}");
-        for r in CONGESTION {
-            serde_json::from_str::<CongestionSpec>(&format!("{:?}", r.name)).unwrap();
+        let names = crate::tcp::CongestionConfig::NAMES;
+        for (n, _) in names {
+            serde_json::from_str::<CongestionSpec>(&format!("{n:?}")).unwrap();
         }
         let e = serde_json::from_str::<CongestionSpec>("\"x\"").unwrap_err().to_string();
-        assert_eq!(e.matches('`').count() / 2 - 1, CONGESTION.len(), "{e}");
+        assert_eq!(e.matches('`').count() / 2 - 1, names.len(), "{e}");
         let e = serde_json::from_str::<TrafficSpec>(r#"{"kind":"x"}"#)
             .unwrap_err()
             .to_string();

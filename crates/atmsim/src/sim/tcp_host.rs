@@ -29,7 +29,10 @@ impl Sim<'_> {
             if !f.is_reverse() {
                 self.on_segment(now, c, tag);
             } else {
-                self.net.conns[c].tcp().snd.on_ack(tag, now);
+                let t = self.net.conns[c].tcp();
+                if let Some((ack, blocks)) = t.rcv.read_ack(tag) {
+                    t.snd.on_ack_sack(ack, blocks, now);
+                }
                 self.pump(now, c);
             }
         }
@@ -74,8 +77,11 @@ impl Sim<'_> {
         }
     }
 
+    /// The ACK frame's tag is the cumulative ACK, or with SACK the receiver's record of the
+    /// ACK and its blocks (`tcp::receiver::AckRing`).
     pub(super) fn send_ack(&mut self, now: Time, c: usize, ack: u32) {
-        self.emit_frame(now, FlowId::reverse(c), ack);
+        let tag = self.net.conns[c].tcp().rcv.ack_tag(ack);
+        self.emit_frame(now, FlowId::reverse(c), tag);
     }
 
     /// Segments a frame into cells and offers them to the flow's first port; over ABR,

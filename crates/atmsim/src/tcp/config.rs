@@ -19,6 +19,13 @@ pub enum CongestionSpec {
     Tahoe,
     /// Tahoe plus fast retransmit and fast recovery (4.3BSD-Reno).
     Reno,
+    /// Reno that stays in fast recovery over partial ACKs (RFC 6582).
+    #[serde(rename = "newreno")]
+    NewReno,
+    /// SACK receiver (RFC 2018) and conservative SACK loss recovery (RFC 6675).
+    Sack,
+    /// No congestion control: limited by the receiver's window only.
+    None,
 }
 
 /// TCP parameters (spec section 6.1). Every field is optional; see the defaults.
@@ -34,9 +41,15 @@ pub struct TcpSpec {
     /// Window scaling (RFC 1323). Windows above 65535 B need it (default true).
     #[serde(default)]
     pub window_scaling: Option<bool>,
-    /// `tahoe` (default) or `reno`.
+    /// `tahoe` (default), `reno`, `newreno`, `sack` or `none`.
     #[serde(default)]
     pub congestion: Option<CongestionSpec>,
+    /// Duplicate ACKs that trigger a fast retransmit (reno, newreno, sack; default 3).
+    #[serde(default)]
+    pub dupthresh: Option<u32>,
+    /// Most SACK blocks per ACK, 1-4 (sack only; default 3).
+    #[serde(default)]
+    pub sack_blocks: Option<u32>,
     /// Timer tick, e.g. `"100 ms"` (default, as in the seeds) or `"500 ms"`, or `"exact"`.
     #[serde(default)]
     pub timer_granularity: Option<Granularity>,
@@ -101,8 +114,8 @@ pub struct TcpParams {
     pub mss: u32,
     /// Max window, bytes.
     pub window: u64,
-    /// Reno if true, else Tahoe (no fast retransmit).
-    pub reno: bool,
+    /// Congestion control with its parameters.
+    pub congestion: super::CongestionConfig,
     /// Tick length, or None for exact timers.
     pub tick: Option<Time>,
     /// Initial RTO.
@@ -154,7 +167,7 @@ impl Default for TcpParams {
         TcpParams {
             mss: 512,
             window: 65536,
-            reno: false,
+            congestion: super::CongestionConfig::Tahoe(super::tahoe::TahoeConfig),
             tick: Some(100 * PS_PER_MS),
             rto_initial: 3 * PS_PER_S,
             rto_min: 200 * PS_PER_MS,
@@ -185,8 +198,7 @@ pub fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Co
     };
     let def = TcpParams::default();
     let (mss, window) = segment_and_window(&pick, &def)?;
-    let reno = pick.get("congestion", |t| &t.congestion).0.unwrap_or(CongestionSpec::Tahoe)
-        == CongestionSpec::Reno;
+    let congestion = resolve_congestion(&pick)?;
     let tick = match pick.get("timer_granularity", |t| &t.timer_granularity).0 {
         None => def.tick,
         Some(Granularity::Tick(t)) => Some(t),
@@ -209,7 +221,7 @@ pub fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Co
     Ok(TcpParams {
         mss,
         window,
-        reno,
+        congestion,
         tick,
         rto_initial,
         rto_min,
@@ -280,6 +292,46 @@ fn rto_bounds(
         return err(ri_p, "must be above 0 s");
     }
     Ok((rto_initial, rto_min, rto_max))
+}
+
+/// The congestion control and its parameters (`tcp.congestion`, `tcp.dupthresh`,
+/// `tcp.sack_blocks`). A parameter of another algorithm is refused, naming the key.
+fn resolve_congestion(pick: &Pick<TcpSpec>) -> Result<super::CongestionConfig, ConfigError> {
+    use super::{congestion::NoControlConfig, newreno::NewRenoConfig, reno::RenoConfig};
+    use super::{sack::SackConfig, tahoe::TahoeConfig, CongestionConfig as C};
+    let (cg, cg_p) = pick.get("congestion", |t| &t.congestion);
+    let (dupthresh, dt_p) = pick.get("dupthresh", |t| &t.dupthresh);
+    let (blocks, sb_p) = pick.get("sack_blocks", |t| &t.sack_blocks);
+    let (keep, koo_p) = pick.get("keep_out_of_order", |t| &t.keep_out_of_order);
+    let mut out = match cg.unwrap_or(CongestionSpec::Tahoe) {
+        CongestionSpec::Tahoe => C::Tahoe(TahoeConfig),
+        CongestionSpec::Reno => C::Reno(RenoConfig::default()),
+        CongestionSpec::NewReno => C::NewReno(NewRenoConfig::default()),
+        CongestionSpec::Sack => C::Sack(SackConfig::default()),
+        CongestionSpec::None => C::NoControl(NoControlConfig),
+    };
+    if let Some(d) = dupthresh {
+        if d == 0 {
+            return err(dt_p, "0 is not allowed; dupthresh must be at least 1");
+        }
+        match &mut out {
+            C::Reno(c) => c.dupthresh = d,
+            C::NewReno(c) => c.dupthresh = d,
+            C::Sack(c) => c.dupthresh = d,
+            other => return err(dt_p, format!("is not a parameter of congestion = \"{}\"; dupthresh applies to \"reno\", \"newreno\" and \"sack\"", other.name())),
+        }
+    }
+    if let Some(b) = blocks {
+        match &mut out {
+            C::Sack(c) if (1..=4).contains(&b) => c.blocks = b as usize,
+            C::Sack(_) => return err(sb_p, format!("{b} is not allowed; sack_blocks must be 1 to 4 (RFC 2018: at most 4 fit the TCP options)")),
+            other => return err(sb_p, format!("is not a parameter of congestion = \"{}\"; sack_blocks applies to \"sack\" only", other.name())),
+        }
+    }
+    if matches!(out, C::Sack(_)) && keep == Some(false) {
+        return err(koo_p, format!("false does not go with congestion = \"sack\" (set at {cg_p}): a receiver that discards out-of-order segments has no blocks to report"));
+    }
+    Ok(out)
 }
 
 /// Resolves the application above a TCP sender.

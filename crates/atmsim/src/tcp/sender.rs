@@ -4,17 +4,19 @@
 //! cwnd and ssthresh are in bytes, as in BSD. The send window is `min(cwnd, window)`, and a
 //! segment goes only when it fits whole (sender silly-window avoidance).
 //!
-//! * Slow start while cwnd <= ssthresh: +MSS per new ACK; congestion avoidance above it:
-//!   +MSS*MSS/cwnd (integer, 4.4BSD-Lite `tcp_input`).
-//! * Timeout: ssthresh = max(min(cwnd, window)/2, 2 MSS), cwnd = 1 MSS, go back to the
-//!   first unacknowledged segment, back off the RTO, stop timing (Karn).
+//! The sender keeps sequence numbers, the retransmit timer, RTT timing and the application;
+//! what cwnd does and what goes next is its [`AnyCongestion`] (`congestion.rs`: Tahoe, Reno,
+//! NewReno, SACK). Common to all:
+//!
+//! * Timeout: the algorithm's `on_timeout` (by default ssthresh = max(min(cwnd, window)/2,
+//!   2 MSS), cwnd = 1 MSS), then go back to the first unacknowledged segment, back off the
+//!   RTO, stop timing (Karn).
 //! * RTT: one segment timed at a time, only new data (never a retransmission; Karn).
 //! * Timers: in tick mode the retransmit timer counts ticks (it fires on a tick edge, so
 //!   a timeout of n ticks takes between n-1 and n tick periods, as in BSD); in exact mode
 //!   it is a deadline.
-//! * Reno (option): fast retransmit on the third duplicate ACK, then fast recovery
-//!   (cwnd = ssthresh + 3 MSS, +MSS per further duplicate, deflate on the next new ACK).
 
+use super::congestion::{AckTimer, AnyCongestion, DupAck, SackBlock, Send, Seq, Window};
 use super::rto::RtoEstimator;
 use super::config::TcpParams;
 use atmsim_kernel::{time, Time};
@@ -44,9 +46,6 @@ enum Timer {
 /// A TCP sender.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
-    mss: u64,
-    window: u64,
-    reno: bool,
     tick: Option<Time>,
     /// Oldest unacknowledged segment.
     pub snd_una: u32,
@@ -54,12 +53,10 @@ pub struct TcpSender {
     pub snd_nxt: u32,
     /// One past the highest segment sent.
     pub snd_max: u32,
-    /// Congestion window, bytes.
-    pub cwnd: u64,
-    /// Slow-start threshold, bytes.
-    pub ssthresh: u64,
-    dupacks: u32,
-    fast_rexmit: Option<u32>,
+    /// Congestion window and slow-start threshold.
+    pub win: Window,
+    /// The congestion-control algorithm.
+    pub cc: AnyCongestion,
     timer: Timer,
     rto: RtoEstimator,
     /// Timing: (segment, t_rtt ticks or start time in ps).
@@ -70,8 +67,6 @@ pub struct TcpSender {
     /// Counters.
     pub stats: TcpStats,
 }
-
-const CWND_MAX: u64 = 1 << 30;
 
 impl TcpSender {
     /// A sender with the resolved parameters.
@@ -94,18 +89,16 @@ impl TcpSender {
                 shift: 0,
             },
         };
+        let mut win = Window::new(p.mss as u64, p.window, p.initial_ssthresh);
+        let mut cc = AnyCongestion::new(&p.congestion);
+        cc.init(&mut win);
         TcpSender {
-            mss: p.mss as u64,
-            window: p.window,
-            reno: p.reno,
             tick: p.tick,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
-            cwnd: p.mss as u64,
-            ssthresh: p.initial_ssthresh,
-            dupacks: 0,
-            fast_rexmit: None,
+            win,
+            cc,
             timer: Timer::Off,
             rto,
             timing: None,
@@ -136,35 +129,40 @@ impl TcpSender {
         self.app_limit.map(|l| l.saturating_sub(self.snd_max))
     }
 
+    /// Congestion window, bytes.
+    pub fn cwnd(&self) -> u64 {
+        self.win.cwnd
+    }
+
+    /// The sequence state as the congestion control sees it.
+    #[inline]
+    fn seq(&self) -> Seq {
+        Seq {
+            una: self.snd_una,
+            nxt: self.snd_nxt,
+            max: self.snd_max,
+            new_ok: !self.closed && self.app_limit.map_or(true, |l| self.snd_max < l),
+        }
+    }
+
     /// The next segment to transmit now, if the window allows one.
     pub fn next_segment(&mut self, now: Time) -> Option<u32> {
-        if let Some(onxt) = self.fast_rexmit.take() {
-            // Fast retransmit: resend the first unacknowledged segment, then inflate.
-            let seg = self.snd_una;
-            self.snd_nxt = self.snd_una + 1;
-            self.cwnd = self.ssthresh + 3 * self.mss;
-            if onxt > self.snd_nxt {
-                self.snd_nxt = onxt;
-            }
-            self.stats.segments_sent += 1;
-            self.stats.retransmissions += 1;
-            self.stats.fast_retransmits += 1;
-            self.arm_if_idle(now);
-            return Some(seg);
+        let seq = self.seq();
+        match self.cc.next_send(&mut self.win, seq) {
+            Send::Hold => None,
+            Send::Retransmit { seg, fast } => Some(self.retransmit(seg, fast, now)),
+            Send::New { at } => self.send_from(at, seq, now),
         }
-        if self.closed && self.snd_nxt >= self.snd_max {
+    }
+
+    /// Sends segment `at` (new data, or go-back-N after a timeout) and moves snd_nxt past it.
+    #[inline]
+    fn send_from(&mut self, at: u32, seq: Seq, now: Time) -> Option<u32> {
+        if !seq.has_data(at) {
             return None;
         }
-        if self.app_limit.is_some_and(|l| self.snd_nxt >= l) {
-            return None; // the application has written nothing more
-        }
-        let win = self.cwnd.min(self.window);
-        let outstanding = (self.snd_nxt - self.snd_una) as u64;
-        if (outstanding + 1) * self.mss > win {
-            return None;
-        }
-        let seg = self.snd_nxt;
-        self.snd_nxt += 1;
+        let seg = at;
+        self.snd_nxt = at + 1;
         self.stats.segments_sent += 1;
         if self.snd_nxt > self.snd_max {
             self.snd_max = self.snd_nxt;
@@ -177,6 +175,22 @@ impl TcpSender {
         }
         self.arm_if_idle(now);
         Some(seg)
+    }
+
+    /// Resends `seg` out of order; snd_nxt moves past it if it was below (4.4BSD fast
+    /// retransmit: snd_nxt = max(onxt, seg + 1)).
+    fn retransmit(&mut self, seg: u32, fast: bool, now: Time) -> u32 {
+        self.snd_nxt = self.snd_nxt.max(seg + 1);
+        self.stats.segments_sent += 1;
+        self.stats.retransmissions += 1;
+        if fast {
+            self.stats.fast_retransmits += 1;
+        }
+        if self.timing.is_some_and(|(t, _)| t == seg) {
+            self.timing = None; // Karn: never time a retransmitted segment
+        }
+        self.arm_if_idle(now);
+        seg
     }
 
     fn arm_if_idle(&mut self, now: Time) {
@@ -193,23 +207,30 @@ impl TcpSender {
         };
     }
 
-    /// An ACK arrived acknowledging all segments below `ack`.
+    /// An ACK arrived acknowledging all segments below `ack` (no SACK option).
     pub fn on_ack(&mut self, ack: u32, now: Time) {
+        self.on_ack_sack(ack, &[], now);
+    }
+
+    /// An ACK arrived acknowledging all segments below `ack`, with the SACK blocks it carries.
+    pub fn on_ack_sack(&mut self, ack: u32, blocks: &[SackBlock], now: Time) {
         if ack > self.snd_max {
             return; // acknowledges data never sent: ignore
         }
+        let seq = self.seq();
+        self.cc.on_sack(seq, ack, blocks);
         if ack <= self.snd_una {
             if ack == self.snd_una && self.snd_max > self.snd_una {
                 self.stats.dup_acks += 1;
-                self.on_dup_ack(now);
+                let running = !matches!(self.timer, Timer::Off);
+                if self.cc.on_dup_ack(&mut self.win, seq, running) == DupAck::FastRetransmit {
+                    self.timer = Timer::Off;
+                    self.timing = None;
+                }
             }
             return;
         }
         // New data acknowledged.
-        if self.reno && self.dupacks >= 3 && self.cwnd > self.ssthresh {
-            self.cwnd = self.ssthresh; // leave fast recovery
-        }
-        self.dupacks = 0;
         if let Some((seg, start)) = self.timing {
             if ack > seg {
                 let m = match self.tick {
@@ -220,43 +241,15 @@ impl TcpSender {
                 self.timing = None;
             }
         }
+        let timer = self.cc.on_new_ack(&mut self.win, seq, ack);
         if ack == self.snd_max {
             self.timer = Timer::Off;
-        } else {
+        } else if timer == AckTimer::Restart {
             self.restart_timer(now);
         }
-        let incr = if self.cwnd > self.ssthresh {
-            (self.mss * self.mss / self.cwnd).max(1)
-        } else {
-            self.mss
-        };
-        // cwnd opens up to the maximum window and no further (it could never be used).
-        self.cwnd = (self.cwnd + incr)
-            .min(self.window.max(self.cwnd))
-            .min(CWND_MAX);
         self.snd_una = ack;
         if self.snd_nxt < self.snd_una {
             self.snd_nxt = self.snd_una;
-        }
-    }
-
-    fn on_dup_ack(&mut self, _now: Time) {
-        if !self.reno {
-            return;
-        }
-        if matches!(self.timer, Timer::Off) {
-            self.dupacks = 0;
-            return;
-        }
-        self.dupacks += 1;
-        if self.dupacks == 3 {
-            let win = (self.window.min(self.cwnd) / 2 / self.mss).max(2);
-            self.ssthresh = win * self.mss;
-            self.timer = Timer::Off;
-            self.timing = None;
-            self.fast_rexmit = Some(self.snd_nxt);
-        } else if self.dupacks > 3 {
-            self.cwnd = (self.cwnd + self.mss).min(CWND_MAX);
         }
     }
 
@@ -300,13 +293,10 @@ impl TcpSender {
     fn timeout(&mut self) {
         self.stats.timeouts += 1;
         self.rto.back_off();
-        let win = (self.window.min(self.cwnd) / 2 / self.mss).max(2);
-        self.ssthresh = win * self.mss;
-        self.cwnd = self.mss;
+        let seq = self.seq();
+        self.cc.on_timeout(&mut self.win, seq);
         self.snd_nxt = self.snd_una;
         self.timing = None;
-        self.dupacks = 0;
-        self.fast_rexmit = None;
     }
 
     /// Segments in flight (sent, not acknowledged).
@@ -336,13 +326,19 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::congestion::CongestionConfig;
+    use crate::tcp::tahoe::TahoeConfig;
     use atmsim_kernel::PS_PER_MS;
 
     fn params(reno: bool) -> TcpParams {
         TcpParams {
             mss: 512,
             window: 65536,
-            reno,
+            congestion: if reno {
+                CongestionConfig::Reno(Default::default())
+            } else {
+                CongestionConfig::Tahoe(TahoeConfig)
+            },
             tick: Some(100 * PS_PER_MS),
             rto_initial: 3_000 * PS_PER_MS,
             rto_min: 200 * PS_PER_MS,
@@ -373,7 +369,7 @@ mod tests {
         s.app_write(1);
         assert_eq!(drain(&mut s), vec![0]);
         s.on_ack(1, 0);
-        assert_eq!(s.cwnd, 1024);
+        assert_eq!(s.win.cwnd, 1024);
         assert_eq!(drain(&mut s), Vec::<u32>::new());
         s.app_write(5);
         assert_eq!(s.unsent(), Some(5));
@@ -394,7 +390,7 @@ mod tests {
         s.on_ack(2, 0);
         s.on_ack(3, 0);
         assert_eq!(drain(&mut s), vec![3, 4, 5, 6]);
-        assert_eq!(s.cwnd, 4 * 512);
+        assert_eq!(s.win.cwnd, 4 * 512);
     }
 
     #[test]
@@ -404,13 +400,13 @@ mod tests {
             while s.next_segment(0).is_some() {}
             s.on_ack(a, 0);
         }
-        assert_eq!(s.cwnd, 65536);
+        assert_eq!(s.win.cwnd, 65536);
     }
 
     #[test]
     fn window_caps_flight() {
         let mut s = TcpSender::new(&params(false));
-        s.cwnd = 1 << 20;
+        s.win.cwnd = 1 << 20;
         assert_eq!(drain(&mut s).len(), 128); // 65536 / 512
     }
 
@@ -419,24 +415,24 @@ mod tests {
         let mut p = params(false);
         p.initial_ssthresh = 4 * 512;
         let mut s = TcpSender::new(&p);
-        s.cwnd = 8 * 512;
+        s.win.cwnd = 8 * 512;
         drain(&mut s);
         for a in 1..=8 {
             s.on_ack(a, 0);
         }
         // 8 ACKs of +512*512/cwnd each: a bit less than one MSS in all.
         assert!(
-            s.cwnd > 8 * 512 + 400 && s.cwnd < 9 * 512,
+            s.win.cwnd > 8 * 512 + 400 && s.win.cwnd < 9 * 512,
             "cwnd {}",
-            s.cwnd
+            s.win.cwnd
         );
     }
 
     #[test]
     fn timeout_goes_back_n_and_halves() {
         let mut s = TcpSender::new(&params(false));
-        s.cwnd = 16 * 512;
-        s.ssthresh = 1 << 20;
+        s.win.cwnd = 16 * 512;
+        s.win.ssthresh = 1 << 20;
         assert_eq!(drain(&mut s).len(), 16);
         // Initial RTO is 3 s = 30 ticks; nothing fires before the 30th tick.
         for _ in 0..29 {
@@ -444,8 +440,8 @@ mod tests {
         }
         assert!(s.on_tick());
         assert_eq!(s.stats.timeouts, 1);
-        assert_eq!(s.cwnd, 512);
-        assert_eq!(s.ssthresh, 8 * 512);
+        assert_eq!(s.win.cwnd, 512);
+        assert_eq!(s.win.ssthresh, 8 * 512);
         assert_eq!(s.snd_nxt, 0);
         assert_eq!(drain(&mut s), vec![0]); // go-back-N, one segment
         assert_eq!(s.stats.retransmissions, 1);
@@ -491,7 +487,7 @@ mod tests {
     #[test]
     fn tahoe_ignores_duplicate_acks() {
         let mut s = TcpSender::new(&params(false));
-        s.cwnd = 8 * 512;
+        s.win.cwnd = 8 * 512;
         drain(&mut s);
         for _ in 0..5 {
             s.on_ack(0, 0);
@@ -504,8 +500,8 @@ mod tests {
     #[test]
     fn reno_fast_retransmit_and_recovery() {
         let mut s = TcpSender::new(&params(true));
-        s.cwnd = 8 * 512;
-        s.ssthresh = 1 << 20;
+        s.win.cwnd = 8 * 512;
+        s.win.ssthresh = 1 << 20;
         assert_eq!(drain(&mut s).len(), 8);
         s.on_ack(1, 0); // segment 1 lost; 2..7 arrive -> dup ACKs of 1
         assert_eq!(drain(&mut s), vec![8, 9]); // cwnd 9: flight 7 -> two more
@@ -514,13 +510,13 @@ mod tests {
         assert!(drain(&mut s).is_empty());
         s.on_ack(1, 0); // third duplicate
         assert_eq!(drain(&mut s), vec![1]); // fast retransmit
-        assert_eq!(s.ssthresh, 4 * 512); // flight min(cwnd 9, wnd)/2 = 4
-        assert_eq!(s.cwnd, 4 * 512 + 3 * 512);
+        assert_eq!(s.win.ssthresh, 4 * 512); // flight min(cwnd 9, wnd)/2 = 4
+        assert_eq!(s.win.cwnd, 4 * 512 + 3 * 512);
         assert_eq!(s.snd_nxt, 10);
         s.on_ack(1, 0); // 4th dup: inflate
-        assert_eq!(s.cwnd, 8 * 512);
+        assert_eq!(s.win.cwnd, 8 * 512);
         s.on_ack(10, 0); // new ACK: deflate to ssthresh, then the usual increment
-        assert_eq!(s.cwnd, 5 * 512); // cwnd == ssthresh still counts as slow start (BSD)
+        assert_eq!(s.win.cwnd, 5 * 512); // cwnd == ssthresh still counts as slow start (BSD)
         assert_eq!(s.stats.fast_retransmits, 1);
     }
 
@@ -539,7 +535,7 @@ mod tests {
     #[test]
     fn closed_sender_sends_only_retransmissions() {
         let mut s = TcpSender::new(&params(false));
-        s.cwnd = 4 * 512;
+        s.win.cwnd = 4 * 512;
         drain(&mut s);
         s.close();
         s.on_ack(4, 0);

@@ -1,0 +1,418 @@
+//! The congestion-control seam of the TCP sender (issue 13, item 4).
+//!
+//! The sender ([`super::TcpSender`]) owns sequence numbers, timers, RTT timing (Karn) and the
+//! application; a [`CongestionControl`] owns everything an algorithm decides: how cwnd and
+//! ssthresh move on ACKs and timeouts, when a duplicate ACK starts a fast retransmit, and which
+//! segment goes next (new data, or a retransmission chosen by the algorithm). Every hook has a
+//! default, which is the behaviour shared by all algorithms (4.4BSD slow start and congestion
+//! avoidance, the timeout collapse of spec section 6.1, a send gate of `min(cwnd, window)`).
+//!
+//! Sequence numbers count whole segments, as everywhere in this sender (see `tcp/mod.rs`).
+//!
+//! Adding an algorithm: one file with a type implementing [`CongestionControl`], and one line in
+//! the `congestion_registry!` call at the end of this file (which generates the
+//! [`CongestionConfig`] and [`AnyCongestion`] enums, the name list and the static dispatch).
+
+use super::newreno::{NewReno, NewRenoConfig};
+use super::reno::{Reno, RenoConfig};
+use super::sack::{Sack, SackConfig};
+use super::tahoe::{Tahoe, TahoeConfig};
+
+/// Largest cwnd, bytes (the largest scaled TCP window).
+pub const CWND_MAX: u64 = 1 << 30;
+
+/// Most SACK blocks an ACK carries: 4 fit the 40 option bytes without timestamps (RFC 2018,
+/// section 3).
+pub const MAX_SACK_BLOCKS: usize = 4;
+
+/// A SACK block: the receiver holds segments `start..end` (RFC 2018 section 3, in segments:
+/// left edge = first segment held, right edge = one past the last).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    /// First segment of the block.
+    pub start: u32,
+    /// One past the last segment of the block.
+    pub end: u32,
+}
+
+/// The congestion window and slow-start threshold (bytes), with the constants they are
+/// measured against. Owned by the sender, changed by the algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Congestion window, bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold, bytes.
+    pub ssthresh: u64,
+    /// Segment size, bytes.
+    pub mss: u64,
+    /// The receiver's (maximum) window, bytes.
+    pub max: u64,
+}
+
+impl Window {
+    /// cwnd = 1 MSS, ssthresh = `ssthresh` (spec section 6.1).
+    pub fn new(mss: u64, max: u64, ssthresh: u64) -> Self {
+        Window {
+            cwnd: mss,
+            ssthresh,
+            mss,
+            max,
+        }
+    }
+
+    /// The increase on an ACK of new data (spec section 6.1, 4.4BSD-Lite `tcp_input`): +1 MSS
+    /// in slow start (cwnd <= ssthresh), +MSS*MSS/cwnd (integer, at least 1) above it; cwnd
+    /// opens up to the window and no further.
+    #[inline]
+    pub fn open(&mut self) {
+        let incr = if self.cwnd > self.ssthresh {
+            (self.mss * self.mss / self.cwnd).max(1)
+        } else {
+            self.mss
+        };
+        self.cwnd = (self.cwnd + incr)
+            .min(self.max.max(self.cwnd))
+            .min(CWND_MAX);
+    }
+
+    /// ssthresh = max(min(cwnd, window)/2, 2 MSS), in whole segments (4.4BSD; for a
+    /// window-limited bulk sender this is RFC 5681's FlightSize/2).
+    #[inline]
+    pub fn halve(&mut self) {
+        let win = (self.max.min(self.cwnd) / 2 / self.mss).max(2);
+        self.ssthresh = win * self.mss;
+    }
+
+    /// A retransmission timeout: ssthresh halved ([`Window::halve`]), cwnd = 1 MSS.
+    #[inline]
+    pub fn collapse(&mut self) {
+        self.halve();
+        self.cwnd = self.mss;
+    }
+
+    /// cwnd += `segments` MSS (fast-recovery inflation).
+    #[inline]
+    pub fn inflate(&mut self, segments: u32) {
+        self.cwnd = (self.cwnd + segments as u64 * self.mss).min(CWND_MAX);
+    }
+
+    /// True if one more segment fits when `flight` segments are out: (flight + 1) MSS <=
+    /// min(cwnd, window) (sender silly-window avoidance: only whole segments go).
+    #[inline]
+    pub fn fits(&self, flight: u32) -> bool {
+        (flight as u64 + 1) * self.mss <= self.cwnd.min(self.max)
+    }
+
+    /// True if the receiver's window has room for segment `seg` when `una` is the oldest
+    /// unacknowledged one.
+    #[inline]
+    pub fn receiver_allows(&self, una: u32, seg: u32) -> bool {
+        (seg - una + 1) as u64 * self.mss <= self.max
+    }
+}
+
+/// The sender's sequence state, as the algorithm sees it (segments).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seq {
+    /// Oldest unacknowledged segment.
+    pub una: u32,
+    /// Next segment to send (below `max` after a go-back-N timeout).
+    pub nxt: u32,
+    /// One past the highest segment sent.
+    pub max: u32,
+    /// The application has a new segment (`max`) ready and the connection is not closed.
+    pub new_ok: bool,
+}
+
+impl Seq {
+    /// Segment `seg` may go as far as the application is concerned: it was sent before, or it
+    /// is new and written.
+    #[inline]
+    pub fn has_data(&self, seg: u32) -> bool {
+        seg < self.max || self.new_ok
+    }
+}
+
+/// What the retransmit timer does on an ACK of new data that leaves data outstanding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckTimer {
+    /// Restart it (RFC 6298 rule 5.3; every algorithm by default).
+    Restart,
+    /// Leave it running (NewReno's "Impatient" partial ACKs, RFC 6582 section 4).
+    Keep,
+}
+
+/// What the algorithm wants after a duplicate ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DupAck {
+    /// Only counted.
+    Counted,
+    /// Fast retransmit: the sender stops the retransmit timer and the RTT timing (Karn); the
+    /// retransmission itself comes from the next [`CongestionControl::next_send`].
+    FastRetransmit,
+}
+
+/// The next transmission the algorithm allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Send {
+    /// Nothing may go now.
+    Hold,
+    /// Send segment `at` (>= snd_nxt; above it only to skip segments the receiver holds) and
+    /// continue from there: new data, or go-back-N after a timeout.
+    New {
+        /// The segment.
+        at: u32,
+    },
+    /// Retransmit segment `seg` (below snd_nxt or at snd_una) out of order.
+    Retransmit {
+        /// The segment.
+        seg: u32,
+        /// Counts as a fast retransmit (the one that starts a recovery).
+        fast: bool,
+    },
+}
+
+/// A congestion-control algorithm. Every hook has the default shared by the algorithms here.
+pub trait CongestionControl {
+    /// The algorithm's resolved configuration (its defaults are its `impl Default`).
+    type Config: Clone + std::fmt::Debug + Default + PartialEq;
+
+    /// A new instance.
+    fn new(cfg: &Self::Config) -> Self;
+
+    /// SACK blocks the receiver must send for this algorithm (0: no SACK option).
+    fn receiver_sack_blocks(_cfg: &Self::Config) -> usize {
+        0
+    }
+
+    /// Once, when the sender is built.
+    fn init(&mut self, _w: &mut Window) {}
+
+    /// Every valid ACK (`ack <= snd_max`), before [`Self::on_new_ack`] or [`Self::on_dup_ack`],
+    /// with the SACK blocks it carries (empty without SACK).
+    #[inline]
+    fn on_sack(&mut self, _seq: Seq, _ack: u32, _blocks: &[SackBlock]) {}
+
+    /// An ACK of new data: `ack > seq.una` (`seq` is the state before the ACK).
+    #[inline]
+    fn on_new_ack(&mut self, w: &mut Window, _seq: Seq, _ack: u32) -> AckTimer {
+        w.open();
+        AckTimer::Restart
+    }
+
+    /// A duplicate ACK (`ack == snd_una`, data outstanding). `timer_running`: the retransmit
+    /// timer is armed.
+    #[inline]
+    fn on_dup_ack(&mut self, _w: &mut Window, _seq: Seq, _timer_running: bool) -> DupAck {
+        DupAck::Counted
+    }
+
+    /// The retransmit timer fired; the sender then goes back to snd_una (go-back-N).
+    #[inline]
+    fn on_timeout(&mut self, w: &mut Window, _seq: Seq) {
+        w.collapse();
+    }
+
+    /// What may go next.
+    #[inline]
+    fn next_send(&mut self, w: &mut Window, seq: Seq) -> Send {
+        standard_send(w, seq)
+    }
+}
+
+/// The send gate shared by the window-based algorithms: snd_nxt goes when the application
+/// has it and `snd_nxt - snd_una + 1` segments fit in min(cwnd, window).
+#[inline]
+pub fn standard_send(w: &Window, seq: Seq) -> Send {
+    if seq.has_data(seq.nxt) && w.fits(seq.nxt - seq.una) {
+        Send::New { at: seq.nxt }
+    } else {
+        Send::Hold
+    }
+}
+
+/// No congestion control (as smoltcp's `NoControl`): the sender is limited by the receiver's
+/// window only, and a timeout only goes back N.
+#[derive(Clone, Debug, Default)]
+pub struct NoControl;
+
+/// Configuration of [`NoControl`] (none).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NoControlConfig;
+
+impl CongestionControl for NoControl {
+    type Config = NoControlConfig;
+
+    fn new(_cfg: &NoControlConfig) -> Self {
+        NoControl
+    }
+
+    fn init(&mut self, w: &mut Window) {
+        w.cwnd = w.max;
+        w.ssthresh = w.max;
+    }
+
+    #[inline]
+    fn on_new_ack(&mut self, _w: &mut Window, _seq: Seq, _ack: u32) -> AckTimer {
+        AckTimer::Restart
+    }
+
+    #[inline]
+    fn on_timeout(&mut self, _w: &mut Window, _seq: Seq) {}
+}
+
+/// The registry: one line per algorithm, `Variant(Type, ConfigType) = "name": "one-line doc"`.
+/// Generates [`CongestionConfig`] (the resolved choice with its parameters), [`AnyCongestion`]
+/// (static dispatch, no `dyn` on the per-ACK path) and [`CongestionConfig::NAMES`].
+macro_rules! congestion_registry {
+    ($($variant:ident($ty:ty, $cfg:ty) = $name:literal : $doc:literal,)*) => {
+        /// The congestion control of a connection with its parameters (resolved).
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum CongestionConfig {
+            $(#[doc = $doc] $variant($cfg),)*
+        }
+
+        impl CongestionConfig {
+            /// Registered names with their one-line docs.
+            pub const NAMES: &'static [(&'static str, &'static str)] = &[$(($name, $doc),)*];
+
+            /// The registered name.
+            pub fn name(&self) -> &'static str {
+                match self { $(Self::$variant(_) => $name,)* }
+            }
+
+            /// SACK blocks the receiver sends (0: no SACK option).
+            pub fn sack_blocks(&self) -> usize {
+                match self { $(Self::$variant(c) => <$ty>::receiver_sack_blocks(c),)* }
+            }
+        }
+
+        /// One connection's algorithm, dispatched statically.
+        #[derive(Clone, Debug)]
+        pub enum AnyCongestion {
+            $(#[doc = $doc] $variant($ty),)*
+        }
+
+        impl AnyCongestion {
+            /// The algorithm `cfg` selects.
+            pub fn new(cfg: &CongestionConfig) -> Self {
+                match cfg { $(CongestionConfig::$variant(c) => Self::$variant(<$ty>::new(c)),)* }
+            }
+
+            /// The registered name.
+            pub fn name(&self) -> &'static str {
+                match self { $(Self::$variant(_) => $name,)* }
+            }
+
+            /// See [`CongestionControl::init`].
+            pub fn init(&mut self, w: &mut Window) {
+                match self { $(Self::$variant(c) => c.init(w),)* }
+            }
+
+            /// See [`CongestionControl::on_sack`].
+            #[inline]
+            pub fn on_sack(&mut self, seq: Seq, ack: u32, blocks: &[SackBlock]) {
+                match self { $(Self::$variant(c) => c.on_sack(seq, ack, blocks),)* }
+            }
+
+            /// See [`CongestionControl::on_new_ack`].
+            #[inline]
+            pub fn on_new_ack(&mut self, w: &mut Window, seq: Seq, ack: u32) -> AckTimer {
+                match self { $(Self::$variant(c) => c.on_new_ack(w, seq, ack),)* }
+            }
+
+            /// See [`CongestionControl::on_dup_ack`].
+            #[inline]
+            pub fn on_dup_ack(&mut self, w: &mut Window, seq: Seq, timer_running: bool) -> DupAck {
+                match self { $(Self::$variant(c) => c.on_dup_ack(w, seq, timer_running),)* }
+            }
+
+            /// See [`CongestionControl::on_timeout`].
+            #[inline]
+            pub fn on_timeout(&mut self, w: &mut Window, seq: Seq) {
+                match self { $(Self::$variant(c) => c.on_timeout(w, seq),)* }
+            }
+
+            /// See [`CongestionControl::next_send`].
+            #[inline]
+            pub fn next_send(&mut self, w: &mut Window, seq: Seq) -> Send {
+                match self { $(Self::$variant(c) => c.next_send(w, seq),)* }
+            }
+        }
+    };
+}
+
+congestion_registry! {
+    NoControl(NoControl, NoControlConfig) = "none": "no congestion control: limited by the receiver's window only",
+    Tahoe(Tahoe, TahoeConfig) = "tahoe": "slow start, congestion avoidance, timeouts; no fast retransmit (seed 001's vanilla TCP)",
+    Reno(Reno, RenoConfig) = "reno": "tahoe plus fast retransmit and fast recovery (4.3BSD-Reno, RFC 5681)",
+    NewReno(NewReno, NewRenoConfig) = "newreno": "reno that stays in fast recovery over partial ACKs (RFC 6582)",
+    Sack(Sack, SackConfig) = "sack": "SACK receiver (RFC 2018) and conservative SACK loss recovery (RFC 6675)",
+}
+
+impl Default for CongestionConfig {
+    /// Tahoe, seed 001's "TCP Fast Retransmit and Recovery disabled".
+    fn default() -> Self {
+        CongestionConfig::Tahoe(TahoeConfig)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_names_are_unique_and_round_trip() {
+        let cfgs = [
+            CongestionConfig::NoControl(NoControlConfig),
+            CongestionConfig::Tahoe(TahoeConfig),
+            CongestionConfig::Reno(RenoConfig::default()),
+            CongestionConfig::NewReno(NewRenoConfig::default()),
+            CongestionConfig::Sack(SackConfig::default()),
+        ];
+        assert_eq!(cfgs.len(), CongestionConfig::NAMES.len());
+        for (cfg, (name, doc)) in cfgs.iter().zip(CongestionConfig::NAMES) {
+            assert_eq!(cfg.name(), *name);
+            assert_eq!(AnyCongestion::new(cfg).name(), *name);
+            assert!(!doc.is_empty());
+        }
+        assert_eq!(cfgs.iter().filter(|c| c.sack_blocks() > 0).count(), 1);
+    }
+
+    #[test]
+    fn no_control_opens_the_whole_window_and_keeps_it() {
+        let mut w = Window::new(512, 8 * 512, 8 * 512);
+        let mut c = AnyCongestion::new(&CongestionConfig::NoControl(NoControlConfig));
+        c.init(&mut w);
+        let seq = Seq {
+            una: 0,
+            nxt: 0,
+            max: 0,
+            new_ok: true,
+        };
+        assert_eq!(c.next_send(&mut w, seq), Send::New { at: 0 });
+        let full = Seq {
+            una: 0,
+            nxt: 8,
+            max: 8,
+            new_ok: true,
+        };
+        assert_eq!(c.next_send(&mut w, full), Send::Hold);
+        c.on_timeout(&mut w, full);
+        assert_eq!(w.cwnd, 8 * 512);
+    }
+
+    #[test]
+    fn window_halving_and_growth() {
+        let mut w = Window::new(512, 65536, 4 * 512);
+        w.open();
+        assert_eq!(w.cwnd, 1024);
+        w.cwnd = 9 * 512;
+        w.halve();
+        assert_eq!(w.ssthresh, 4 * 512);
+        w.cwnd = 512;
+        w.halve();
+        assert_eq!(w.ssthresh, 2 * 512, "at least two segments");
+        assert!(w.fits(0) && !w.fits(1));
+    }
+}
