@@ -27,13 +27,14 @@ from __future__ import annotations
 from ._core import InvariantError, ScenarioError
 from ._core import version as _engine_version
 from .result import RunResult
-from .scenario import load_scenario, max_min, run, to_toml, validate
+from .scenario import InternalError, load_scenario, max_min, run, to_toml, validate
 from .store import StoreError, SweepResults, load_sweep
 from .sweeps import SweepError, SweepSpec, load_sweep_file, sweep
 
 __version__ = _engine_version()
 
 __all__ = [
+    "InternalError",
     "InvariantError",
     "RunResult",
     "ScenarioError",

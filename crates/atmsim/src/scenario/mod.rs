@@ -1,6 +1,7 @@
 //! Scenario files: schema ([`schema`]), quantities with units ([`units`]), parsing,
 //! and validation into a resolved [`Scenario`] ([`resolve`]).
 
+pub mod budget;
 pub mod error;
 pub mod resolve;
 pub mod resolve_abr;
