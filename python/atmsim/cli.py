@@ -510,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         if isinstance(e, BrokenPipeError) or e.errno == errno.EPIPE:
             return 0
-        _say(f"atmsim: error: cannot write the output: {_os_message(e)}")
+        _say(f"atmsim: error: cannot write the output (stdout): {_os_message(e)}")
         return 1
 
 
@@ -540,8 +540,8 @@ def _dispatch(a) -> int:
         except (BrokenPipeError, KeyboardInterrupt):
             raise
         except OSError as e:
-            if e.errno == errno.EPIPE or getattr(e, "filename", None) is None and _stdout_broken():
-                raise
+            if e.errno == errno.EPIPE or (e.filename is None and (e.errno in _OUTPUT_ERRNOS or _stdout_broken())):
+                raise  # stdout itself: main() says so
             _say(f"atmsim: error: {_os_message(e)}")
             return 1
         except MemoryError:
@@ -560,6 +560,10 @@ def _say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
     except OSError:
         pass
+
+
+#: Errors of a write to stdout (a full or failing device); main() reports them as such.
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 
 def _stdout_broken() -> bool:

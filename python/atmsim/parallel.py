@@ -95,6 +95,11 @@ def simulate(scenario_json: str, timeout: Optional[float] = None) -> tuple[str, 
         return ("ok", text, "")
     except (KeyboardInterrupt, SystemExit):
         raise
+    except MemoryError:
+        limit = os.environ.get(ENV_MEMORY)
+        if limit:
+            return ("error", "PointMemory", f"the run passed the per-point memory limit of {int(limit) / 2**20:.0f} MiB")
+        return ("error", "MemoryError", "out of memory")
     except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as pyo3's PanicException (a BaseException)
         return ("error", type(e).__name__, str(e) or repr(e))
 
