@@ -25,6 +25,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import random
@@ -55,10 +56,26 @@ KEYS = ["kind", "rate", "delay", "length", "buffer", "threshold", "on", "off", "
         "timer_granularity", "segment_interval", "tcr", "pcr", "mcr", "icr", "seed", "duration", "zzz"]
 
 
-def seeds() -> list[tuple[str, str]]:
-    """The seed scenarios: the corpus and the example files (TOML text)."""
+def seeds(builders: bool = False) -> list[tuple[str, str]]:
+    """The seed scenarios (TOML text): the corpus and the example files; with ``builders``,
+    also the scenarios the topology builders and the reproductions emit (three per
+    reproduction, quick versions)."""
     files = sorted(CORPUS.glob("*.toml")) + sorted((ROOT / "examples").glob("*.toml"))
-    return [(f.name, f.read_text()) for f in files]
+    out = [(f.name, f.read_text()) for f in files]
+    if builders:
+        sys.path.insert(0, str(ROOT / "python"))
+        from atmsim import topology
+        from atmsim.experiments import EXPERIMENTS, get
+
+        made = [("n_source", topology.n_source(3, duration="50 ms")), ("r1", topology.r1()),
+                ("r2", topology.r2()), ("r3", topology.r3())]
+        for k in sorted(EXPERIMENTS):
+            made += [(f"{k}:{c.key}", c.scenario) for c in get(k).cases(True)[:3]]
+        for name, sc in made:
+            t = to_toml_text(sc)
+            if t is not None:
+                out.append((name, t))
+    return out
 
 
 def _paths(obj: Any, prefix: tuple = ()) -> Iterator[tuple]:
@@ -81,6 +98,8 @@ def _cap_duration(sc: dict) -> None:
     m = sc.setdefault("measurement", {})
     if isinstance(m, dict):
         m["duration"] = MAX_DURATION
+        if "warmup" in m:
+            m["warmup"] = "0 s"
 
 
 def mutate(rng: random.Random, sc: dict) -> tuple[dict, str]:
@@ -92,16 +111,16 @@ def mutate(rng: random.Random, sc: dict) -> tuple[dict, str]:
     if roll < 0.55:
         new: Any = rng.choice(QUANTITIES)
     elif roll < 0.8:
-        new = rng.choice(WRONG)
+        new = copy.deepcopy(rng.choice(WRONG))
     elif roll < 0.9:
         if isinstance(parent, dict):
             del parent[path[-1]]
             return sc, f"delete {'.'.join(map(str, path))}"
-        new = rng.choice(WRONG)
+        new = copy.deepcopy(rng.choice(WRONG))
     else:
         target = parent if isinstance(parent, dict) else sc
         k = rng.choice(KEYS)
-        target[k] = rng.choice(QUANTITIES + WRONG[:8])
+        target[k] = copy.deepcopy(rng.choice(QUANTITIES + WRONG[:8]))
         return sc, f"set {k} in {'.'.join(map(str, path[:-1]))}"
     parent[path[-1]] = new
     return sc, f"{'.'.join(map(str, path))} = {str(new)[:40]!r}"
@@ -121,7 +140,7 @@ def to_toml_text(sc: Any) -> Optional[str]:
         if isinstance(v, float):
             return repr(v) if v == v and abs(v) != float("inf") else ("nan" if v != v else ("inf" if v > 0 else "-inf"))
         if isinstance(v, str):
-            return json.dumps(v)
+            return json.dumps(v, ensure_ascii=False)
         if isinstance(v, list):
             return "[" + ", ".join(val(x) for x in v) + "]"
         if isinstance(v, dict):
@@ -161,7 +180,7 @@ def cases(seed: int, n: Optional[int]) -> Iterator[tuple[str, str]]:
 
     rng = random.Random(seed)
     base = []
-    for name, text in seeds():
+    for name, text in seeds(builders=True):
         try:
             base.append((name, text, tomllib.loads(text)))
         except tomllib.TOMLDecodeError:
