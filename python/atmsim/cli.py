@@ -537,7 +537,7 @@ def _dispatch(a) -> int:
         except OutputError as e:
             _say(f"atmsim: error: {e}")
             return 1
-        except (BrokenPipeError, KeyboardInterrupt):
+        except (BrokenPipeError, KeyboardInterrupt, UserError):
             raise
         except OSError as e:
             if e.errno == errno.EPIPE or (e.filename is None and (e.errno in _OUTPUT_ERRNOS or _stdout_broken())):

@@ -218,7 +218,7 @@ def check(text: str) -> tuple[str, str, str]:
         r = atmsim.run(text if "\n" in text else text + "\n")
     except atmsim.ScenarioError as e:
         msg = str(e)
-        if "\n" in msg or len(msg) > 600 or not msg.strip() or ": " not in msg:
+        if "\n" in msg or len(msg) > 600 or not msg.strip() or (": " not in msg and "(line " not in msg):
             return ("error", "unclear", msg[:300])
         return ("ok", "error", msg[:300])
     except (atmsim.InternalError, atmsim.InvariantError) as e:

@@ -115,7 +115,9 @@ macro_rules! quantity {
                         echo(s),
                         $units
                     ),
-                    Bad::Range(why) => format!("invalid {} {}: {}", $what, echo(s), why),
+                    Bad::Range(why) => {
+                        format!("invalid {} {}: {}; units: {}", $what, echo(s), why, $units)
+                    }
                 })
             }
         }
