@@ -78,6 +78,9 @@ def seeds(builders: bool = False) -> list[tuple[str, str]]:
     return out
 
 
+_NUMBER = __import__("re").compile(r"^\s*([0-9.]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/%µμ]+)\s*$")
+
+
 def _paths(obj: Any, prefix: tuple = ()) -> Iterator[tuple]:
     yield prefix
     if isinstance(obj, dict):
@@ -105,6 +108,15 @@ def _cap_duration(sc: dict) -> None:
 def mutate(rng: random.Random, sc: dict) -> tuple[dict, str]:
     """One structure-aware mutation of the scenario dict; returns it and a description."""
     paths = [p for p in _paths(sc) if p]
+    scalable = [p for p in paths if isinstance(_get(sc, p), str) and _NUMBER.match(_get(sc, p))
+                and p != ("measurement", "duration")]  # the limits are for runs of <= 0.1 s
+    if scalable and rng.random() < 0.35:
+        # A legal-looking value scaled by 10^k: runs that are valid but extreme (heavy).
+        path = rng.choice(scalable)
+        m = _NUMBER.match(_get(sc, path))
+        v = float(m.group(1)) * 10.0 ** rng.randint(-9, 9)
+        _get(sc, path[:-1])[path[-1]] = f"{v:g} {m.group(2)}"
+        return sc, f"{'.'.join(map(str, path))} = {v:g} {m.group(2)}"
     path = rng.choice(paths)
     parent = _get(sc, path[:-1])
     roll = rng.random()

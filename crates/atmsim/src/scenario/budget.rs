@@ -22,6 +22,10 @@ pub const MAX_EVENTS_PER_SIM_SECOND: f64 = 1e9;
 /// rate; beyond it the excess only fills the host's queue.
 pub const MAX_OVERLOAD: f64 = 100.0;
 
+/// The most time-series values a run may record (samples times series): about 200 MB in the
+/// engine, several times that once handed to Python as JSON and tables.
+pub const MAX_SERIES_VALUES: f64 = 2e7;
+
 /// One contribution to the event rate: the key, its value as written, events per second.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Load {
@@ -128,6 +132,7 @@ pub fn loads(sc: &Scenario) -> Vec<Load> {
 /// simulated second, or whose constant-rate source is far above its access link.
 pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
     check_overload(sc)?;
+    check_series(sc)?;
     let all = loads(sc);
     let total: f64 = all.iter().map(|l| l.events_per_s).sum();
     if total <= MAX_EVENTS_PER_SIM_SECOND {
@@ -180,6 +185,32 @@ fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     Ok(())
+}
+
+/// Refuses a sample interval that would record more than [`MAX_SERIES_VALUES`] values:
+/// every sample holds 5 values per port, 3 per connection and 2 per ABR direction (an upper
+/// bound of what `metrics::Recorder` keeps).
+fn check_series(sc: &Scenario) -> Result<(), ScenarioError> {
+    let Some(si) = sc.sample_interval else {
+        return Ok(());
+    };
+    let samples = (sc.duration / si.max(1)) as f64 + 1.0;
+    let abr = sc.connections.iter().filter(|c| c.abr.is_some()).count();
+    let per_sample = 5 * sc.ports.len() + 3 * sc.connections.len() + 4 * abr;
+    let values = samples * per_sample as f64;
+    if values <= MAX_SERIES_VALUES {
+        return Ok(());
+    }
+    Err(ScenarioError::new(
+        "measurement.sample_interval",
+        format!(
+            "{} records {samples:.3e} samples of {per_sample} values over the run ({values:.3e} \
+             values); allowed: at most {MAX_SERIES_VALUES:.0e} values: take a longer interval \
+             (at least {}), or \"0 s\" for no time series",
+            secs(si),
+            secs(((sc.duration as f64 * per_sample as f64 / MAX_SERIES_VALUES).ceil() as Time).max(1))
+        ),
+    ))
 }
 
 /// Estimated events of the whole run (for an up-front warning).
@@ -260,6 +291,22 @@ mod tests {
         sc.sample_interval = Some(1);
         let e = check(&sc).unwrap_err();
         assert_eq!(e.path, "measurement.sample_interval");
+    }
+
+    #[test]
+    fn a_time_series_too_big_for_memory_is_refused() {
+        let mut sc = with("[connection.traffic]\nkind = \"tcp\"");
+        sc.sample_interval = Some(50_000); // 50 ns over 0.1 s: 2e6 samples
+        sc.duration = 100 * atmsim_kernel::PS_PER_MS;
+        let mut big = sc.clone();
+        for _ in 0..3 {
+            big.ports.extend(sc.ports.clone());
+        }
+        let e = check(&big).unwrap_err();
+        assert_eq!(e.path, "measurement.sample_interval");
+        assert!(e.message.contains("allowed: at most 2e7 values"), "{e}");
+        sc.sample_interval = Some(atmsim_kernel::PS_PER_MS);
+        check(&sc).unwrap();
     }
 
     #[test]
