@@ -63,11 +63,26 @@ def test_reproducers_get_one_clear_error(case, words):
     assert time.monotonic() - t0 < 5
 
 
+def test_a_time_series_too_big_for_memory_is_refused():
+    from atmsim import topology
+
+    sc = topology.r1()
+    sc["measurement"]["duration"] = "0.1 s"
+    sc["measurement"]["sample_interval"] = "50 ns"  # found by the fuzzer: > 2 GB
+    with pytest.raises(atmsim.ScenarioError, match=r"measurement.sample_interval: 50000 ps records .* values"):
+        atmsim.validate(sc)
+
+
 def test_long_values_are_cut_in_messages():
     with pytest.raises(atmsim.ScenarioError) as e:
         atmsim.run(CORPUS / "long_value.toml")
     assert len(str(e.value)) < 400, len(str(e.value))
     assert "characters" in str(e.value)
+    sc = atmsim.load_scenario(SMALL)
+    sc["node"][0]["kind"] = "x" * 100_000  # echoed by the parser's "unknown variant" message
+    with pytest.raises(atmsim.ScenarioError) as e:
+        atmsim.validate(sc)
+    assert len(str(e.value)) < 400 and "(100000 characters)" in str(e.value), str(e.value)[:500]
 
 
 def test_validate_refuses_heavy_runs_too():
