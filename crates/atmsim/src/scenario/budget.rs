@@ -94,9 +94,13 @@ pub fn loads(sc: &Scenario) -> Vec<Load> {
                 push(at("traffic.on/off"), value, 2.0 * per_period(cycle));
             }
             Some(CellApp::Sessions { on, off, .. }) => {
+                // Each opening and closing is signalled hop by hop and restarts the ABR
+                // source (ICR, RM cells): counted as 16 events per port of the route, both
+                // ways (the fuzzer found 1 ps on, 10 ns off taking 24 s for 0.05 s).
                 let cycle = on.saturating_add(*off).max(1);
+                let hops = (c.fwd_ports.len() + c.bwd_ports.len()).max(1) as f64;
                 let value = format!("on {} + off {}", secs(*on), secs(*off));
-                push(at("traffic.on/off"), value, 2.0 * per_period(cycle));
+                push(at("traffic.on/off"), value, 32.0 * hops * per_period(cycle));
             }
             Some(CellApp::Video(v)) => {
                 push(at("traffic.frame_rate"), secs(v.frame_time), per_period(v.frame_time));
@@ -307,6 +311,17 @@ mod tests {
         assert!(e.message.contains("allowed: at most 2e7 values"), "{e}");
         sc.sample_interval = Some(atmsim_kernel::PS_PER_MS);
         check(&sc).unwrap();
+    }
+
+    #[test]
+    fn ten_ns_sessions_are_refused_and_100_ms_sessions_pass() {
+        let t = |on: &str, off: &str| {
+            with(&format!(
+                "service = \"abr\"\n[connection.traffic]\nkind = \"sessions\"\non = \"{on}\"\noff = \"{off}\""
+            ))
+        };
+        assert!(check(&t("1 ps", "10 ns")).is_err());
+        check(&t("100 ms", "100 ms")).unwrap();
     }
 
     #[test]
