@@ -6,7 +6,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup docs-setup docs reproduce test test-rust test-python slow bench sweep-example clean
+.PHONY: setup docs-setup docs reproduce test test-rust test-python slow bench sweep-example fuzz clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -43,6 +43,12 @@ test: setup test-rust test-python docs
 
 slow: setup
 	$(BIN)/pytest -q -m slow
+
+# The scenario fuzzer (issue 18): 30 minutes of malformed scenarios, every 50th also through
+# the CLI. `make test` runs a 60 s version (tests/test_hardening.py::test_fuzz_short).
+FUZZ_SECONDS ?= 1800
+fuzz: setup
+	$(BIN)/python tests/fuzz/fuzz.py --seconds $(FUZZ_SECONDS) --seed $$(date +%s) --cli 50
 
 bench: setup
 	$(BIN)/atmsim bench

@@ -32,7 +32,7 @@ from ._core import version as _engine_version
 
 if TYPE_CHECKING:  # pragma: no cover - what the lazy names below resolve to, for type checkers
     from .result import RunResult
-    from .scenario import load_scenario, max_min, run, to_toml, validate
+    from .scenario import InternalError, load_scenario, max_min, run, to_toml, validate
     from .store import StoreError, SweepResults, load_sweep
     from .sweeps import SweepError, SweepSpec, load_sweep_file, sweep
 
@@ -71,6 +71,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "InternalError",
     "InvariantError",
     "RunResult",
     "ScenarioError",

@@ -25,6 +25,24 @@ def _watch_parent(parent: int) -> None:
             os._exit(1)
 
 
+def _limit_memory() -> None:
+    """Caps the address space at what the worker uses now plus ``ATMSIM_POINT_MEMORY``
+    bytes (the per-point memory limit): an engine allocation past it aborts this process,
+    which the driver records as ``PointMemory``."""
+    extra = os.environ.get("ATMSIM_POINT_MEMORY")
+    if not extra:
+        return
+    import resource
+
+    try:
+        with open("/proc/self/statm") as f:
+            now = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        now = 0
+    limit = now + int(extra)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
 def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
@@ -37,6 +55,7 @@ def main(argv: list[str]) -> int:
         fn = getattr(importlib.import_module(mod), name)
     else:
         from atmsim.parallel import simulate as fn
+    _limit_memory()
     proto.write(b"ready\n")
     proto.flush()
     while True:

@@ -1,16 +1,22 @@
 """The ``atmsim`` command.
 
 Every user error (a bad scenario, a missing file, an unknown experiment) prints one clear
-message and exits with status 2; nothing prints a Python traceback for user error.
+message and exits with status 2; an I/O fault (a read-only or full file system, a damaged
+store) prints one line naming the path and exits with status 1; Ctrl-C exits with 130; an
+engine bug prints one line (the scenario saved to a file) and exits with 3. Nothing prints a
+Python traceback (issue 18, item 4).
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import shutil
 import sys
 import textwrap
+import uuid
 from pathlib import Path
 
 DESCRIPTION = """\
@@ -46,6 +52,47 @@ Run 'atmsim COMMAND --help' for a command's options.
 
 class UserError(Exception):
     """An error caused by the user's input: printed as one line, exit status 2."""
+
+
+class OutputError(Exception):
+    """Output that could not be written (a full or read-only file system): exit status 1."""
+
+
+def _os_message(e: OSError) -> str:
+    """One line for an OSError: the path and the system's reason."""
+    path = e.filename if e.filename is not None else None
+    reason = e.strerror or str(e) or type(e).__name__
+    return f"{str(path)!r}: {reason}" if path is not None else reason
+
+
+def save_atomically(r, out: Path, plot: bool) -> Path:
+    """Writes a run's files to ``out`` so that a failure leaves no half-written results: a new
+    directory is written under a temporary name and renamed into place (a failure removes it);
+    an existing, non-empty directory gets an ``INCOMPLETE`` marker first, removed only once
+    every file is written."""
+    out = Path(out)
+    try:
+        if not out.exists() or (out.is_dir() and not any(out.iterdir())):
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:8]}"
+            try:
+                r.save(tmp, plot=plot)
+                if out.exists():
+                    out.rmdir()
+                os.rename(tmp, out)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+            return out
+        if not out.is_dir():
+            raise UserError(f"--out {str(out)!r} is a file; give a directory")
+        marker = out / "INCOMPLETE"
+        marker.write_text("atmsim run --out was writing here and did not finish; the files are not a whole result\n")
+        r.save(out, plot=plot)
+        marker.unlink()
+        return out
+    except OSError as e:
+        raise OutputError(f"cannot write the results to {str(out)!r}: {_os_message(e)}") from None
 
 
 def _fmt_rate(bps: float) -> str:
@@ -111,8 +158,13 @@ def _ray_note(a) -> None:
 def cmd_run(a) -> int:
     import atmsim
 
+    if a.max_events is not None and a.max_events < 1:
+        raise UserError(f"--max-events {a.max_events}: give a whole number >= 1")
+    if a.max_wall is not None and not 0 < a.max_wall < 1e9:
+        raise UserError(f"--max-wall {a.max_wall}: give seconds, above 0")
     try:
-        r = atmsim.run(Path(a.file), progress=False if a.json else None)
+        r = atmsim.run(Path(a.file), progress=False if a.json else None, max_events=a.max_events,
+                       max_wall=a.max_wall)
     except atmsim.ScenarioError:
         if _is_sweep_file(Path(a.file)):
             raise UserError(f"{a.file} is a sweep file (it has a [sweep] or [base] table), not a scenario: "
@@ -122,11 +174,13 @@ def cmd_run(a) -> int:
         print(json.dumps(r.summary, indent=2))
     else:
         _print_result(r)
+    if r.partial:
+        print(f"atmsim: partial results: {r.partial}", file=sys.stderr)
     if a.out:
-        out = r.save(a.out, plot=not a.no_plot)
+        out = save_atomically(r, Path(a.out), plot=not a.no_plot)
         print(f"\nwrote {out}/ (summary.json, connections.csv, ports.csv, *_series.csv, scenario.toml"
               + ("" if a.no_plot else ", run.png") + ")", file=sys.stderr)
-    return 0
+    return 4 if r.partial else 0
 
 
 def cmd_validate(a) -> int:
@@ -218,7 +272,9 @@ def cmd_sweep(a) -> int:
     _ray_note(a)
     res = atmsim.sweep(spec, out=a.out, backend=a.backend, workers=a.workers, address=a.address,
                        progress=not a.no_progress, rerun_failed=a.rerun_failed,
-                       log=lambda s: print(s, file=sys.stderr, flush=True))
+                       log=lambda s: print(s, file=sys.stderr, flush=True),
+                       point_timeout=a.point_timeout,
+                       point_memory=None if a.point_memory is None else int(a.point_memory * 2**20))
     df = res.df
     with pd_options():
         failed = res.failed
@@ -367,6 +423,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", metavar="DIR", help="also write summary.json, CSV tables and time series, and run.png here")
     r.add_argument("--json", action="store_true", help="print the summary as JSON")
     r.add_argument("--no-plot", action="store_true", help="with --out: skip the plot")
+    r.add_argument("--max-events", type=int, metavar="N",
+                   help="stop after N events; the results are then partial (summary 'partial', exit status 4)")
+    r.add_argument("--max-wall", type=float, metavar="SECONDS",
+                   help="stop after SECONDS of wall-clock time; the results are then partial (exit status 4)")
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario file without running it",
@@ -451,6 +511,10 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--dry-run", action="store_true", help="expand and check the grid, say what would run, run nothing")
     sw.add_argument("--rerun-failed", action="store_true", help="run points that failed before again")
     sw.add_argument("--report", action="store_true", help="also write DIR/report.html")
+    sw.add_argument("--point-timeout", type=float, metavar="SECONDS",
+                    help="stop a point after SECONDS of wall time; it is recorded as failed (PointTimeout)")
+    sw.add_argument("--point-memory", type=float, metavar="MIB",
+                    help="local backend: a point may use at most MIB more memory; past it, it is recorded as failed (PointMemory)")
     sw.add_argument("--no-progress", action="store_true", help="no progress bar")
     sw.set_defaults(func=cmd_sweep)
 
@@ -509,7 +573,24 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        from . import InvariantError, ScenarioError
+        code = _dispatch(a)
+        sys.stdout.flush()
+        return code
+    except KeyboardInterrupt:
+        print("atmsim: interrupted", file=sys.stderr)
+        return 130
+    except OSError as e:  # stdout closed (a pipe) or on a full device
+        _silence_stdout()
+        if isinstance(e, BrokenPipeError) or e.errno == errno.EPIPE:
+            return 0
+        _say(f"atmsim: error: cannot write the output (stdout): {_os_message(e)}")
+        return 1
+
+
+def _dispatch(a) -> int:
+    """Runs the command, mapping every failure to one line and an exit status."""
+    try:
+        from . import InternalError, InvariantError, ScenarioError
         from .parallel import BackendError
         from .report import ReportError
         from .store import StoreError
@@ -521,19 +602,72 @@ def main(argv: list[str] | None = None) -> int:
             raise UserError(f"invalid scenario: {e}") from None
         except (SweepError, StoreError, BackendError, ReportError) as e:
             raise UserError(str(e)) from None
-        except InvariantError as e:
-            print(f"atmsim: internal error (please report it): {e}", file=sys.stderr)
+        except (InvariantError, InternalError) as e:
+            _say(f"atmsim: internal error (please report it): {e}")
             return 3
-        except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
-            raise UserError(str(e)) from None
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as e:
+            raise UserError(str(e) if e.filename is None else _os_message(e)) from None
+        except OutputError as e:
+            _say(f"atmsim: error: {e}")
+            return 1
+        except (BrokenPipeError, KeyboardInterrupt, UserError):
+            raise
+        except OSError as e:
+            if e.errno == errno.EPIPE or (e.filename is None and (e.errno in _OUTPUT_ERRNOS or _stdout_broken())):
+                raise  # stdout itself: main() says so
+            _say(f"atmsim: error: {_os_message(e)}")
+            return 1
+        except MemoryError:
+            _say("atmsim: error: out of memory")
+            return 1
+        except Exception as e:  # noqa: BLE001 - a bug: one line and a report file, never a traceback
+            _say(f"atmsim: internal error (please report it): {type(e).__name__}: {str(e)[:300]}{_save_traceback()}")
+            return 3
     except UserError as e:
-        print(f"atmsim: error: {e}", file=sys.stderr)
+        _say(f"atmsim: error: {e}")
         return 2
-    except KeyboardInterrupt:
-        print("atmsim: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
+
+
+def _say(line: str) -> None:
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
+#: Errors of a write to stdout (a full or failing device); main() reports them as such.
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def _stdout_broken() -> bool:
+    try:
+        sys.stdout.flush()
+        return False
+    except OSError:
+        return True
+
+
+def _silence_stdout() -> None:
+    """Points stdout at /dev/null so that the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _save_traceback() -> str:
+    import tempfile
+    import traceback
+
+    try:
+        fd, path = tempfile.mkstemp(prefix="atmsim-bug-", suffix=".txt")
+        with os.fdopen(fd, "w") as f:
+            f.write(traceback.format_exc())
+        return f" (details in {path})"
+    except OSError:
+        return ""
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -71,15 +71,35 @@ class Outcome:
         return f"{prefix.get(self.error_type, self.error_type)}: {self.error}"
 
 
-def simulate(scenario_json: str) -> tuple[str, str, str]:
+#: The environment variables that hand the per-point limits to a local worker process.
+ENV_TIMEOUT = "ATMSIM_POINT_TIMEOUT"
+ENV_MEMORY = "ATMSIM_POINT_MEMORY"
+
+
+def simulate(scenario_json: str, timeout: Optional[float] = None) -> tuple[str, str, str]:
     """Runs one scenario (JSON text). Returns ``("ok", result_json, "")`` or
-    ``("error", error type, message)``: plain strings, cheap to send between processes."""
+    ``("error", error type, message)``: plain strings, cheap to send between processes.
+
+    ``timeout`` (seconds; default: the ``ATMSIM_POINT_TIMEOUT`` environment variable of a
+    worker process) bounds the run's wall time: a run stopped by it is a ``PointTimeout``
+    error, not a result."""
     from . import _core
 
+    if timeout is None and os.environ.get(ENV_TIMEOUT):
+        timeout = float(os.environ[ENV_TIMEOUT])
     try:
-        return ("ok", _core.run_json(scenario_json), "")
+        text = _core.run_json(scenario_json, max_wall=timeout)
+        if timeout is not None and '"partial":' in text[:20000]:
+            return ("error", "PointTimeout", f"the run passed the per-point time limit of {timeout:g} s "
+                                             f"and was stopped")
+        return ("ok", text, "")
     except (KeyboardInterrupt, SystemExit):
         raise
+    except MemoryError:
+        limit = os.environ.get(ENV_MEMORY)
+        if limit:
+            return ("error", "PointMemory", f"the run passed the per-point memory limit of {int(limit) / 2**20:.0f} MiB")
+        return ("error", "MemoryError", "out of memory")
     except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as pyo3's PanicException (a BaseException)
         return ("error", type(e).__name__, str(e) or repr(e))
 
@@ -91,6 +111,11 @@ def _outcome(t: tuple[str, str, str]) -> Outcome:
 
 
 Task = tuple[str, str]  # (key, scenario as JSON text)
+Limits = Optional[tuple[Optional[float], Optional[int]]]  # per-point (seconds, bytes)
+
+#: A local worker past the time limit is killed this many seconds later (the engine
+#: stops itself at the limit; this catches a point stuck outside the event loop).
+KILL_GRACE = 10.0
 Deliver = Callable[[str, Outcome], None]
 
 
@@ -115,7 +140,7 @@ def _exit_text(code: int | None) -> str:
 class _Worker:
     """One ``python -m atmsim._worker`` process and its pipes."""
 
-    def __init__(self, fn: Optional[str]):
+    def __init__(self, fn: Optional[str], limits: "Limits" = None):
         import subprocess
         import tempfile
 
@@ -124,6 +149,12 @@ class _Worker:
         paths += [os.path.abspath(p or os.curdir) for p in sys.path if isinstance(p, str)]
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        env.pop(ENV_TIMEOUT, None)
+        env.pop(ENV_MEMORY, None)
+        if limits and limits[0]:
+            env[ENV_TIMEOUT] = repr(float(limits[0]))
+        if limits and limits[1]:
+            env[ENV_MEMORY] = str(int(limits[1]))
         self.err = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "atmsim._worker", *([fn] if fn else [])],
@@ -181,7 +212,21 @@ class _Worker:
                 pass
 
 
-def _run_processes(tasks: list[Task], workers: int, deliver: Deliver, fn: Optional[str] = None) -> None:
+def _limit_outcome(limits: Limits, timed_out: bool, code: Optional[int], tail: str) -> Optional[Outcome]:
+    """The failure of a worker that died past a per-point limit, or None."""
+    import signal
+
+    if timed_out and limits and limits[0]:
+        return Outcome(False, error_type="PointTimeout",
+                       error=f"the run passed the per-point time limit of {limits[0]:g} s and was killed")
+    if limits and limits[1] and (code == -signal.SIGABRT or "memory allocation" in tail or "MemoryError" in tail):
+        return Outcome(False, error_type="PointMemory",
+                       error=f"the run passed the per-point memory limit of {limits[1] / 2**20:.0f} MiB")
+    return None
+
+
+def _run_processes(tasks: list[Task], workers: int, deliver: Deliver, fn: Optional[str] = None,
+                   limits: Limits = None) -> None:
     """Runs tasks on ``workers`` worker processes, one task at a time each. A process that
     dies fails exactly the task it was running (recorded as ``WorkerCrashed``) and is
     replaced. ``fn`` ("module:function") replaces :func:`simulate` (for tests)."""
@@ -196,7 +241,7 @@ def _run_processes(tasks: list[Task], workers: int, deliver: Deliver, fn: Option
     lock = threading.Lock()
 
     def start() -> _Worker:
-        w = _Worker(fn)
+        w = _Worker(fn, limits)
         with lock:
             live.add(w)
         if stop.is_set():
@@ -219,6 +264,18 @@ def _run_processes(tasks: list[Task], workers: int, deliver: Deliver, fn: Option
                     return
                 if w is None:
                     w = start()
+                timed_out = threading.Event()
+                timer = None
+                if limits and limits[0]:
+                    def kill(w=w) -> None:
+                        timed_out.set()
+                        try:
+                            w.proc.kill()
+                        except Exception:  # noqa: BLE001
+                            pass
+                    timer = threading.Timer(limits[0] + KILL_GRACE, kill)
+                    timer.daemon = True
+                    timer.start()
                 try:
                     out = _outcome(w.run(task[1]))
                 except (OSError, EOFError, ValueError):
@@ -231,9 +288,13 @@ def _run_processes(tasks: list[Task], workers: int, deliver: Deliver, fn: Option
                     tail = w.stderr_tail()
                     retire(w, kill=True)
                     w = None
-                    out = Outcome(False, error_type="WorkerCrashed",
-                                  error=f"the worker process running this point died: {_exit_text(code)}"
-                                        + (f"; its last words: {tail}" if tail else ""))
+                    out = _limit_outcome(limits, timed_out.is_set(), code, tail) or Outcome(
+                        False, error_type="WorkerCrashed",
+                        error=f"the worker process running this point died: {_exit_text(code)}"
+                              + (f"; its last words: {tail}" if tail else ""))
+                finally:
+                    if timer is not None:
+                        timer.cancel()
                 results.put((task[0], out))
         except BaseException as e:  # noqa: BLE001 - handed to the driver thread
             results.put(("", e))
@@ -275,7 +336,7 @@ def _run_processes(tasks: list[Task], workers: int, deliver: Deliver, fn: Option
 # --------------------------------------------------------------------------- threads
 
 
-def _run_threads(tasks: list[Task], workers: int, deliver: Deliver) -> None:
+def _run_threads(tasks: list[Task], workers: int, deliver: Deliver, timeout: Optional[float] = None) -> None:
     todo = deque(tasks)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="atmsim")
     running: dict[Future, Task] = {}
@@ -283,7 +344,7 @@ def _run_threads(tasks: list[Task], workers: int, deliver: Deliver) -> None:
         while todo or running:
             while todo and len(running) < workers:
                 task = todo.popleft()
-                running[pool.submit(simulate, task[1])] = task
+                running[pool.submit(simulate, task[1], timeout)] = task
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
                 task = running.pop(fut)
@@ -369,7 +430,8 @@ def engine_version() -> str:
     return __version__
 
 
-def _run_ray(tasks: list[Task], workers: Optional[int], address: Optional[str], deliver: Deliver) -> None:
+def _run_ray(tasks: list[Task], workers: Optional[int], address: Optional[str], deliver: Deliver,
+             timeout: Optional[float] = None) -> None:
     global last_ray_info
     ray, started, secs = _ray_connect(address, workers)
     running: dict[Any, Task] = {}
@@ -396,7 +458,7 @@ def _run_ray(tasks: list[Task], workers: Optional[int], address: Optional[str], 
         while todo or running:
             while todo and len(running) < window:
                 task = todo.popleft()
-                running[remote.remote(task[1])] = task
+                running[remote.remote(task[1], timeout)] = task
             ready, _ = ray.wait(list(running), num_returns=1)
             for ref in ready:
                 task = running.pop(ref)
@@ -435,6 +497,18 @@ def check_backend(backend: str, workers: Optional[int] = None, address: Optional
         _check_reachable(address)  # before anything is written
 
 
+def check_limits(backend: str, point_timeout: Optional[float], point_memory: Optional[int]) -> None:
+    """Refuses per-point limits that are not positive, or a memory limit off the local backend."""
+    if point_timeout is not None and (isinstance(point_timeout, bool) or not isinstance(point_timeout, (int, float))
+                                      or not 0 < point_timeout < 1e9):
+        raise BackendError(f"point timeout = {point_timeout!r}: give seconds, above 0")
+    if point_memory is not None:
+        if isinstance(point_memory, bool) or not isinstance(point_memory, int) or point_memory < 2**20:
+            raise BackendError(f"point memory = {point_memory!r}: give bytes, at least 1 MiB")
+        if backend != "local":
+            raise BackendError(f"a per-point memory limit needs the local backend (backend is {backend!r})")
+
+
 def describe_backend(backend: str, workers: Optional[int], address: Optional[str], n_tasks: int) -> str:
     """Where runs go, in words: "on 2 local worker processes", "on the Ray cluster at ..."."""
     n = min(workers or default_workers(), max(1, n_tasks))
@@ -456,14 +530,22 @@ def execute(
     address: Optional[str] = None,
     progress: bool = True,
     desc: str = "runs",
+    point_timeout: Optional[float] = None,
+    point_memory: Optional[int] = None,
 ) -> None:
     """Runs every ``(key, scenario_json)`` task on ``backend`` and calls
     ``deliver(key, outcome)`` in this thread as each finishes (in completion order).
 
     A failing run is an :class:`Outcome` with ``ok=False``, never an exception; an exception
     raised by ``deliver`` (a full disk, say) stops everything and is raised.
+
+    ``point_timeout`` (seconds) stops a run past that wall time (every backend: the engine
+    stops itself; a local worker still running 10 s later is killed); ``point_memory``
+    (bytes; local backend only) caps a worker's extra address space. A run past either is
+    an error outcome (``PointTimeout``, ``PointMemory``) and the others go on.
     """
     check_backend(backend, workers, address)
+    check_limits(backend, point_timeout, point_memory)
     items = list(tasks)
     if not items:
         return
@@ -482,11 +564,12 @@ def execute(
 
     try:
         if backend == "local":
-            _run_processes(items, min(n_workers, len(items)), on_done)
+            limits = (point_timeout, point_memory) if (point_timeout or point_memory) else None
+            _run_processes(items, min(n_workers, len(items)), on_done, limits=limits)
         elif backend == "threads":
-            _run_threads(items, min(n_workers, len(items)), on_done)
+            _run_threads(items, min(n_workers, len(items)), on_done, timeout=point_timeout)
         else:
-            _run_ray(items, workers, address, on_done)
+            _run_ray(items, workers, address, on_done, timeout=point_timeout)
     finally:
         bar.close()
 

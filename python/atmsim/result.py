@@ -66,6 +66,12 @@ class RunResult:
         abr = _long(ts, "source", "abr_names", ["acr_mbps", "abr_cells_received"])
         self.abr_series = abr.rename(columns={"abr_cells_received": "cells_received"})
 
+    @property
+    def partial(self) -> str | None:
+        """Why the run stopped before its duration (a ``max_events`` or ``max_wall`` budget),
+        or None for a complete run."""
+        return self.summary.get("partial")
+
     def __repr__(self) -> str:
         s = self.summary
         return (

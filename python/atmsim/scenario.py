@@ -41,15 +41,44 @@ def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
     return json.loads(_core.toml_to_json(text))
 
 
+class InternalError(RuntimeError):
+    """The engine hit a bug (a Rust panic). ``scenario_path`` is a file holding the scenario
+    that triggered it, for the bug report."""
+
+    def __init__(self, message: str, scenario_path: str | None = None):
+        super().__init__(message)
+        self.scenario_path = scenario_path
+
+
+def _internal_error(e: BaseException, sc: Any) -> InternalError:
+    """An engine panic as :class:`InternalError`, the scenario saved to a file (issue 18)."""
+    import tempfile
+
+    path = None
+    try:
+        fd, path = tempfile.mkstemp(prefix="atmsim-bug-", suffix=".json")
+        with os.fdopen(fd, "w") as f:
+            json.dump(sc, f, indent=1)
+    except (OSError, TypeError, ValueError):
+        path = None
+    where = f"; the scenario is saved in {path} for the bug report" if path else ""
+    return InternalError(f"{e}{where}", path)
+
+
 def validate(scenario: ScenarioLike) -> dict[str, Any]:
     """Checks a scenario without running it; returns what it holds (counts and routes).
 
     Raises :class:`atmsim.ScenarioError` naming the key, the value and what is allowed.
     """
-    return json.loads(_core.validate(json.dumps(load_scenario(scenario)), toml=False))
+    sc = load_scenario(scenario)
+    try:
+        return json.loads(_core.validate(json.dumps(sc), toml=False))
+    except _core.InternalError as e:
+        raise _internal_error(e, sc) from None
 
 
-def run(scenario: ScenarioLike, progress: Optional[bool] = None) -> RunResult:
+def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: Optional[int] = None,
+        max_wall: Optional[float] = None) -> RunResult:
     """Runs a scenario to its end and returns a :class:`RunResult`.
 
     The simulation runs in Rust with the GIL released. About every 50 ms of wall time it
@@ -60,15 +89,31 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None) -> RunResult:
     ``progress``: a progress bar of simulated time with an ETA (tqdm: text in a terminal,
     a widget in a notebook). ``None`` (the default) shows it for runs that last more than
     a second, ``True`` from the start, ``False`` never.
+
+    ``max_events`` (events) and ``max_wall`` (seconds of wall-clock time) bound the run: past
+    either, it stops cleanly and returns the results up to the simulated time reached, with
+    ``result.partial`` (and ``summary["partial"]``) saying why. An engine bug raises
+    :class:`atmsim.InternalError` with the scenario saved to a file.
     """
+    if max_events is not None and (isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 1):
+        raise ValueError(f"max_events = {max_events!r}: give a whole number >= 1")
+    if max_wall is not None and (isinstance(max_wall, bool) or not isinstance(max_wall, (int, float))
+                                 or not 0 < max_wall < 1e9):
+        raise ValueError(f"max_wall = {max_wall!r}: give seconds, above 0 and below 1e9")
     sc = load_scenario(scenario)
     text = json.dumps(sc)
-    bar = _ProgressBar(text, sc.get("name"), progress)
     try:
-        raw = json.loads(_core.run_json_watched(text, bar.update if progress is not False else None))
-        bar.finish()
-    finally:
-        bar.close()
+        if max_events is not None or max_wall is not None:
+            raw = json.loads(_core.run_json(text, max_events=max_events, max_wall=max_wall))
+        else:
+            bar = _ProgressBar(text, sc.get("name"), progress)
+            try:
+                raw = json.loads(_core.run_json_watched(text, bar.update if progress is not False else None))
+                bar.finish()
+            finally:
+                bar.close()
+    except _core.InternalError as e:
+        raise _internal_error(e, sc) from None
     return RunResult(raw, sc)
 
 

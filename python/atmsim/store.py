@@ -70,6 +70,43 @@ def _to_parquet(df: pd.DataFrame, path: Path) -> None:
     df.to_parquet(path, index=False, engine="pyarrow")
 
 
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def point_damage(d: Path) -> str:
+    """Why the point directory ``d`` does not read back, or "" if it does."""
+    try:
+        meta = json.loads((d / "point.json").read_text())
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        return f"point.json does not read ({type(e).__name__})"
+    if not isinstance(meta, dict) or meta.get("point_id") != d.name:
+        return "point.json names another point"
+    files = meta.get("files")
+    if isinstance(files, dict):
+        for name, digest in files.items():
+            try:
+                if _sha256(d / name) != digest:
+                    return f"{name} is damaged (its checksum differs)"
+            except OSError:
+                return f"{name} is missing"
+        return ""
+    for f in sorted(d.glob("*.parquet")):  # a store written before checksums
+        try:
+            pd.read_parquet(f)
+        except Exception as e:  # noqa: BLE001 - pyarrow raises several kinds
+            return f"{f.name} does not read ({type(e).__name__})"
+    if not (d / "summary.parquet").exists():
+        return "summary.parquet is missing"
+    return ""
+
+
 class SweepStore:
     """Writes a sweep's results (see the module doc). Use :meth:`create` as a context
     manager: it takes a lock so that two runs never write one store."""
@@ -95,12 +132,13 @@ class SweepStore:
         self.points_dir.mkdir(parents=True, exist_ok=True)
         self._lock()
         try:
-            old = self.manifest() if (root / MANIFEST).exists() else {}
+            old = self._old_manifest()
             if old and old.get("kind") != KIND:
                 raise StoreError(f"{str(root / MANIFEST)!r} is not the manifest of an atmsim sweep")
             for d in self.points_dir.iterdir():  # left by a run that was killed
                 if d.name.startswith(".tmp-") or d.name.startswith(".old-"):
                     shutil.rmtree(d, ignore_errors=True)
+            self.healed = self.verify()
             self._grid = points
             manifest = {
                 "kind": KIND,
@@ -129,6 +167,46 @@ class SweepStore:
             self.close()
             raise
         return self
+
+    def _old_manifest(self) -> dict[str, Any]:
+        """The manifest a previous run wrote; {} if none, or if it is damaged (it is
+        rewritten from the sweep file, so a damaged one is healed)."""
+        mf = self.root / MANIFEST
+        if not mf.exists():
+            return {}
+        try:
+            old = json.loads(mf.read_text())
+        except (ValueError, UnicodeDecodeError):
+            if not self.points_dir.is_dir():
+                raise StoreError(f"{str(mf)!r} is damaged and {str(self.root)!r} has no points/; "
+                                 f"give another --out") from None
+            return {"kind": KIND}
+        return old if isinstance(old, dict) else {"kind": None}
+
+    def verify(self) -> list[str]:
+        """Checks every finished point's files read back (issue 18: "every store file is
+        verified on resume"): point.json parses and names the point, each file's SHA-256
+        matches the one point.json recorded (stores written before checksums: every Parquet
+        file reads). A point that fails is removed, so that this run runs it again; the
+        combined summary is removed when damaged or out of step, so that it is written anew.
+        Returns one line per point removed."""
+        removed = []
+        for pid in sorted(self.finished_ids()):
+            why = point_damage(self.points_dir / pid)
+            if why:
+                removed.append(f"point {pid[:12]}: {why}; it will run again")
+                shutil.rmtree(self.points_dir / pid, ignore_errors=True)
+        combined = self.root / "summary.parquet"
+        if combined.exists():
+            try:
+                ids = set(pd.read_parquet(combined, columns=["point_id"])["point_id"])
+                healthy = not removed and ids <= self.finished_ids()
+            except Exception:  # noqa: BLE001 - any damage: rebuilt from the points
+                healthy = False
+            if not healthy:
+                for f in ("summary.parquet", "summary.csv"):
+                    (self.root / f).unlink(missing_ok=True)
+        return removed
 
     def _lock(self) -> None:
         path = self.root / ".lock"
@@ -171,7 +249,10 @@ class SweepStore:
         return {d.name for d in self.points_dir.iterdir() if not d.name.startswith(".") and (d / "point.json").exists()}
 
     def point_meta(self, pid: str) -> dict[str, Any]:
-        return json.loads((self.points_dir / pid / "point.json").read_text())
+        try:
+            return json.loads((self.points_dir / pid / "point.json").read_text())
+        except (ValueError, UnicodeDecodeError):
+            raise StoreError(f"{str(self.points_dir / pid / 'point.json')!r} is damaged") from None
 
     def failed_ids(self) -> set[str]:
         return {pid for pid in self.finished_ids() if self.point_meta(pid).get("status") != "ok"}
@@ -214,6 +295,7 @@ class SweepStore:
                     (tmp / "scenario.toml").write_text(to_toml(scenario), encoding="utf-8")
                 except (TypeError, AttributeError):  # a value TOML cannot hold; point.json has it
                     pass
+            meta = {**meta, "files": {f.name: _sha256(f) for f in sorted(tmp.iterdir())}}
             (tmp / "point.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
             final = self.points_dir / pid
             if final.exists():  # --rerun-failed: replace the old point
@@ -438,7 +520,11 @@ class SweepResults:
         pid = self.resolve_id(point_id)
         path = self.root / "points" / pid / f"{name}.parquet"
         if path.is_file():
-            return pd.read_parquet(path).drop(columns="point_id", errors="ignore")
+            try:
+                return pd.read_parquet(path).drop(columns="point_id", errors="ignore")
+            except Exception as e:  # noqa: BLE001 - pyarrow's ArrowInvalid, OSError, ...
+                raise StoreError(f"{str(path)!r} is damaged ({type(e).__name__}); run the sweep again "
+                                 f"with the same --out to re-run this point") from None
         meta = self.point(pid)
         if meta["status"] != "ok":
             raise KeyError(f"point {pid} failed ({meta['error']}); it has no {name.replace('_', ' ')}")

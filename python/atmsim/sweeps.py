@@ -844,6 +844,8 @@ def sweep(
     rerun_failed: bool = False,
     base_dir: Union[str, os.PathLike, None] = None,
     log: Optional[Callable[[str], None]] = None,
+    point_timeout: Optional[float] = None,
+    point_memory: Optional[int] = None,
 ):
     """Runs a sweep and returns its results (:class:`atmsim.store.SweepResults`: ``.df`` is
     a DataFrame with one row per point: parameters, seed, status and summary metrics).
@@ -854,13 +856,18 @@ def sweep(
     (``address`` of an existing cluster, or a local Ray instance); see
     :mod:`atmsim.parallel`. A point that fails is recorded with its error; the others go on.
     ``rerun_failed`` runs failed points again. ``log`` receives the plan and progress lines
-    (default: stderr when ``progress`` is true).
+    (default: stderr when ``progress`` is true). ``point_timeout`` (seconds) and
+    ``point_memory`` (bytes, local backend) limit each point: a point past either is
+    recorded as failed with the reason (``PointTimeout``, ``PointMemory``) and the sweep
+    goes on. Every point in the store is verified first; one whose files do not read back
+    is run again.
     """
     from . import parallel
     from .store import SweepStore
 
     spec = sweep if isinstance(sweep, SweepSpec) else load_sweep_file(sweep, base_dir=base_dir)
     parallel.check_backend(backend, workers, address)
+    parallel.check_limits(backend, point_timeout, point_memory)
     if log is None:
         log = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
     out = Path(out) if out is not None else Path("results") / "sweeps" / spec.name
@@ -871,6 +878,8 @@ def sweep(
         todo = [p for p in points if p.point_id not in done or p.point_id in failed]
         stale = store.stale_ids()
         log(spec.describe())
+        for line in getattr(store, "healed", []):
+            log(f"  {line}")
         if stale:
             log(f"  {len(stale)} point{'s' if len(stale) != 1 else ''} in {out} are not in this sweep any more "
                 f"(kept, not shown in results)")
@@ -890,7 +899,8 @@ def sweep(
                 store.write_outcome(by_id[pid], outcome)
 
             parallel.execute(((p.point_id, p.scenario_json) for p in runnable), deliver, backend=backend,
-                             workers=workers, address=address, progress=progress, desc=spec.name)
+                             workers=workers, address=address, progress=progress, desc=spec.name,
+                             point_timeout=point_timeout, point_memory=point_memory)
         results = store.finish()
     log(results.status_line())
     return results

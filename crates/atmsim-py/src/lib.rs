@@ -4,6 +4,8 @@
 //!
 //! Errors map to exceptions: [`atmsim::RunError::Scenario`] -> `ScenarioError`
 //! (a `ValueError`), [`atmsim::RunError::Invariant`] -> `InvariantError` (a `RuntimeError`).
+//! A panic (a bug) never reaches Python as a backtrace: [`guard`] turns it into an
+//! `InternalError` carrying the panic message; the Python side saves the scenario.
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -17,6 +19,47 @@ create_exception!(
     "An internal invariant (such as cell conservation) failed: a bug in atmsim."
 );
 
+create_exception!(
+    _core,
+    InternalError,
+    PyRuntimeError,
+    "The engine hit a bug (a Rust panic). The message says where; please report it with the scenario."
+);
+
+std::thread_local! {
+    /// The last panic's message and place on this thread, for [`guard`].
+    static LAST_PANIC: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Replaces the default panic hook (which prints "thread panicked" and a backtrace hint to
+/// stderr) by one that only records the message for [`guard`] (issue 18, item 3).
+fn quiet_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let place = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        LAST_PANIC.with(|p| *p.borrow_mut() = format!("{msg}{place}"));
+    }));
+}
+
+/// Runs `f`, turning a panic into an `InternalError` exception.
+fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(_) => {
+            let m = LAST_PANIC.with(|p| std::mem::take(&mut *p.borrow_mut()));
+            Err(InternalError::new_err(format!("internal error in the engine: {m}")))
+        }
+    }
+}
+
 fn to_py(e: atmsim::RunError) -> PyErr {
     match e {
         atmsim::RunError::Scenario(s) => ScenarioError::new_err(s.to_string()),
@@ -28,18 +71,44 @@ fn to_py(e: atmsim::RunError) -> PyErr {
 #[pyfunction]
 fn run_toml(py: Python<'_>, text: String) -> PyResult<String> {
     let r = py.detach(|| {
-        atmsim::run_toml(&text).map(|r| serde_json::to_string(&r).expect("result serializes"))
+        guard(|| {
+            atmsim::run_toml(&text)
+                .map(|r| serde_json::to_string(&r).expect("result serializes"))
+                .map_err(to_py)
+        })
     });
-    r.map_err(to_py)
+    r
 }
 
-/// Runs a scenario given as JSON text; returns the result as JSON text.
+/// Runs a scenario given as JSON text; returns the result as JSON text. `max_events` and
+/// `max_wall` (seconds) bound the run: past either it stops, and `summary.partial` says so.
 #[pyfunction]
-fn run_json(py: Python<'_>, text: String) -> PyResult<String> {
+#[pyo3(signature = (text, max_events = None, max_wall = None))]
+fn run_json(
+    py: Python<'_>,
+    text: String,
+    max_events: Option<u64>,
+    max_wall: Option<f64>,
+) -> PyResult<String> {
+    let budget = atmsim::RunBudget {
+        max_events,
+        max_wall_seconds: max_wall,
+    };
     let r = py.detach(|| {
-        atmsim::run_json(&text).map(|r| serde_json::to_string(&r).expect("result serializes"))
+        guard(|| {
+            let f = atmsim::scenario::from_json_str(&text)
+                .map_err(|e| to_py(atmsim::RunError::Scenario(e)))?;
+            let sc = atmsim::scenario::resolve::resolve(&f)
+                .map_err(|e| to_py(atmsim::RunError::Scenario(e)))?;
+            // The heavy-run guard; the lead moves it into the resolver (issue 18, item 1).
+            atmsim::scenario::budget::check(&sc)
+                .map_err(|e| to_py(atmsim::RunError::Scenario(e)))?;
+            atmsim::run_with_budget(&sc, budget)
+                .map(|r| serde_json::to_string(&r).expect("result serializes"))
+                .map_err(to_py)
+        })
     });
-    r.map_err(to_py)
+    r
 }
 
 /// How often, in wall time, a watched run (`run_json_watched`) looks up from the
@@ -54,27 +123,29 @@ const WATCH_PERIOD: std::time::Duration = std::time::Duration::from_millis(50);
 #[pyfunction]
 #[pyo3(signature = (text, progress = None))]
 fn run_json_watched(py: Python<'_>, text: String, progress: Option<Py<PyAny>>) -> PyResult<String> {
-    let mut stopped: Option<PyErr> = None;
-    let r = py.detach(|| {
-        let f = atmsim::scenario::from_json_str(&text)?;
-        let sc = atmsim::scenario::resolve::resolve(&f)?;
-        atmsim::run_observed(&sc, WATCH_PERIOD, |reached| {
-            Python::attach(|py| {
-                let step = py.check_signals().and_then(|()| match &progress {
-                    Some(cb) => cb.call1(py, (reached as f64 / 1e12,)).map(drop),
-                    None => Ok(()),
-                });
-                step.map_err(|e| stopped = Some(e)).is_ok()
+    guard(|| {
+        let mut stopped: Option<PyErr> = None;
+        let r = py.detach(|| {
+            let f = atmsim::scenario::from_json_str(&text)?;
+            let sc = atmsim::scenario::resolve::resolve(&f)?;
+            atmsim::run_observed(&sc, WATCH_PERIOD, |reached| {
+                Python::attach(|py| {
+                    let step = py.check_signals().and_then(|()| match &progress {
+                        Some(cb) => cb.call1(py, (reached as f64 / 1e12,)).map(drop),
+                        None => Ok(()),
+                    });
+                    step.map_err(|e| stopped = Some(e)).is_ok()
+                })
             })
-        })
-    });
-    if let Some(e) = stopped {
-        return Err(e);
-    }
-    match r.map_err(to_py)? {
-        Some(r) => Ok(serde_json::to_string(&r).expect("result serializes")),
-        None => Err(PyRuntimeError::new_err("run stopped without a reason")),
-    }
+        });
+        if let Some(e) = stopped {
+            return Err(e);
+        }
+        match r.map_err(to_py)? {
+            Some(r) => Ok(serde_json::to_string(&r).expect("result serializes")),
+            None => Err(PyRuntimeError::new_err("run stopped without a reason")),
+        }
+    })
 }
 
 /// Runs a scenario given as JSON text with results and time series off (the scale
@@ -99,6 +170,10 @@ fn run_counts(py: Python<'_>, text: String) -> PyResult<(u64, u64)> {
 #[pyfunction]
 #[pyo3(signature = (text, toml = true))]
 fn validate(text: String, toml: bool) -> PyResult<String> {
+    guard(|| validate_inner(text, toml))
+}
+
+fn validate_inner(text: String, toml: bool) -> PyResult<String> {
     let file = if toml {
         atmsim::scenario::from_toml_str(&text)
     } else {
@@ -107,6 +182,7 @@ fn validate(text: String, toml: bool) -> PyResult<String> {
     let file = file.map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let sc = atmsim::scenario::resolve::resolve(&file)
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    atmsim::scenario::budget::check(&sc).map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let v = serde_json::json!({
         "name": sc.name,
         "nodes": sc.nodes.len(),
@@ -122,6 +198,10 @@ fn validate(text: String, toml: bool) -> PyResult<String> {
 /// takes): a JSON list of {name, fair_share_bps (null if outside the allocation)}.
 #[pyfunction]
 fn max_min_json(text: String) -> PyResult<String> {
+    guard(|| max_min_inner(text))
+}
+
+fn max_min_inner(text: String) -> PyResult<String> {
     let file = atmsim::scenario::from_json_str(&text)
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let sc = atmsim::scenario::resolve::resolve(&file)
@@ -139,6 +219,10 @@ fn max_min_json(text: String) -> PyResult<String> {
 /// Converts a TOML scenario to the equivalent JSON (the dict form).
 #[pyfunction]
 fn toml_to_json(text: String) -> PyResult<String> {
+    guard(|| toml_to_json_inner(text))
+}
+
+fn toml_to_json_inner(text: String) -> PyResult<String> {
     let f = atmsim::scenario::from_toml_str(&text)
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     Ok(serde_json::to_string(&f).expect("scenario serializes"))
@@ -223,6 +307,7 @@ fn version() -> &'static str {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    quiet_panics();
     m.add_function(wrap_pyfunction!(run_toml, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json_watched, m)?)?;
@@ -238,5 +323,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_counts, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
     Ok(())
 }

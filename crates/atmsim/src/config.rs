@@ -21,8 +21,8 @@ impl ConfigError {
     /// An error at `path`.
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         ConfigError {
-            path: path.into(),
-            message: message.into(),
+            path: cut_long_values(path.into()),
+            message: cut_long_values(message.into()),
         }
     }
 }
@@ -38,6 +38,47 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+/// Cuts every quoted value (`"..."` or `` `...` ``) longer than [`crate::units::ECHO_CHARS`]
+/// characters, so that a message never echoes a 100 KB value whole (issue 18).
+pub fn cut_long_values(m: String) -> String {
+    let max = crate::units::ECHO_CHARS;
+    if m.chars().count() <= 2 * max {
+        return m;
+    }
+    let chars: Vec<char> = m.chars().collect();
+    let mut out = String::with_capacity(4 * max);
+    let mut i = 0;
+    while i < chars.len() {
+        let q = chars[i];
+        out.push(q);
+        i += 1;
+        if q != '"' && q != '`' {
+            continue;
+        }
+        let mut j = i;
+        while j < chars.len() && chars[j] != q {
+            j += if chars[j] == '\\' { 2 } else { 1 };
+        }
+        let inner = j.min(chars.len()) - i;
+        if inner > max {
+            out.extend(&chars[i..i + max]);
+            out.push_str("...");
+            if j < chars.len() {
+                out.push(q);
+            }
+            out.push_str(&format!(" ({inner} characters)"));
+            i = (j + 1).min(chars.len());
+        } else {
+            out.extend(&chars[i..j.min(chars.len())]);
+            if j < chars.len() {
+                out.push(q);
+            }
+            i = (j + 1).min(chars.len().max(j + 1));
+        }
+    }
+    out
+}
 
 /// `Err(ConfigError)` at `path`.
 pub fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, ConfigError> {
@@ -138,3 +179,24 @@ mod tests {
         assert_eq!(p.get("nrm", |t| &t.0), (Some(7), "defaults.abr.nrm".into()));
     }
 }
+
+#[cfg(test)]
+mod cut_tests {
+    use super::*;
+
+    #[test]
+    fn long_quoted_values_are_cut() {
+        let long = "x".repeat(5000);
+        let e = ConfigError::new("node[0]", format!("invalid type: string \"{long}\", expected a table"));
+        assert!(e.message.len() < 200, "{}", e.message);
+        assert!(e.message.contains("(5000 characters)"), "{}", e.message);
+        assert!(e.message.ends_with(", expected a table"), "{}", e.message);
+        let e = ConfigError::new("k", format!("unknown variant `{long}`, expected one of `a`, `b`"));
+        assert!(e.message.len() < 200 && e.message.contains("`a`, `b`"), "{}", e.message);
+        let short = "node \"a\" is not defined".to_string();
+        assert_eq!(cut_long_values(short.clone()), short);
+        let unterminated = format!("value \"{long}");
+        assert!(cut_long_values(unterminated).len() < 200);
+    }
+}
+

@@ -56,7 +56,7 @@ pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
     let mut sim = sim::Sim::new(sc);
     sim.run();
     let wall = start.elapsed().as_secs_f64();
-    checked(RunResult::collect(sim, sc, wall))
+    check_invariants(RunResult::collect(sim, sc, wall))
 }
 
 /// Runs like [`run`], but hands control to `observer` about every `period` of wall time,
@@ -99,7 +99,7 @@ pub fn run_observed(
         }
     }
     let wall = start.elapsed().as_secs_f64();
-    checked(RunResult::collect(sim, sc, wall)).map(Some)
+    check_invariants(RunResult::collect(sim, sc, wall)).map(Some)
 }
 
 /// The shortest slice of simulated time [`run_observed`] runs between looks (1 us, a
@@ -107,8 +107,51 @@ pub fn run_observed(
 /// slices, and their overhead, arbitrarily small.
 const MIN_SLICE: u64 = 1_000_000;
 
-/// The end-of-run invariants: every port's counter identities and cell conservation.
-fn checked(r: RunResult) -> Result<RunResult, RunError> {
+/// Limits on a run's cost (issue 18, run budgets). `None` means no limit.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RunBudget {
+    /// Stop after this many events.
+    pub max_events: Option<u64>,
+    /// Stop after this many seconds of wall-clock time.
+    pub max_wall_seconds: Option<f64>,
+}
+
+/// Runs a resolved scenario like [`run`], but stops cleanly when `budget` is used up.
+/// A run stopped early returns the results up to the simulated time it reached, with
+/// `summary.partial` naming the limit; the invariants are checked as for a full run.
+pub fn run_with_budget(sc: &Scenario, budget: RunBudget) -> Result<RunResult, RunError> {
+    if budget == RunBudget::default() {
+        return run(sc);
+    }
+    let start = std::time::Instant::now();
+    let deadline = budget
+        .max_wall_seconds
+        .map(|s| start + std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+    let mut sim = sim::Sim::new(sc);
+    let stopped = sim.run_bounded(budget.max_events.unwrap_or(u64::MAX), deadline);
+    let wall = start.elapsed().as_secs_f64();
+    let Some(reached) = stopped else {
+        return check_invariants(RunResult::collect(sim, sc, wall));
+    };
+    let reason = if budget.max_events.is_some_and(|m| sim.q.events_processed() >= m) {
+        format!("stopped at max_events = {}", budget.max_events.unwrap_or(0))
+    } else {
+        format!("stopped at max_wall = {} s", budget.max_wall_seconds.unwrap_or(0.0))
+    };
+    let mut cut = sc.clone();
+    cut.duration = reached;
+    cut.warmup = cut.warmup.min(reached);
+    let mut r = RunResult::collect(sim, &cut, wall);
+    r.summary.partial = Some(format!(
+        "{reason}, at {} s of {} s simulated",
+        atmsim_kernel::time::to_secs_f64(reached),
+        atmsim_kernel::time::to_secs_f64(sc.duration)
+    ));
+    check_invariants(r)
+}
+
+/// Cell conservation and every port's counter identities: a violation is a bug.
+fn check_invariants(r: RunResult) -> Result<RunResult, RunError> {
     for p in &r.ports {
         if p.received != p.enqueued + p.dropped || p.enqueued != p.sent + p.final_queue_cells as u64
         {
@@ -129,8 +172,10 @@ fn checked(r: RunResult) -> Result<RunResult, RunError> {
 }
 
 /// Parses, validates and runs a TOML scenario.
+/// Refuses a scenario the heavy-run guard ([`scenario::budget::check`]) refuses.
 pub fn run_toml(text: &str) -> Result<RunResult, RunError> {
     let sc = scenario::load_toml(text)?;
+    scenario::budget::check(&sc)?;
     run(&sc)
 }
 
@@ -138,6 +183,7 @@ pub fn run_toml(text: &str) -> Result<RunResult, RunError> {
 pub fn run_json(text: &str) -> Result<RunResult, RunError> {
     let f = scenario::from_json_str(text)?;
     let sc = scenario::resolve::resolve(&f)?;
+    scenario::budget::check(&sc)?;
     run(&sc)
 }
 

@@ -63,6 +63,11 @@ pub struct Summary {
     pub events_per_second: f64,
     /// atmsim version.
     pub version: String,
+    /// Set when a run budget (`max_events`, `max_wall`) stopped the run before its
+    /// duration: the reason. The figures then cover only the simulated time reached
+    /// (`duration_s`). Absent from complete runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<String>,
 }
 
 /// Per-connection figures.
@@ -408,6 +413,7 @@ impl RunResult {
             cell_hops_per_second: t.cell_hops as f64 / wall_seconds.max(1e-9),
             events_per_second: events as f64 / wall_seconds.max(1e-9),
             version: crate::VERSION.into(),
+            partial: None,
         };
         RunResult {
             summary,

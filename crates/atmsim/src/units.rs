@@ -3,15 +3,57 @@
 //! Every quantity in a scenario is a string such as `"155.52 Mbps"`, `"1000 km"`, `"5 us"`,
 //! `"512 B"`, `"36000 cells"` or `"80 %"`. A bare number is refused: the unit is part of the
 //! value. Parse errors say what was given and which units are allowed.
+//!
+//! Every quantity has a valid range, and a value outside it is an error, never clamped or
+//! saturated (issue 18, items 1 and 2). The ranges are the constants below:
+//! * rates: 0, or from one cell per second ([`MIN_RATE_BPS`], 424 bit/s) to [`MAX_RATE_BPS`]
+//!   (1 Tbps, a cell every 424 ps);
+//! * durations: 0, or from 1 ps to [`MAX_DURATION_PS`] (10^6 s, about 11.6 days), so that a
+//!   time plus a delay plus an interval still fits the 2^64 ps clock (about 213 days);
+//! * lengths: up to [`MAX_LENGTH_M`] (10^6 km, 5 s of propagation);
+//! * sizes: up to [`MAX_BYTES`] (1 TiB); cell counts: up to 2^32 - 1 cells.
+//!
+//! Numbers must be finite. Echoed values are cut to [`ECHO_CHARS`] characters.
 
-use atmsim_kernel::{time, Time};
+use atmsim_kernel::{time, Time, PS_PER_S};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 use std::fmt;
 
-/// Splits `"155.52 Mbps"` into `(155.52, "Mbps")`.
-fn split_number(s: &str) -> Option<(f64, &str)> {
+/// The smallest non-zero rate: one 424-bit cell per second.
+pub const MIN_RATE_BPS: f64 = 424.0;
+/// The largest rate: 1 Tbps.
+pub const MAX_RATE_BPS: f64 = 1e12;
+/// The longest duration: 10^6 s, in picoseconds (2^64 ps is about 1.8 * 10^7 s).
+pub const MAX_DURATION_PS: Time = 1_000_000 * PS_PER_S;
+/// The longest fibre: 10^6 km, in metres.
+pub const MAX_LENGTH_M: f64 = 1e9;
+/// The largest size: 1 TiB.
+pub const MAX_BYTES: u64 = 1 << 40;
+/// Values echoed in messages are cut to this many characters.
+pub const ECHO_CHARS: usize = 80;
+
+/// `s` quoted for a message, cut to [`ECHO_CHARS`] characters with an ellipsis.
+pub fn echo(s: &str) -> String {
+    if s.chars().count() <= ECHO_CHARS {
+        format!("{s:?}")
+    } else {
+        let cut: String = s.chars().take(ECHO_CHARS).collect();
+        format!("{:?}... ({} characters)", cut, s.chars().count())
+    }
+}
+
+/// Why a written quantity was refused.
+enum Bad {
+    /// Not a number followed by one of the units.
+    Form,
+    /// Well formed, but outside the valid range: says why and what is allowed.
+    Range(String),
+}
+
+/// Splits `"155.52 Mbps"` into `(155.52, "Mbps")`; refuses non-finite and negative numbers.
+fn split_number(s: &str) -> Result<(f64, &str), Bad> {
     let s = s.trim();
     let end = s
         .char_indices()
@@ -20,13 +62,44 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
         })
         .map(|(i, _)| i)
         .unwrap_or(s.len());
-    // "e" may start a unit (none of ours does), so trim a trailing exponent marker.
     let (num, unit) = s.split_at(end);
-    let v: f64 = num.trim().parse().ok()?;
+    let v: f64 = num.trim().parse().map_err(|_| Bad::Form)?;
     if !v.is_finite() {
-        return None;
+        return Err(Bad::Range("the number is not finite".into()));
     }
-    Some((v, unit.trim()))
+    if v < 0.0 {
+        return Err(Bad::Range("negative; allowed: 0 or more".into()));
+    }
+    Ok((v, unit.trim()))
+}
+
+/// Converts `secs` seconds to picoseconds, refusing what does not fit [`MAX_DURATION_PS`]
+/// and non-zero values that round to 0 ps.
+fn checked_ps(secs: f64) -> Result<Time, Bad> {
+    let ps = secs * PS_PER_S as f64;
+    if ps > MAX_DURATION_PS as f64 {
+        return Err(Bad::Range(format!(
+            "above the maximum of {} s (times must fit the picosecond clock with room for the run)",
+            MAX_DURATION_PS / PS_PER_S
+        )));
+    }
+    if ps > 0.0 && ps < 0.5 {
+        return Err(Bad::Range(
+            "below the 1 ps resolution; allowed: 0, or 1 ps to 1000000 s".into(),
+        ));
+    }
+    Ok(time::from_secs_f64(secs))
+}
+
+/// Checks a whole count (bytes or cells) against `max`.
+fn whole(v: f64, max: f64, unit: &str) -> Result<f64, Bad> {
+    if v.fract() != 0.0 {
+        return Err(Bad::Range(format!("not a whole number of {unit}")));
+    }
+    if v > max {
+        return Err(Bad::Range(format!("above the maximum of {max} {unit}")));
+    }
+    Ok(v)
 }
 
 macro_rules! quantity {
@@ -34,12 +107,17 @@ macro_rules! quantity {
         impl $name {
             /// Parses the written form, e.g. as found in a scenario file.
             pub fn parse(s: &str) -> Result<Self, String> {
-                let f: fn(&str) -> Option<Self> = $parse;
-                f(s).ok_or_else(|| {
-                    format!(
-                        "invalid {} {:?}: expected a number followed by a unit, one of {}",
-                        $what, s, $units
-                    )
+                let f: fn(&str) -> Result<Self, Bad> = $parse;
+                f(s).map_err(|b| match b {
+                    Bad::Form => format!(
+                        "invalid {} {}: expected a number followed by a unit, one of {}",
+                        $what,
+                        echo(s),
+                        $units
+                    ),
+                    Bad::Range(why) => {
+                        format!("invalid {} {}: {}; units: {}", $what, echo(s), why, $units)
+                    }
                 })
             }
         }
@@ -67,7 +145,10 @@ macro_rules! quantity {
                         )))
                     }
                     fn visit_u64<E: de::Error>(self, v: u64) -> Result<$name, E> {
-                        self.visit_i64(v as i64)
+                        Err(E::custom(format!(
+                            "invalid {} {}: the unit is missing; write it out, one of {} (e.g. {:?})",
+                            $what, v, $units, $pattern
+                        )))
                     }
                     fn visit_f64<E: de::Error>(self, v: f64) -> Result<$name, E> {
                         Err(E::custom(format!(
@@ -127,12 +208,20 @@ quantity!(
             "Mbps" | "Mbit/s" => 1e6,
             "Gbps" | "Gbit/s" => 1e9,
             "cells/s" | "cell/s" => crate::cell::CELL_BITS_F64,
-            _ => return None,
+            _ => return Err(Bad::Form),
         };
-        if v < 0.0 {
-            return None;
+        let bps = v * m;
+        if bps > MAX_RATE_BPS {
+            return Err(Bad::Range(
+                "above the maximum of 1 Tbps; allowed: 0, or 424 bps (one cell per second) to 1 Tbps".into(),
+            ));
         }
-        Some(Rate(v * m))
+        if bps > 0.0 && bps < MIN_RATE_BPS {
+            return Err(Bad::Range(
+                "below one cell per second; allowed: 0, or 424 bps (one cell per second) to 1 Tbps".into(),
+            ));
+        }
+        Ok(Rate(bps))
     },
     |r, f| {
         if r.0 >= 1e6 {
@@ -166,22 +255,7 @@ quantity!(
     "duration",
     "20 s",
     "ps, ns, us, ms, s, min",
-    |s| {
-        let (v, u) = split_number(s)?;
-        let m = match u {
-            "ps" => 1e-12,
-            "ns" => 1e-9,
-            "us" | "µs" | "μs" => 1e-6,
-            "ms" => 1e-3,
-            "s" | "sec" => 1.0,
-            "min" => 60.0,
-            _ => return None,
-        };
-        if v < 0.0 {
-            return None;
-        }
-        Some(Duration(time::from_secs_f64(v * m)))
-    },
+    |s| duration_of(s).map(Duration),
     |d, f| {
         let ps = d.0;
         if ps == 0 {
@@ -198,6 +272,21 @@ quantity!(
     }
 );
 
+/// Parses a duration for the types built on it, keeping the range message.
+fn duration_of(s: &str) -> Result<Time, Bad> {
+    let (v, u) = split_number(s)?;
+    let m = match u {
+        "ps" => 1e-12,
+        "ns" => 1e-9,
+        "us" | "µs" | "μs" => 1e-6,
+        "ms" => 1e-3,
+        "s" | "sec" => 1.0,
+        "min" => 60.0,
+        _ => return Err(Bad::Form),
+    };
+    checked_ps(v * m)
+}
+
 /// A length of fibre. Stored in metres. Units: m, km.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Length(pub f64);
@@ -212,12 +301,12 @@ quantity!(
         let m = match u {
             "m" => 1.0,
             "km" => 1e3,
-            _ => return None,
+            _ => return Err(Bad::Form),
         };
-        if v < 0.0 {
-            return None;
+        if v * m > MAX_LENGTH_M {
+            return Err(Bad::Range("above the maximum of 1000000 km".into()));
         }
-        Some(Length(v * m))
+        Ok(Length(v * m))
     },
     |l, f| write!(f, "{} km", l.0 / 1e3)
 );
@@ -239,13 +328,10 @@ quantity!(
             "KB" | "KiB" => 1024.0,
             "MB" => 1e6,
             "MiB" => 1048576.0,
-            _ => return None,
+            _ => return Err(Bad::Form),
         };
-        let b = v * m;
-        if b < 0.0 || b.fract() != 0.0 {
-            return None;
-        }
-        Some(Bytes(b as u64))
+        let b = whole(v * m, MAX_BYTES as f64, "bytes (1 TiB)")?;
+        Ok(Bytes(b as u64))
     },
     |b, f| write!(f, "{} B", b.0)
 );
@@ -261,10 +347,10 @@ quantity!(
     "cells",
     |s| {
         let (v, u) = split_number(s)?;
-        if !matches!(u, "cells" | "cell") || v < 0.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
-            return None;
+        if !matches!(u, "cells" | "cell") {
+            return Err(Bad::Form);
         }
-        Some(CellCount(v as u32))
+        Ok(CellCount(whole(v, u32::MAX as f64, "cells")? as u32))
     },
     |b, f| write!(f, "{} cells", b.0)
 );
@@ -285,13 +371,13 @@ quantity!(
     "cells, or the word unlimited",
     |s| {
         if s.trim() == "unlimited" {
-            return Some(BufferSize::Unlimited);
+            return Ok(BufferSize::Unlimited);
         }
         let (v, u) = split_number(s)?;
-        if !matches!(u, "cells" | "cell") || v < 0.0 || v.fract() != 0.0 || v > u32::MAX as f64 {
-            return None;
+        if !matches!(u, "cells" | "cell") {
+            return Err(Bad::Form);
         }
-        Some(BufferSize::Cells(v as u32))
+        Ok(BufferSize::Cells(whole(v, u32::MAX as f64, "cells")? as u32))
     },
     |b, f| match b {
         BufferSize::Cells(n) => write!(f, "{} cells", n),
@@ -325,15 +411,10 @@ quantity!(
     "% (of the port's buffer size) or cells",
     |s| {
         let (v, u) = split_number(s)?;
-        if v < 0.0 {
-            return None;
-        }
         match u {
-            "%" => Some(Threshold::Percent(v)),
-            "cells" | "cell" if v.fract() == 0.0 && v <= u32::MAX as f64 => {
-                Some(Threshold::Cells(v as u32))
-            }
-            _ => None,
+            "%" => Ok(Threshold::Percent(v)),
+            "cells" | "cell" => Ok(Threshold::Cells(whole(v, u32::MAX as f64, "cells")? as u32)),
+            _ => Err(Bad::Form),
         }
     },
     |t, f| match t {
@@ -358,11 +439,11 @@ quantity!(
     "a duration (ps, ns, us, ms, s) or the word exact",
     |s| {
         if s.trim() == "exact" {
-            return Some(Granularity::Exact);
+            return Ok(Granularity::Exact);
         }
-        match Duration::parse(s) {
-            Ok(d) if d.0 > 0 => Some(Granularity::Tick(d.0)),
-            _ => None,
+        match duration_of(s)? {
+            0 => Err(Bad::Range("must be above 0 s (or the word exact)".into())),
+            t => Ok(Granularity::Tick(t)),
         }
     },
     |g, f| match g {
@@ -388,9 +469,9 @@ quantity!(
     "the word random, or a duration (ps, ns, us, ms, s)",
     |s| {
         if s.trim() == "random" {
-            return Some(TickPhase::Random);
+            return Ok(TickPhase::Random);
         }
-        Duration::parse(s).ok().map(|d| TickPhase::Fixed(d.0))
+        duration_of(s).map(TickPhase::Fixed)
     },
     |p, f| match p {
         TickPhase::Random => write!(f, "random"),
@@ -443,6 +524,59 @@ mod tests {
             Granularity::Tick(100_000_000_000)
         );
         assert!(Granularity::parse("0 ms").is_err());
+    }
+
+    #[test]
+    fn rates_outside_the_range_are_refused() {
+        assert_eq!(Rate::parse("0 bps").unwrap().0, 0.0);
+        assert_eq!(Rate::parse("1 cells/s").unwrap().0, 424.0);
+        assert_eq!(Rate::parse("1000 Gbps").unwrap().0, 1e12);
+        let e = Rate::parse("1e-12 Mbps").unwrap_err();
+        assert!(e.contains("1e-12 Mbps") && e.contains("below one cell per second"), "{e}");
+        assert!(e.contains("424 bps") && e.contains("1 Tbps"), "{e}");
+        let e = Rate::parse("1e300 Mbps").unwrap_err();
+        assert!(e.contains("above the maximum of 1 Tbps"), "{e}");
+        assert!(Rate::parse("1e400 Mbps").unwrap_err().contains("not finite"));
+        assert!(Rate::parse("NaN Mbps").is_err());
+        assert!(Rate::parse("inf Mbps").is_err());
+    }
+
+    #[test]
+    fn durations_that_do_not_fit_the_clock_are_refused() {
+        // 2^64 ps is about 1.8e7 s: these used to saturate silently.
+        for s in ["1e12 s", "1e8 s", "1.9e7 s", "20000 min", "1e30 ps"] {
+            let e = Duration::parse(s).unwrap_err();
+            assert!(e.contains("above the maximum of 1000000 s"), "{s}: {e}");
+            assert!(e.contains(s), "{e}");
+        }
+        assert_eq!(Duration::parse("1000000 s").unwrap().0, MAX_DURATION_PS);
+        assert_eq!(Duration::parse("1 ps").unwrap().0, 1);
+        assert_eq!(Duration::parse("0 s").unwrap().0, 0);
+        assert!(Duration::parse("0.1 ps").unwrap_err().contains("resolution"));
+        assert!(Duration::parse("-1 s").unwrap_err().contains("negative"));
+        assert!(Granularity::parse("1e9 s").unwrap_err().contains("maximum"));
+        assert!(TickPhase::parse("1e9 s").unwrap_err().contains("maximum"));
+    }
+
+    #[test]
+    fn sizes_and_lengths_outside_the_range_are_refused() {
+        assert!(Bytes::parse("1e30 B").unwrap_err().contains("maximum"));
+        assert!(Bytes::parse("2 TiB").is_err());
+        assert_eq!(Bytes::parse("1 MiB").unwrap().0, 1 << 20);
+        assert!(Length::parse("1e300 km").unwrap_err().contains("maximum"));
+        assert!(CellCount::parse("1e10 cells").unwrap_err().contains("maximum"));
+        assert!(BufferSize::parse("1e10 cells").unwrap_err().contains("maximum"));
+        assert!(Threshold::parse("1.5 cells").unwrap_err().contains("whole"));
+    }
+
+    #[test]
+    fn long_values_are_cut_in_messages() {
+        let long = format!("{} Mbps", "9".repeat(100_000));
+        let e = Rate::parse(&long).unwrap_err();
+        assert!(e.len() < 300, "{} chars", e.len());
+        assert!(e.contains("100005 characters"), "{e}");
+        let e = Rate::parse(&"x".repeat(1000)).unwrap_err();
+        assert!(e.len() < 300, "{e}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! file into a resolved [`Scenario`] ([`resolve`], cut by topic). The models own their
 //! keys, defaults and checks; this layer sits above them and no model imports it.
 
+pub mod budget;
 pub mod connection;
 pub mod error;
 pub mod fault;
@@ -39,9 +40,25 @@ pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
             .filter(|l| !l.is_empty())
             .collect::<Vec<_>>()
             .join("; ");
+        if msg.is_empty() {
+            msg = "syntax error".into();
+        }
+        if msg.contains("number too large") {
+            msg.push_str("; integers must be within -2^63 .. 2^63 - 1");
+        }
         if let Some(span) = inner.span() {
-            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-            msg = format!("{msg} (line {line})");
+            let start = span.start.min(text.len());
+            let start = (0..=start).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let line = text[..start].matches('\n').count() + 1;
+            // Without a key path, show the line itself (cut): it names the key (issue 18).
+            let shown = text.lines().nth(line - 1).map(str::trim).unwrap_or("");
+            if path.is_empty() && !shown.is_empty() {
+                msg = format!("{msg} (line {line}), at {}", crate::units::echo(shown));
+            } else if path.is_empty() && start >= text.trim_end().len() {
+                msg = format!("{msg} (line {line}), at the end of the file: is it cut short?");
+            } else {
+                msg = format!("{msg} (line {line})");
+            }
         }
         ScenarioError::new(path, msg)
     })

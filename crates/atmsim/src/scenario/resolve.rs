@@ -45,7 +45,7 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             .map(|&p| ports.cfg[p].rate_bps as f64)
             .fold(f64::INFINITY, f64::min),
     };
-    Ok(Scenario {
+    let sc = Scenario {
         name: f.name.clone().unwrap_or_else(|| "unnamed".into()),
         seed: f.seed,
         duration: timing.duration,
@@ -56,5 +56,7 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         ports: ports.cfg,
         connections,
         faults,
-    })
+    };
+    super::budget::check(&sc)?;
+    Ok(sc)
 }

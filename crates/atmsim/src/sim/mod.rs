@@ -165,6 +165,35 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Runs like [`Sim::run`], but stops early after `max_events` events, or once the
+    /// wall clock passes `deadline` (looked at every 4096 events), whichever comes first
+    /// (issue 18, run budgets). Returns the time reached when stopped early, else None.
+    pub fn run_bounded(
+        &mut self,
+        max_events: u64,
+        deadline: Option<std::time::Instant>,
+    ) -> Option<Time> {
+        let end = self.sc.duration;
+        let mut done: u64 = 0;
+        let mut now_reached = 0;
+        while let Some(t) = self.q.peek_time() {
+            if t > end {
+                return None;
+            }
+            if done >= max_events {
+                return Some(now_reached);
+            }
+            if done % 4096 == 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                return Some(now_reached);
+            }
+            let (now, ev) = self.q.pop().expect("peeked");
+            self.dispatch(now, ev);
+            now_reached = now;
+            done += 1;
+        }
+        None
+    }
+
     #[inline]
     fn dispatch(&mut self, now: Time, ev: Ev) {
         match ev {

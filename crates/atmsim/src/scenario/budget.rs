@@ -1,0 +1,336 @@
+//! The heavy-run guard (issue 18, item 1): a scenario whose values are each legal can still
+//! ask for billions of events (a 1 ps timer, a CBR source at 1 Tbps, on/off periods of
+//! 1 ps) and hang or exhaust memory. [`check`] estimates, from a resolved [`Scenario`], the
+//! events per simulated second of every source, timer and port, and refuses the scenario
+//! when the total passes [`MAX_EVENTS_PER_SIM_SECOND`], naming the heaviest key, its value
+//! and the estimate. It also refuses a cell source far above its access link
+//! ([`MAX_OVERLOAD`]), whose excess would pile up in the host's queue.
+//!
+//! The estimate is an upper bound of the event loop's work (seed-independent): each busy port
+//! costs two events per cell (transmit done, arrival), each source one event per cell it
+//! emits, each timer one event per expiry.
+
+use crate::traffic::{CbrCfg, OnOffCfg, RequestResponseCfg, SessionsCfg};
+use super::{CellApp, Scenario, ScenarioError, TcpApp};
+use crate::allocator::AllocatorCfg;
+use atmsim_kernel::{Time, PS_PER_S};
+
+/// The most events per simulated second a scenario may need: about a minute of wall
+/// clock per simulated second at the engine's typical 10-30 million events per second.
+pub const MAX_EVENTS_PER_SIM_SECOND: f64 = 1e9;
+
+/// A constant-rate or on/off source may ask for at most this multiple of its access link's
+/// rate; beyond it the excess only fills the host's queue.
+pub const MAX_OVERLOAD: f64 = 100.0;
+
+/// The most time-series values a run may record (samples times series): about 200 MB in the
+/// engine, several times that once handed to Python as JSON and tables.
+pub const MAX_SERIES_VALUES: f64 = 2e7;
+
+/// One contribution to the event rate: the key, its value as written, events per second.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Load {
+    /// Key path (or a description of where the value comes from).
+    pub key: String,
+    /// The value, in readable units.
+    pub value: String,
+    /// Estimated events per simulated second.
+    pub events_per_s: f64,
+}
+
+/// Events per second of a timer firing every `period` picoseconds.
+fn per_period(period: Time) -> f64 {
+    PS_PER_S as f64 / period.max(1) as f64
+}
+
+fn secs(t: Time) -> String {
+    crate::units::Duration(t).to_string()
+}
+
+fn bps(cells_per_s: f64) -> String {
+    format!("{} bps", cells_per_s * 424.0)
+}
+
+/// Every contribution to the scenario's event rate.
+pub fn loads(sc: &Scenario) -> Vec<Load> {
+    let mut out = Vec::new();
+    let mut push = |key: String, value: String, events_per_s: f64| {
+        out.push(Load {
+            key,
+            value,
+            events_per_s,
+        })
+    };
+    if let Some(si) = sc.sample_interval {
+        push("measurement.sample_interval".into(), secs(si), per_period(si));
+    }
+    let mut used = vec![false; sc.ports.len()];
+    for c in &sc.connections {
+        for &p in c.fwd_ports.iter().chain(&c.bwd_ports) {
+            if let Some(u) = used.get_mut(p) {
+                *u = true;
+            }
+        }
+    }
+    for (p, port) in sc.ports.iter().enumerate() {
+        if used[p] {
+            let cells = port.rate_bps as f64 / 424.0;
+            push(format!("rate of port {:?}", port.name), bps(cells), 2.0 * cells);
+        }
+        if let AllocatorCfg::Erica(e) = &port.allocator {
+            let key = format!("interval_time of port {:?}", port.name);
+            push(key, secs(e.interval_time), per_period(e.interval_time));
+        }
+    }
+    let run_s = sc.duration.max(1) as f64 / PS_PER_S as f64;
+    for (i, c) in sc.connections.iter().enumerate() {
+        let at = |k: &str| format!("connection[{i}].{k}");
+        match &c.app {
+            Some(CellApp::Cbr(CbrCfg { rate })) => push(at("traffic.rate"), bps(*rate), *rate),
+            Some(CellApp::OnOff(OnOffCfg { peak, on, off, .. })) => {
+                let cycle = on.saturating_add(*off).max(1);
+                let duty = *on as f64 / cycle as f64;
+                push(at("traffic.peak_rate"), bps(*peak), peak * duty);
+                let value = format!("on {} + off {}", secs(*on), secs(*off));
+                push(at("traffic.on/off"), value, 2.0 * per_period(cycle));
+            }
+            Some(CellApp::Sessions(SessionsCfg { on, off, .. })) => {
+                // Each opening and closing is signalled hop by hop and restarts the ABR
+                // source (ICR, RM cells): counted as 16 events per port of the route, both
+                // ways (the fuzzer found 1 ps on, 10 ns off taking 24 s for 0.05 s).
+                let cycle = on.saturating_add(*off).max(1);
+                let hops = (c.fwd_ports.len() + c.bwd_ports.len()).max(1) as f64;
+                let value = format!("on {} + off {}", secs(*on), secs(*off));
+                push(at("traffic.on/off"), value, 32.0 * hops * per_period(cycle));
+            }
+            Some(CellApp::Video(v)) => {
+                push(at("traffic.frame_rate"), secs(v.frame_time), per_period(v.frame_time));
+                push(at("traffic.bucket_rate"), bps(v.bucket_rate), v.bucket_rate);
+            }
+            Some(CellApp::RequestResponse(RequestResponseCfg { think, .. })) if *think > 0 => {
+                push(at("traffic.think_time"), secs(*think), per_period(*think));
+            }
+            _ => {}
+        }
+        if let Some(t) = &c.tcp {
+            if let Some(tick) = t.tick {
+                let key = at("traffic.tcp.timer_granularity (or defaults.tcp)");
+                push(key, secs(tick), per_period(tick));
+            }
+            if let TcpApp::Periodic {
+                interval, segments, ..
+            } = t.app
+            {
+                let rate = per_period(interval).min(segments as f64 / run_s);
+                push(at("traffic.application.segment_interval"), secs(interval), rate);
+            }
+        }
+        if let Some(a) = &c.abr {
+            push(at("abr.tcr (or defaults.abr)"), bps(a.tcr), a.tcr);
+            push(at("abr.trm (or defaults.abr)"), secs(a.trm), per_period(a.trm));
+        }
+    }
+    out
+}
+
+/// Refuses a scenario that would need more than [`MAX_EVENTS_PER_SIM_SECOND`] events per
+/// simulated second, or whose constant-rate source is far above its access link.
+pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
+    check_overload(sc)?;
+    check_series(sc)?;
+    let all = loads(sc);
+    let total: f64 = all.iter().map(|l| l.events_per_s).sum();
+    if total <= MAX_EVENTS_PER_SIM_SECOND {
+        return Ok(());
+    }
+    let worst = all
+        .iter()
+        .max_by(|a, b| a.events_per_s.total_cmp(&b.events_per_s))
+        .expect("a total above the bound has a part");
+    Err(ScenarioError::new(
+        worst.key.clone(),
+        format!(
+            "{} makes the run too heavy: about {:.3e} events per simulated second \
+             ({:.3e} in all, {:.3e} for the whole run); allowed: at most {:.0e} per simulated second",
+            worst.value,
+            worst.events_per_s,
+            total,
+            total * sc.duration as f64 / PS_PER_S as f64,
+            MAX_EVENTS_PER_SIM_SECOND
+        ),
+    ))
+}
+
+/// A CBR source or an on/off source's peak more than [`MAX_OVERLOAD`] times its first link.
+fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
+    for (i, c) in sc.connections.iter().enumerate() {
+        let (key, rate) = match &c.app {
+            Some(CellApp::Cbr(CbrCfg { rate })) => ("rate", *rate),
+            Some(CellApp::OnOff(OnOffCfg { peak, .. })) => ("peak_rate", *peak),
+            _ => continue,
+        };
+        let Some(link) = c.fwd_ports.first().and_then(|&p| sc.ports.get(p)) else {
+            continue;
+        };
+        let link_cells = link.rate_bps as f64 / 424.0;
+        if rate > MAX_OVERLOAD * link_cells {
+            return Err(ScenarioError::new(
+                format!("connection[{i}].traffic.{key}"),
+                format!(
+                    "{} is {:.0} times the rate of its first link {:?} ({} bps); allowed: at most \
+                     {MAX_OVERLOAD} times (the excess would only pile up in the host's queue, \
+                     about {:.3e} events per simulated second)",
+                    bps(rate),
+                    rate / link_cells,
+                    link.name,
+                    link.rate_bps,
+                    rate
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a sample interval that would record more than [`MAX_SERIES_VALUES`] values:
+/// every sample holds 5 values per port, 3 per connection and 2 per ABR direction (an upper
+/// bound of what `metrics::Recorder` keeps).
+fn check_series(sc: &Scenario) -> Result<(), ScenarioError> {
+    let Some(si) = sc.sample_interval else {
+        return Ok(());
+    };
+    let samples = (sc.duration / si.max(1)) as f64 + 1.0;
+    let abr = sc.connections.iter().filter(|c| c.abr.is_some()).count();
+    let per_sample = 5 * sc.ports.len() + 3 * sc.connections.len() + 4 * abr;
+    let values = samples * per_sample as f64;
+    if values <= MAX_SERIES_VALUES {
+        return Ok(());
+    }
+    Err(ScenarioError::new(
+        "measurement.sample_interval",
+        format!(
+            "{} records {samples:.3e} samples of {per_sample} values over the run ({values:.3e} \
+             values); allowed: at most {MAX_SERIES_VALUES:.0e} values: take a longer interval \
+             (at least {}), or \"0 s\" for no time series",
+            secs(si),
+            secs(((sc.duration as f64 * per_sample as f64 / MAX_SERIES_VALUES).ceil() as Time).max(1))
+        ),
+    ))
+}
+
+/// Estimated events of the whole run (for an up-front warning).
+pub fn estimated_events(sc: &Scenario) -> f64 {
+    let total: f64 = loads(sc).iter().map(|l| l.events_per_s).sum();
+    total * sc.duration as f64 / PS_PER_S as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load_toml;
+
+    const BASE: &str = r#"
+        name = "t"
+        [measurement]
+        duration = "0.1 s"
+        [[node]]
+        name = "a"
+        kind = "host"
+        [[node]]
+        name = "b"
+        kind = "host"
+        [[link]]
+        between = ["a", "b"]
+        rate = "155.52 Mbps"
+        length = "1 km"
+    "#;
+
+    fn with(traffic: &str) -> Scenario {
+        let text = format!(
+            "{BASE}\n[[connection]]\nname = \"c\"\nfrom = \"a\"\nto = \"b\"\n{traffic}\n"
+        );
+        load_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    #[test]
+    fn an_ordinary_tcp_run_passes() {
+        let sc = with("[connection.traffic]\nkind = \"tcp\"");
+        check(&sc).unwrap();
+        let e = estimated_events(&sc);
+        assert!(e > 1e4 && e < 1e8, "{e}");
+    }
+
+    #[test]
+    fn a_cbr_source_far_above_its_link_is_refused() {
+        let sc = with("[connection.traffic]\nkind = \"cbr\"\nrate = \"1000 Gbps\"");
+        let e = check(&sc).unwrap_err();
+        assert_eq!(e.path, "connection[0].traffic.rate");
+        assert!(e.message.contains("times the rate of its first link"), "{e}");
+        let ok = with("[connection.traffic]\nkind = \"cbr\"\nrate = \"300 Mbps\"");
+        check(&ok).unwrap();
+    }
+
+    #[test]
+    fn one_ps_on_off_periods_are_refused() {
+        let sc = with(
+            "[connection.traffic]\nkind = \"on_off\"\npeak_rate = \"10 Mbps\"\non = \"1 ps\"\noff = \"1 ps\"",
+        );
+        let e = check(&sc).unwrap_err();
+        assert_eq!(e.path, "connection[0].traffic.on/off");
+        assert!(e.message.contains("events per simulated second"), "{e}");
+    }
+
+    #[test]
+    fn a_one_ps_timer_granularity_is_refused() {
+        let sc = with(
+            "[connection.traffic]\nkind = \"tcp\"\n[connection.traffic.tcp]\ntimer_granularity = \"1 ps\"",
+        );
+        let e = check(&sc).unwrap_err();
+        assert!(e.path.contains("timer_granularity"), "{e}");
+        assert!(e.message.starts_with("1 ps makes the run too heavy"), "{e}");
+    }
+
+    #[test]
+    fn a_one_ps_sample_interval_is_refused() {
+        let mut sc = with("[connection.traffic]\nkind = \"tcp\"");
+        sc.sample_interval = Some(1);
+        let e = check(&sc).unwrap_err();
+        assert_eq!(e.path, "measurement.sample_interval");
+    }
+
+    #[test]
+    fn a_time_series_too_big_for_memory_is_refused() {
+        let mut sc = with("[connection.traffic]\nkind = \"tcp\"");
+        sc.sample_interval = Some(50_000); // 50 ns over 0.1 s: 2e6 samples
+        sc.duration = 100 * atmsim_kernel::PS_PER_MS;
+        let mut big = sc.clone();
+        for _ in 0..3 {
+            big.ports.extend(sc.ports.clone());
+        }
+        let e = check(&big).unwrap_err();
+        assert_eq!(e.path, "measurement.sample_interval");
+        assert!(e.message.contains("allowed: at most 2e7 values"), "{e}");
+        sc.sample_interval = Some(atmsim_kernel::PS_PER_MS);
+        check(&sc).unwrap();
+    }
+
+    #[test]
+    fn ten_ns_sessions_are_refused_and_100_ms_sessions_pass() {
+        let t = |on: &str, off: &str| {
+            with(&format!(
+                "service = \"abr\"\n[connection.traffic]\nkind = \"sessions\"\non = \"{on}\"\noff = \"{off}\""
+            ))
+        };
+        assert!(check(&t("1 ps", "10 ns")).is_err());
+        check(&t("100 ms", "100 ms")).unwrap();
+    }
+
+    #[test]
+    fn one_ps_sessions_are_refused() {
+        let sc = with(
+            "service = \"abr\"\n[connection.traffic]\nkind = \"sessions\"\non = \"1 ps\"\noff = \"1 ps\"",
+        );
+        let e = check(&sc).unwrap_err();
+        assert_eq!(e.path, "connection[0].traffic.on/off");
+    }
+}

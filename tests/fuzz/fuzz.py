@@ -1,0 +1,364 @@
+"""A structure-aware scenario fuzzer (issue 18, item 6).
+
+Cases are malformed or extreme scenarios made from seed scenarios (``tests/fuzz/corpus``,
+``examples/``): a value somewhere in the scenario is replaced by an extreme quantity
+(``"1 ps"``, ``"1e300 Mbps"``, ``"1e12 s"``, non-finite numbers, huge integers, long strings),
+a value of the wrong type, a deleted or unknown key; or the TOML text is cut or has bytes
+changed. Every simulated duration is cut to at most 0.1 s unless the mutation aims at it.
+The generator is seeded: a case is reproducible from its (seed, index).
+
+Each case runs in a worker process with an address-space limit of 2 GiB above its start
+and a 30 s wall-clock limit. It passes when it gets a clear error (an
+:class:`atmsim.ScenarioError` of one line, naming something, at most 600 characters) or a
+run whose invariants hold (the engine checks conservation and the per-port counter
+identities at the end of every run, and raises otherwise). It fails on an internal error
+(a panic), any other exception, a run past the limits, or an unclear message.
+
+Usage::
+
+    python tests/fuzz/fuzz.py --cases 3000 --seed 1          # summary counts, failures listed
+    python tests/fuzz/fuzz.py --seconds 60                    # as many cases as fit
+    python tests/fuzz/fuzz.py --corpus                        # only the seed corpus
+    python tests/fuzz/fuzz.py --cli 50                        # also run 50 cases through the CLI
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator, Optional
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+CORPUS = HERE / "corpus"
+WALL_LIMIT = 30.0
+MEMORY_LIMIT = 2 * 2**30
+MAX_DURATION = "0.1 s"
+
+QUANTITIES = [
+    "1 ps", "0.1 ps", "0 s", "1e-12 s", "1e12 s", "1e8 s", "1.9e7 s", "18446744073709551616 ps", "-1 s",
+    "1e-12 Mbps", "0 bps", "423 bps", "1e300 Mbps", "1000 Gbps", "1e400 Mbps", "nan Mbps", "inf s",
+    "1e30 B", "0 B", "0.5 B", "1e10 cells", "0 cells", "-5 cells", "4294967296 cells", "1e300 %", "-1 %",
+    "1e300 km", "0 km", "5", "", " ", "Mbps", "1e1e1 s", "0x10 s", "1_000 s", "exact", "random", "unlimited",
+]
+WRONG = [0, -1, 1.5, float("1e300"), 2**63, 2**64, -(2**63) - 1, True, [], {}, [1, "a"], {"kind": "nope"},
+         "x" * 5000, "\u00e9\u263a\U0001f600", "\x00", "a\nb", "nan", None]
+KEYS = ["kind", "rate", "delay", "length", "buffer", "threshold", "on", "off", "peak_rate", "interval_time",
+        "timer_granularity", "segment_interval", "tcr", "pcr", "mcr", "icr", "seed", "duration", "zzz"]
+
+
+def seeds(builders: bool = False) -> list[tuple[str, str]]:
+    """The seed scenarios (TOML text): the corpus and the example files; with ``builders``,
+    also the scenarios the topology builders and the reproductions emit (three per
+    reproduction, quick versions)."""
+    files = sorted(CORPUS.glob("*.toml")) + sorted((ROOT / "examples").glob("*.toml"))
+    out = [(f.name, f.read_text()) for f in files]
+    if builders:
+        sys.path.insert(0, str(ROOT / "python"))
+        from atmsim import topology
+        from atmsim.experiments import EXPERIMENTS, get
+
+        made = [("n_source", topology.n_source(3, duration="50 ms")), ("r1", topology.r1()),
+                ("r2", topology.r2()), ("r3", topology.r3())]
+        for k in sorted(EXPERIMENTS):
+            made += [(f"{k}:{c.key}", c.scenario) for c in get(k).cases(True)[:3]]
+        for name, sc in made:
+            t = to_toml_text(sc)
+            if t is not None:
+                out.append((name, t))
+    return out
+
+
+_NUMBER = __import__("re").compile(r"^\s*([0-9.]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/%µμ]+)\s*$")
+
+
+def _paths(obj: Any, prefix: tuple = ()) -> Iterator[tuple]:
+    yield prefix
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _paths(v, prefix + (i,))
+
+
+def _get(obj: Any, path: tuple) -> Any:
+    for p in path:
+        obj = obj[p]
+    return obj
+
+
+def _cap_duration(sc: dict) -> None:
+    m = sc.setdefault("measurement", {})
+    if isinstance(m, dict):
+        m["duration"] = MAX_DURATION
+        if "warmup" in m:
+            m["warmup"] = "0 s"
+
+
+def mutate(rng: random.Random, sc: dict) -> tuple[dict, str]:
+    """One structure-aware mutation of the scenario dict; returns it and a description."""
+    paths = [p for p in _paths(sc) if p]
+    scalable = [p for p in paths if isinstance(_get(sc, p), str) and _NUMBER.match(_get(sc, p))
+                and p != ("measurement", "duration")]  # the limits are for runs of <= 0.1 s
+    if scalable and rng.random() < 0.35:
+        # A legal-looking value scaled by 10^k: runs that are valid but extreme (heavy).
+        path = rng.choice(scalable)
+        m = _NUMBER.match(_get(sc, path))
+        v = float(m.group(1)) * 10.0 ** rng.randint(-9, 9)
+        _get(sc, path[:-1])[path[-1]] = f"{v:g} {m.group(2)}"
+        return sc, f"{'.'.join(map(str, path))} = {v:g} {m.group(2)}"
+    path = rng.choice(paths)
+    parent = _get(sc, path[:-1])
+    roll = rng.random()
+    if roll < 0.55:
+        new: Any = rng.choice(QUANTITIES)
+    elif roll < 0.8:
+        new = copy.deepcopy(rng.choice(WRONG))
+    elif roll < 0.9:
+        if isinstance(parent, dict):
+            del parent[path[-1]]
+            return sc, f"delete {'.'.join(map(str, path))}"
+        new = copy.deepcopy(rng.choice(WRONG))
+    else:
+        target = parent if isinstance(parent, dict) else sc
+        k = rng.choice(KEYS)
+        target[k] = copy.deepcopy(rng.choice(QUANTITIES + WRONG[:8]))
+        return sc, f"set {k} in {'.'.join(map(str, path[:-1]))}"
+    parent[path[-1]] = new
+    return sc, f"{'.'.join(map(str, path))} = {str(new)[:40]!r}"
+
+
+def to_toml_text(sc: Any) -> Optional[str]:
+    """TOML text of a mutated dict (None when TOML cannot hold it, e.g. a None value)."""
+    def val(v: Any) -> str:
+        if v is None:
+            raise TypeError("None")
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            if not -(2**63) <= v < 2**63:
+                return str(v)  # deliberately out of TOML's range: the parser must say so
+            return str(v)
+        if isinstance(v, float):
+            return repr(v) if v == v and abs(v) != float("inf") else ("nan" if v != v else ("inf" if v > 0 else "-inf"))
+        if isinstance(v, str):
+            return json.dumps(v, ensure_ascii=False)
+        if isinstance(v, list):
+            return "[" + ", ".join(val(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{json.dumps(str(k))} = {val(x)}" for k, x in v.items()) + " }"
+        raise TypeError(type(v).__name__)
+
+    try:
+        if not isinstance(sc, dict):
+            return None
+        return "\n".join(f"{json.dumps(str(k))} = {val(v)}" for k, v in sc.items()) + "\n"
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def byte_mutation(rng: random.Random, text: str) -> tuple[str, str]:
+    """Cuts the text, or changes, doubles or deletes a few characters."""
+    roll = rng.random()
+    if roll < 0.4:
+        i = rng.randrange(len(text))
+        return text[:i], f"cut at {i}"
+    chars = list(text)
+    for _ in range(rng.randint(1, 4)):
+        i = rng.randrange(len(chars))
+        op = rng.random()
+        if op < 0.4:
+            chars[i] = rng.choice('"[]{}=.,#\n0123456789e-+ ')
+        elif op < 0.7:
+            del chars[i]
+        else:
+            chars.insert(i, chars[i] * rng.randint(2, 30))
+    return "".join(chars), "bytes changed"
+
+
+def cases(seed: int, n: Optional[int]) -> Iterator[tuple[str, str]]:
+    """``(description, toml text)`` cases, reproducible from ``seed``."""
+    import tomllib
+
+    rng = random.Random(seed)
+    base = []
+    for name, text in seeds(builders=True):
+        try:
+            base.append((name, text, tomllib.loads(text)))
+        except tomllib.TOMLDecodeError:
+            base.append((name, text, None))
+    i = 0
+    while n is None or i < n:
+        name, text, parsed = rng.choice(base)
+        if parsed is None or rng.random() < 0.15:
+            t, what = byte_mutation(rng, text)
+            yield f"{seed}:{i} {name}: {what}", t
+        else:
+            sc = json.loads(json.dumps(parsed))
+            _cap_duration(sc)
+            what = []
+            for _ in range(rng.choice([1, 1, 1, 2, 3])):
+                sc, w = mutate(rng, sc)
+                what.append(w)
+            t = to_toml_text(sc)
+            if t is None:
+                t, w = byte_mutation(rng, text)
+                what.append(w)
+            yield f"{seed}:{i} {name}: {'; '.join(what)}", t
+        i += 1
+
+
+# ---------------------------------------------------------------- checking one case (in the worker)
+
+
+def check(text: str) -> tuple[str, str, str]:
+    """Runs one case; returns ``("ok", verdict, detail)`` (verdict: error / run) or
+    ``("error", kind, detail)`` for a failure of atmsim."""
+    import atmsim
+
+    try:
+        r = atmsim.run(text if "\n" in text else text + "\n")
+    except atmsim.ScenarioError as e:
+        msg = str(e)
+        if "\n" in msg or len(msg) > 600 or not msg.strip() or (": " not in msg and "(line " not in msg):
+            return ("error", "unclear", msg[:300])
+        return ("ok", "error", msg[:300])
+    except (atmsim.InternalError, atmsim.InvariantError) as e:
+        return ("error", type(e).__name__, str(e)[:500])
+    except (FileNotFoundError, TypeError) as e:  # text that looks like a path: a clear error too
+        return ("ok", "error", f"{type(e).__name__}: {str(e)[:200]}")
+    except BaseException as e:  # noqa: BLE001 - a panic surfaces as a BaseException
+        return ("error", type(e).__name__, str(e)[:500])
+    s = r.summary
+    if not s.get("conservation_ok"):
+        return ("error", "conservation", json.dumps(s)[:300])
+    return ("ok", "run", f"{s['events']} events, {s['wall_seconds']:.2f} s")
+
+
+# ---------------------------------------------------------------- the driver
+
+
+class Runner:
+    """Runs cases one at a time in a worker process with the memory and time limits."""
+
+    def __init__(self):
+        sys.path.insert(0, str(HERE))
+        sys.path.insert(0, str(ROOT / "python"))
+        from atmsim import parallel
+
+        self.parallel = parallel
+        self.limits = (None, MEMORY_LIMIT)
+        self.w = None
+
+    def run(self, text: str) -> tuple[str, str, str, float]:
+        if self.w is None:
+            self.w = self.parallel._Worker("fuzz:check", self.limits)
+        w = self.w
+        fired = threading.Event()
+
+        def kill() -> None:
+            fired.set()
+            w.proc.kill()
+
+        timer = threading.Timer(WALL_LIMIT, kill)
+        timer.start()
+        t0 = time.monotonic()
+        try:
+            out = w.run(text)
+        except (OSError, EOFError, ValueError):
+            code = w.proc.wait()
+            tail = w.stderr_tail()
+            w.close(kill=True)
+            self.w = None
+            if fired.is_set():
+                out = ("error", "timeout", f"past {WALL_LIMIT:g} s")
+            else:
+                out = ("error", "crash", f"worker died ({code}): {tail}")
+        finally:
+            timer.cancel()
+        return (*out, time.monotonic() - t0)
+
+    def close(self) -> None:
+        if self.w is not None:
+            self.w.close()
+
+
+def run_cli(text: str) -> Optional[str]:
+    """Runs the case through ``atmsim run``; returns what is wrong with its output, or None."""
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "case.toml"
+        p.write_text(text, errors="surrogatepass")
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+        try:
+            r = subprocess.run([sys.executable, "-m", "atmsim.cli", "run", str(p)], capture_output=True, text=True,
+                               timeout=WALL_LIMIT + 5, env=env, errors="replace")
+        except subprocess.TimeoutExpired:
+            return "the CLI ran past the limit"
+        both = r.stdout + r.stderr
+        for bad in ("panicked", "Traceback", "RUST_BACKTRACE"):
+            if bad in both:
+                return f"the CLI printed {bad!r}: {r.stderr[-300:]}"
+        if r.returncode not in (0, 2, 4):
+            return f"exit status {r.returncode}: {r.stderr[-300:]}"
+    return None
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, help="how many generated cases (default: until --seconds)")
+    ap.add_argument("--seconds", type=float, default=None, help="stop generating after this long")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--corpus", action="store_true", help="run only the seed corpus")
+    ap.add_argument("--cli", type=int, default=0, metavar="N", help="also run every N-th case through the CLI")
+    ap.add_argument("--json", metavar="FILE", help="write every case's verdict here")
+    a = ap.parse_args(argv)
+    if a.corpus:
+        todo: Iterator[tuple[str, str]] = iter([(f"corpus {n}", t) for n, t in seeds()])
+    else:
+        todo = cases(a.seed, a.cases if a.cases is not None or a.seconds is not None else 200)
+    runner = Runner()
+    counts: dict[str, int] = {}
+    failures = []
+    records = []
+    t0 = time.monotonic()
+    slowest = 0.0
+    try:
+        for i, (what, text) in enumerate(todo):
+            if a.seconds is not None and time.monotonic() - t0 > a.seconds:
+                break
+            status, kind, detail, wall = runner.run(text)
+            slowest = max(slowest, wall)
+            key = kind if status == "ok" else f"FAIL {kind}"
+            if status == "ok" and a.cli and i % a.cli == 0:
+                bad = run_cli(text)
+                counts["cli checked"] = counts.get("cli checked", 0) + 1
+                if bad:
+                    status, key, detail = "error", "FAIL cli", bad
+            counts[key] = counts.get(key, 0) + 1
+            records.append({"case": what, "verdict": key, "detail": detail, "wall": round(wall, 3)})
+            if status != "ok":
+                failures.append((what, key, detail, text))
+    finally:
+        runner.close()
+    total = len(records)
+    print(f"{total} cases in {time.monotonic() - t0:.0f} s (slowest {slowest:.1f} s): "
+          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    for what, key, detail, text in failures[:30]:
+        print(f"  {key}: {what}: {detail[:200]}")
+    if a.json:
+        Path(a.json).write_text(json.dumps(records, indent=1))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

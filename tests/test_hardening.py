@@ -1,0 +1,361 @@
+"""Issue 18 (hardening): out-of-range quantities refused, heavy runs refused, run budgets,
+no traceback on I/O faults, store verified on resume, per-point limits, the fuzzer."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import atmsim
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "fuzz" / "corpus"
+SMALL = ROOT / "examples" / "ubr_small.toml"
+ENV = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def cli(*args: str, timeout: float = 120, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "atmsim.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, env=ENV, **kw)
+
+
+def no_traceback(r: subprocess.CompletedProcess) -> None:
+    both = (r.stdout or "") + (r.stderr or "")
+    for bad in ("Traceback", "panicked", "RUST_BACKTRACE"):
+        assert bad not in both, both[-2000:]
+
+
+# ---------------------------------------------------------------- quantities and heavy runs
+
+
+@pytest.mark.parametrize("case, words", [
+    ("link_rate_below_one_cell", ["1e-12 Mbps", "below one cell per second", "424 bps"]),
+    ("link_rate_1e300", ["1e300 Mbps", "above the maximum of 1 Tbps"]),
+    ("duration_1e12s", ["measurement.duration", "1e12 s", "above the maximum of 1000000 s"]),
+    ("delay_1e8s", ["link[0].delay", "1e8 s", "maximum"]),
+    ("delay_2_64_ps", ["maximum"]),
+    ("erica_interval_huge", ["defaults.allocator", "1.9e7 s", "maximum"]),  # key path: see the report
+    ("abr_tcr_1e300", ["tcr", "maximum"]),
+    ("nan_rate", ["link_rate", "nan Mbps"]),
+    ("inf_rate", ["link_rate", "inf Mbps", "expected a number"]),
+    ("negative_duration", ["negative"]),
+    ("cbr_1tbps", ["connection[0].traffic.rate", "times the rate of its first link"]),
+    ("on_off_1ps", ["connection[0].traffic.on/off", "events per simulated second"]),
+    ("tcp_granularity_1ps", ["timer_granularity", "1 ps", "events per simulated second"]),
+    ("periodic_1ps", ["segment_interval", "events per simulated second"]),
+    ("sessions_1ps", ["connection[0].traffic.on/off", "events per simulated second"]),
+])
+def test_reproducers_get_one_clear_error(case, words):
+    t0 = time.monotonic()
+    with pytest.raises(atmsim.ScenarioError) as e:
+        atmsim.run(CORPUS / f"{case}.toml")
+    msg = str(e.value)
+    assert "\n" not in msg and len(msg) < 600, msg
+    for w in words:
+        assert w in msg, (w, msg)
+    assert time.monotonic() - t0 < 5
+
+
+def test_a_time_series_too_big_for_memory_is_refused():
+    from atmsim import topology
+
+    sc = topology.r1()
+    sc["measurement"]["duration"] = "0.1 s"
+    sc["measurement"]["sample_interval"] = "50 ns"  # found by the fuzzer: > 2 GB
+    with pytest.raises(atmsim.ScenarioError, match=r"measurement.sample_interval: 50000 ps records .* values"):
+        atmsim.validate(sc)
+
+
+def test_long_values_are_cut_in_messages():
+    with pytest.raises(atmsim.ScenarioError) as e:
+        atmsim.run(CORPUS / "long_value.toml")
+    assert len(str(e.value)) < 400, len(str(e.value))
+    assert "characters" in str(e.value)
+    sc = atmsim.load_scenario(SMALL)
+    sc["node"][0]["kind"] = "x" * 100_000  # echoed by the parser's "unknown variant" message
+    with pytest.raises(atmsim.ScenarioError) as e:
+        atmsim.validate(sc)
+    assert len(str(e.value)) < 400 and "(100000 characters)" in str(e.value), str(e.value)[:500]
+
+
+def test_validate_refuses_heavy_runs_too():
+    with pytest.raises(atmsim.ScenarioError, match="events per simulated second"):
+        atmsim.validate(CORPUS / "on_off_1ps.toml")
+
+
+def test_a_link_rate_below_one_cell_no_longer_panics():
+    # resolve.rs:393 unwrapped link.rate when link_rate (the default) was below 424 bps.
+    with pytest.raises(atmsim.ScenarioError, match="below one cell per second"):
+        atmsim.validate(CORPUS / "link_rate_below_one_cell.toml")
+
+
+def test_every_corpus_case_passes_the_cli_check():
+    """Each reproducer gets one line on stderr, never a traceback or a panic."""
+    for f in sorted(CORPUS.glob("*.toml")):
+        r = cli("run", str(f), timeout=60)
+        no_traceback(r)
+        if r.returncode != 0:
+            lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+            assert r.returncode in (2, 3) and len(lines) == 1, (f.name, r.returncode, r.stderr)
+            assert r.returncode == 2, (f.name, r.stderr)  # 3 would be an engine bug
+
+
+# ---------------------------------------------------------------- run budgets
+
+
+def test_max_events_stops_a_run_with_partial_results():
+    full = atmsim.run(SMALL)
+    assert full.partial is None and "partial" not in full.summary
+    r = atmsim.run(SMALL, max_events=20_000)
+    assert r.partial and "max_events = 20000" in r.partial
+    assert r.summary["events"] == 20_000
+    assert 0 < r.summary["duration_s"] < full.summary["duration_s"]
+    assert r.summary["conservation_ok"]
+
+
+def test_max_wall_stops_a_run():
+    sc = atmsim.load_scenario(SMALL)
+    sc["measurement"]["duration"] = "1000 s"
+    t0 = time.monotonic()
+    r = atmsim.run(sc, max_wall=0.5)
+    assert time.monotonic() - t0 < 5
+    assert r.partial and "max_wall" in r.partial
+
+
+def test_bad_budgets_are_refused():
+    with pytest.raises(ValueError, match="max_events"):
+        atmsim.run(SMALL, max_events=0)
+    with pytest.raises(ValueError, match="max_wall"):
+        atmsim.run(SMALL, max_wall=-1)
+
+
+def test_cli_says_partial(tmp_path):
+    r = cli("run", str(SMALL), "--max-events", "5000")
+    no_traceback(r)
+    assert r.returncode == 4 and "partial results" in r.stderr, r.stderr
+
+
+# ---------------------------------------------------------------- I/O faults
+
+
+@pytest.mark.skipif(IS_ROOT, reason="root writes to read-only directories")
+def test_run_out_on_a_read_only_directory(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        r = cli("run", str(SMALL), "--out", str(ro / "res"), "--no-plot")
+    finally:
+        ro.chmod(0o755)
+    no_traceback(r)
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("atmsim:")]
+    assert r.returncode == 1 and len(lines) == 1 and str(ro) in lines[0], r.stderr
+    assert not any(ro.iterdir())
+
+
+def _file_size_limit(n: int):
+    def apply() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))  # Python ignores SIGXFSZ: writes fail (EFBIG)
+    return apply
+
+
+def test_run_out_on_a_full_disk_leaves_nothing_half_written(tmp_path):
+    out = tmp_path / "res"
+    r = cli("run", str(SMALL), "--out", str(out), "--no-plot", preexec_fn=_file_size_limit(2000))
+    no_traceback(r)
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("atmsim:")]
+    assert r.returncode == 1 and len(lines) == 1 and str(out) in lines[0], r.stderr
+    assert not out.exists() and not list(tmp_path.iterdir())
+
+
+def test_run_out_into_an_existing_directory_is_marked_incomplete_on_failure(tmp_path):
+    out = tmp_path / "res"
+    out.mkdir()
+    (out / "mine.txt").write_text("kept")
+    r = cli("run", str(SMALL), "--out", str(out), "--no-plot", preexec_fn=_file_size_limit(2000))
+    no_traceback(r)
+    assert r.returncode == 1, r.stderr
+    assert (out / "INCOMPLETE").is_file() and (out / "mine.txt").read_text() == "kept"
+    r = cli("run", str(SMALL), "--out", str(out), "--no-plot")
+    assert r.returncode == 0 and not (out / "INCOMPLETE").exists()
+
+
+def test_run_out_under_a_file(tmp_path):
+    (tmp_path / "file").write_text("x")
+    r = cli("run", str(SMALL), "--out", str(tmp_path / "file" / "res"), "--no-plot")
+    no_traceback(r)
+    assert r.returncode == 1 and "file" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_sweep_out_on_a_full_disk(tmp_path):
+    f = _tiny_sweep(tmp_path, seeds=1)
+    r = cli("sweep", str(f), "--out", str(tmp_path / "s"), "--backend", "threads", "--no-progress",
+            preexec_fn=_file_size_limit(3000))
+    no_traceback(r)
+    assert r.returncode == 1 and "File too large" in r.stderr, r.stderr
+
+
+def test_stdout_on_a_full_device():
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full")
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "atmsim.cli", "list"], stdout=full, stderr=subprocess.PIPE,
+                           text=True, env=ENV, timeout=60)
+    no_traceback(r)
+    assert r.returncode == 1 and "No space left" in r.stderr and "output" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_broken_pipe_is_quiet():
+    p = subprocess.Popen([sys.executable, "-m", "atmsim.cli", "schema"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=ENV)
+    p.stdout.read(10)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    p.wait(timeout=60)
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+
+
+def test_atomic_out_in_a_new_directory(tmp_path):
+    out = tmp_path / "a" / "b"
+    r = cli("run", str(SMALL), "--out", str(out), "--no-plot")
+    assert r.returncode == 0, r.stderr
+    assert (out / "summary.json").is_file() and not (out / "INCOMPLETE").exists()
+    assert not [p for p in (tmp_path / "a").iterdir() if p.name.startswith(".")]
+
+
+def test_internal_errors_are_one_line_with_the_scenario_saved(monkeypatch, tmp_path):
+    from atmsim import _core, scenario
+
+    def boom(*a, **k):
+        raise _core.InternalError("internal error in the engine: boom at x.rs:1")
+
+    monkeypatch.setattr(scenario._core, "run_json", boom)
+    with pytest.raises(atmsim.InternalError) as e:
+        atmsim.run(SMALL)
+    assert e.value.scenario_path and Path(e.value.scenario_path).is_file()
+    assert json.loads(Path(e.value.scenario_path).read_text())["name"]
+    os.unlink(e.value.scenario_path)
+
+
+# ---------------------------------------------------------------- sweeps
+
+
+def _tiny_sweep(tmp_path: Path, seeds: int = 2) -> Path:
+    f = tmp_path / "sw.toml"
+    f.write_text(f'name = "t"\n[base]\nscenario = "{SMALL}"\n[sweep]\nseeds = {seeds}\n'
+                 '[sweep.parameters]\n"measurement.duration" = ["20 ms"]\n')
+    return f
+
+
+def test_a_damaged_point_is_rerun_on_resume(tmp_path):
+    f = _tiny_sweep(tmp_path)
+    out = tmp_path / "store"
+    res = atmsim.sweep(f, out=out, backend="threads", progress=False)
+    assert len(res.ok) == 2
+    pid = res.df.point_id[0]
+    # The point's summary and the combined summary both damaged (issue 18's case).
+    (out / "points" / pid / "summary.parquet").write_bytes(b"garbage")
+    (out / "summary.parquet").write_bytes(b"garbage")
+    lines = []
+    res2 = atmsim.sweep(f, out=out, backend="threads", progress=False, log=lines.append)
+    assert len(res2.ok) == 2 and not res2.missing, res2.df
+    assert any(pid[:12] in ln and "run again" in ln for ln in lines), lines
+
+
+def test_a_damaged_series_is_reported_clearly(tmp_path):
+    f = _tiny_sweep(tmp_path, seeds=1)
+    out = tmp_path / "store"
+    res = atmsim.sweep(f, out=out, backend="threads", progress=False)
+    pid = res.df.point_id[0]
+    (out / "points" / pid / "port_series.parquet").write_bytes(b"PAR1 damaged")
+    with pytest.raises(atmsim.StoreError, match="damaged"):
+        atmsim.load_sweep(out).series(pid, "port")
+    res2 = atmsim.sweep(f, out=out, backend="threads", progress=False)
+    assert len(res2.series(pid, "port"))
+
+
+def test_a_damaged_manifest_gives_one_line(tmp_path):
+    f = _tiny_sweep(tmp_path, seeds=1)
+    out = tmp_path / "store"
+    atmsim.sweep(f, out=out, backend="threads", progress=False)
+    (out / "manifest.json").write_text("{ not json")
+    r = cli("report", str(out))
+    no_traceback(r)
+    assert r.returncode == 2 and "damaged" in r.stderr, r.stderr
+    r = cli("sweep", str(f), "--out", str(out), "--backend", "threads", "--no-progress")
+    no_traceback(r)
+    assert r.returncode == 0, r.stderr
+    json.loads((out / "manifest.json").read_text())
+
+
+def test_two_sweeps_on_one_store_are_refused(tmp_path):
+    from atmsim.store import SweepStore
+    from atmsim.sweeps import load_sweep_file
+
+    spec = load_sweep_file(_tiny_sweep(tmp_path, seeds=1))
+    with SweepStore.create(tmp_path / "s", spec, spec.points()):
+        with pytest.raises(atmsim.StoreError, match="another atmsim sweep is writing"):
+            SweepStore.create(tmp_path / "s", spec, spec.points())
+
+
+def test_a_point_past_its_time_limit_fails_and_the_sweep_goes_on(tmp_path):
+    f = tmp_path / "sw.toml"
+    f.write_text(f'name = "t"\n[base]\nscenario = "{SMALL}"\n[sweep]\nseeds = 1\n'
+                 '[sweep.parameters]\n"measurement.duration" = ["20 ms", "500 s"]\n')
+    t0 = time.monotonic()
+    res = atmsim.sweep(f, out=tmp_path / "s", workers=2, progress=False, point_timeout=1.0)
+    assert time.monotonic() - t0 < 60
+    assert len(res.ok) == 1
+    failed = res.failed
+    assert len(failed) == 1 and failed.error_type[0] == "PointTimeout", failed
+    assert "time limit of 1 s" in failed.error[0]
+
+
+def test_a_point_past_its_memory_limit_fails(tmp_path):
+    f = tmp_path / "sw.toml"
+    # A time series of 100 000 samples needs tens of MiB: far more than 1 MiB.
+    f.write_text(f'name = "t"\n[base]\nscenario = "{SMALL}"\n[sweep]\nseeds = 1\n'
+                 '[sweep.parameters]\n"measurement.sample_interval" = ["2 us"]\n'
+                 '"measurement.duration" = ["0.2 s"]\n')
+    res = atmsim.sweep(f, out=tmp_path / "s", workers=1, progress=False, point_memory=2**20)
+    assert len(res.failed) == 1 and res.failed.error_type[0] == "PointMemory", res.df
+    assert "memory limit of 1 MiB" in res.failed.error[0]
+
+
+def test_limits_are_checked():
+    from atmsim import parallel
+
+    with pytest.raises(parallel.BackendError, match="local backend"):
+        parallel.check_limits("threads", None, 2**30)
+    with pytest.raises(parallel.BackendError, match="seconds"):
+        parallel.check_limits("local", -1, None)
+
+
+# ---------------------------------------------------------------- the fuzzer
+
+
+def test_fuzz_corpus():
+    r = subprocess.run([sys.executable, str(ROOT / "tests" / "fuzz" / "fuzz.py"), "--corpus"],
+                       capture_output=True, text=True, env=ENV, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_fuzz_short():
+    """A bounded fuzzing run (``make fuzz`` runs a longer one): every case gets a clear
+    error or a run whose invariants hold, within 30 s and 2 GiB; the CLI never prints a
+    traceback or a panic."""
+    seconds = float(os.environ.get("ATMSIM_FUZZ_SECONDS", "60"))
+    r = subprocess.run([sys.executable, str(ROOT / "tests" / "fuzz" / "fuzz.py"), "--seconds", str(seconds),
+                        "--seed", str(int(time.time()) % 1000), "--cli", "25"],
+                       capture_output=True, text=True, env=ENV, timeout=seconds + 120)
+    assert r.returncode == 0, r.stdout + r.stderr
