@@ -27,7 +27,7 @@ test-rust:
 	cargo test --workspace --exclude atmsim-py --release -q
 
 test-python: docs-setup
-	$(BIN)/pytest -q
+	ATMSIM_FUZZ_SEED=$${ATMSIM_FUZZ_SEED:-1} $(BIN)/pytest -q
 
 # The docs site's tools (PyPI): mkdocs-material, mkdocstrings, mkdocs-jupyter, nbclient, a kernel.
 docs-setup: setup

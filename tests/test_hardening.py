@@ -240,6 +240,7 @@ def test_internal_errors_are_one_line_with_the_scenario_saved(monkeypatch, tmp_p
         raise _core.InternalError("internal error in the engine: boom at x.rs:1")
 
     monkeypatch.setattr(scenario._core, "run_json", boom)
+    monkeypatch.setattr(scenario._core, "run_json_watched", boom)
     with pytest.raises(atmsim.InternalError) as e:
         atmsim.run(SMALL)
     assert e.value.scenario_path and Path(e.value.scenario_path).is_file()
@@ -356,6 +357,6 @@ def test_fuzz_short():
     traceback or a panic."""
     seconds = float(os.environ.get("ATMSIM_FUZZ_SECONDS", "60"))
     r = subprocess.run([sys.executable, str(ROOT / "tests" / "fuzz" / "fuzz.py"), "--seconds", str(seconds),
-                        "--seed", str(int(time.time()) % 1000), "--cli", "25"],
+                        "--seed", os.environ.get("ATMSIM_FUZZ_SEED", str(int(time.time()) % 1000)), "--cli", "25"],
                        capture_output=True, text=True, env=ENV, timeout=seconds + 120)
     assert r.returncode == 0, r.stdout + r.stderr

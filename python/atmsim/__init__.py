@@ -41,6 +41,7 @@ __version__ = _engine_version()
 # pandas, pyarrow and matplotlib take ~0.4 s to import; a name is imported from its module
 # the first time it is used (PEP 562), so `import atmsim` and `atmsim --help` stay fast.
 _LAZY = {
+    "InternalError": "scenario",
     "RunResult": "result",
     "load_scenario": "scenario",
     "max_min": "scenario",

@@ -33,7 +33,7 @@ def extension_points() -> list[Section]:
     """The engine's extension points and their registered implementations."""
     from . import _core
 
-    return [Section(t, k, [Entry(n, d) for n, d in e]) for t, k, e in _core.registry()]
+    return [Section(t, k, [Entry(n, d.strip()) for n, d in e]) for t, k, e in _core.registry()]
 
 
 def builders() -> dict[str, Callable]:

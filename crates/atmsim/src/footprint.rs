@@ -113,7 +113,7 @@ fn size<T>() -> u64 {
 fn allocator_bytes_per_vc(cfg: &crate::allocator::AllocatorCfg) -> u64 {
     use crate::allocator::AllocatorCfg;
     match cfg {
-        AllocatorCfg::Erica(_) => 64,
+        AllocatorCfg::Erica(_) | AllocatorCfg::ModifiedErica(_) | AllocatorCfg::EricaPlus(_) => 64,
         AllocatorCfg::Kvr(_) => 20,
         _ => 0,
     }
@@ -285,7 +285,7 @@ mod tests {
             conns.join(",")
         );
         let f = crate::scenario::from_json_str(&text).expect("parses");
-        crate::scenario::resolve::resolve(&f).expect("resolves")
+        crate::scenario::resolve::resolve_unchecked(&f).expect("resolves")
     }
 
     #[test]

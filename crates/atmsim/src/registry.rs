@@ -197,7 +197,7 @@ pub fn extension_points() -> Vec<ExtensionPoint> {
                 .chain(
                     crate::traffic::TRAFFIC_KINDS
                         .iter()
-                        .map(|&(name, doc)| Registered { name, doc }),
+                        .map(|&(name, doc)| Registered { name, doc: doc.trim() }),
                 )
                 .collect(),
         },

@@ -126,6 +126,19 @@ impl Default for AllocatorSpec {
     }
 }
 
+impl AllocatorCfg {
+    /// The ERICA configuration when the allocator runs ERICA (erica, modified_erica,
+    /// erica_plus), for checks that look at its averaging interval.
+    pub fn erica(&self) -> Option<&EricaCfg> {
+        match self {
+            AllocatorCfg::Erica(e) | AllocatorCfg::ModifiedErica(e) | AllocatorCfg::EricaPlus(e) => {
+                Some(e)
+            }
+            _ => None,
+        }
+    }
+}
+
 impl Default for AllocatorCfg {
     fn default() -> Self {
         AllocatorCfg::None(NoAllocator)

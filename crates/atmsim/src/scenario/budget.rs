@@ -77,7 +77,7 @@ pub fn loads(sc: &Scenario) -> Vec<Load> {
             let cells = port.rate_bps as f64 / 424.0;
             push(format!("rate of port {:?}", port.name), bps(cells), 2.0 * cells);
         }
-        if let AllocatorCfg::Erica(e) = &port.allocator {
+        if let Some(e) = port.allocator.erica() {
             let key = format!("interval_time of port {:?}", port.name);
             push(key, secs(e.interval_time), per_period(e.interval_time));
         }
@@ -249,7 +249,9 @@ mod tests {
         let text = format!(
             "{BASE}\n[[connection]]\nname = \"c\"\nfrom = \"a\"\nto = \"b\"\n{traffic}\n"
         );
-        load_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+        crate::scenario::from_toml_str(&text)
+            .and_then(|f| crate::scenario::resolve::resolve_unchecked(&f))
+            .unwrap_or_else(|e| panic!("{e}\n{text}"))
     }
 
     #[test]

@@ -17,8 +17,17 @@ use super::ports;
 use super::schema::ScenarioFile;
 use crate::config::err;
 
-/// Validates and resolves a parsed scenario.
+/// Validates and resolves a parsed scenario, then refuses one whose run would be absurdly
+/// heavy ([`super::budget::check`]: events per simulated second, series size).
 pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
+    let sc = resolve_unchecked(f)?;
+    super::budget::check(&sc)?;
+    Ok(sc)
+}
+
+/// Validates and resolves a parsed scenario without the heavy-run guard (for the guard's
+/// own tests and estimates).
+pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
     let timing = measurement::resolve(&f.measurement)?;
     let nodes = Nodes::resolve(&f.node)?;
     let ports = ports::resolve(f, &nodes)?;
@@ -45,7 +54,7 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             .map(|&p| ports.cfg[p].rate_bps as f64)
             .fold(f64::INFINITY, f64::min),
     };
-    let sc = Scenario {
+    Ok(Scenario {
         name: f.name.clone().unwrap_or_else(|| "unnamed".into()),
         seed: f.seed,
         duration: timing.duration,
@@ -56,7 +65,5 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         ports: ports.cfg,
         connections,
         faults,
-    };
-    super::budget::check(&sc)?;
-    Ok(sc)
+    })
 }
