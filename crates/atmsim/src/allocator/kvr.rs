@@ -55,6 +55,9 @@ pub struct KvrCfg {
     pub target_utilization: f64,
     /// Also lower ER in backward RM cells to the current A_max (seed 004 4.1; default off).
     pub update_backward_rm: bool,
+    /// Use min(CCR, the measured arrival rate) instead of CCR ([`super::kvr_measured`];
+    /// not in seed 004; default off).
+    pub measured_rate: bool,
 }
 
 /// The state of a VC at a port.
@@ -109,12 +112,17 @@ pub struct Kvr {
     vcs: Vec<Vc>,
     /// Counters.
     pub counters: KvrCounters,
+    /// Per-VC arrival-rate meters (`measured_rate`).
+    meter: Option<super::kvr_measured::RateMeter>,
 }
 
 impl Kvr {
     /// A KVR allocator for a port of `link_rate` cells/s whose VCs are numbered below
     /// `flows` (the engine's flow indices).
     pub fn new(cfg: KvrCfg, link_rate: f64, flows: usize) -> Kvr {
+        let cfg_meter = cfg
+            .measured_rate
+            .then(|| super::kvr_measured::RateMeter::new(flows));
         Kvr {
             cfg,
             link_rate,
@@ -132,6 +140,7 @@ impl Kvr {
                 flows
             ],
             counters: KvrCounters::default(),
+            meter: cfg_meter,
         }
     }
 
@@ -307,10 +316,14 @@ impl Kvr {
 
 impl RateAllocator for Kvr {
     #[inline]
-    fn on_arrival(&mut self, _now: Time, cell: &mut Cell, _abr_queue: u32) -> bool {
+    fn on_arrival(&mut self, now: Time, cell: &mut Cell, _abr_queue: u32) -> bool {
+        let mut ccr = cell.ccr as f64;
+        if let Some(m) = self.meter.as_mut() {
+            ccr = m.observe(now, cell, ccr);
+        }
         if cell.flags & (flag::RM | flag::DIR) == flag::RM {
             let vc = cell.flow as usize;
-            if let Some(er) = self.on_forward_rm(vc, cell.er as f64, cell.ccr as f64) {
+            if let Some(er) = self.on_forward_rm(vc, cell.er as f64, ccr) {
                 cell.er = er as f32;
             }
         }

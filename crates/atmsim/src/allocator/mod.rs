@@ -26,6 +26,7 @@ pub mod gw;
 pub mod gw_config;
 pub mod kvr;
 pub mod kvr_config;
+pub mod kvr_measured;
 pub mod modified_erica;
 pub mod none;
 
