@@ -50,4 +50,8 @@ fn measured_rates_give_the_unused_share_to_the_others() {
     for e in &e_on {
         assert!(e.abs() <= 0.02, "measured_rate: greedy ACR vs max-min {e_on:?}");
     }
+    // The seed's CCR trust loses the capped source's unused share (issue 17: -5 to -28 %).
+    for e in &e_off {
+        assert!(*e < -0.05, "CCR: greedy ACR vs max-min {e_off:?}");
+    }
 }
