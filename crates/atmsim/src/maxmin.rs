@@ -35,14 +35,24 @@ fn clamp(level: f64, d: &Demand) -> f64 {
 /// step (tested against hand-computed shares below).
 pub fn gw_fill(capacity: &[f64], demands: &[Demand], weights: &[f64]) -> Vec<f64> {
     assert_eq!(demands.len(), weights.len(), "one weight per demand");
-    fill(capacity, demands, |level, i| {
-        (demands[i].min + weights[i] * level).min(demands[i].max.max(demands[i].min))
-    }, |i| (demands[i].max - demands[i].min).max(0.0) / weights[i], |i| weights[i])
+    fill(
+        capacity,
+        demands,
+        |level, i| (demands[i].min + weights[i] * level).min(demands[i].max.max(demands[i].min)),
+        |i| (demands[i].max - demands[i].min).max(0.0) / weights[i],
+        |i| weights[i],
+    )
 }
 
 /// Max-min fair rates of `demands` on links of `capacity` cells/s.
 pub fn water_fill(capacity: &[f64], demands: &[Demand]) -> Vec<f64> {
-    fill(capacity, demands, |level, i| clamp(level, &demands[i]), |i| demands[i].max, |_| 1.0)
+    fill(
+        capacity,
+        demands,
+        |level, i| clamp(level, &demands[i]),
+        |i| demands[i].max,
+        |_| 1.0,
+    )
 }
 
 /// Progressive filling: `share(level, i)` is connection i's rate at a common level
@@ -79,13 +89,7 @@ fn fill(
             let load = |level: f64| -> f64 {
                 flows
                     .iter()
-                    .map(|&i| {
-                        if frozen[i] {
-                            rate[i]
-                        } else {
-                            share(level, i)
-                        }
-                    })
+                    .map(|&i| if frozen[i] { rate[i] } else { share(level, i) })
                     .sum()
             };
             let hi_level = flows
@@ -250,7 +254,11 @@ mod tests {
         // MCR (10, 30, 50) Mb/s on a 149.76 Mb/s link: (29.92, 49.92, 69.92) Mb/s.
         let ds: Vec<Demand> = [10.0, 30.0, 50.0]
             .iter()
-            .map(|&m| Demand { ports: vec![0], min: m, max: f64::INFINITY })
+            .map(|&m| Demand {
+                ports: vec![0],
+                min: m,
+                max: f64::INFINITY,
+            })
             .collect();
         let r = gw_fill(&[149.76], &ds, &[1.0, 1.0, 1.0]);
         for (x, want) in r.iter().zip([29.92, 49.92, 69.92]) {
@@ -258,7 +266,10 @@ mod tests {
         }
         // Max-min with MCR floors differs: 49.88, 49.88 and the MCR 50.
         let m = water_fill(&[149.76], &ds);
-        assert!(close(m[0], 49.88) && close(m[1], 49.88) && close(m[2], 50.0), "{m:?}");
+        assert!(
+            close(m[0], 49.88) && close(m[1], 49.88) && close(m[2], 50.0),
+            "{m:?}"
+        );
     }
 
     #[test]
@@ -272,13 +283,19 @@ mod tests {
         let mut a = d(&[0]);
         a.max = 10.0;
         let r = gw_fill(&[100.0], &[a, d(&[0]), d(&[0])], &[1.0, 1.0, 2.0]);
-        assert!(close(r[0], 10.0) && close(r[1], 30.0) && close(r[2], 60.0), "{r:?}");
+        assert!(
+            close(r[0], 10.0) && close(r[1], 30.0) && close(r[2], 60.0),
+            "{r:?}"
+        );
         // Link 0 (cap 20) carries A and B; link 1 (cap 100) carries B and C, C with MCR 10:
         // B is held to 10 on link 0, so on link 1: A = 100 - 10 = 90 = 10 + (90 - 10) for C.
         let mut c = d(&[1]);
         c.min = 10.0;
         let r = gw_fill(&[20.0, 100.0], &[d(&[0]), d(&[0, 1]), c], &[1.0, 1.0, 1.0]);
-        assert!(close(r[0], 10.0) && close(r[1], 10.0) && close(r[2], 90.0), "{r:?}");
+        assert!(
+            close(r[0], 10.0) && close(r[1], 10.0) && close(r[2], 90.0),
+            "{r:?}"
+        );
     }
 
     #[test]

@@ -37,7 +37,10 @@ fn acr_mbps(r: &RunResult, name: &str) -> f64 {
 }
 
 fn within_1pct(got: f64, want: f64, what: &str) {
-    assert!((got / want - 1.0).abs() <= 0.01, "{what}: {got:.3} Mb/s, expected {want} Mb/s");
+    assert!(
+        (got / want - 1.0).abs() <= 0.01,
+        "{what}: {got:.3} Mb/s, expected {want} Mb/s"
+    );
 }
 
 const GW: &str = "{ kind = \"gw\" }";
@@ -74,9 +77,18 @@ fn gw_mcr_guarantees_of_98_0408() {
 #[test]
 fn gw_three_source_transient_of_98_0408() {
     let s2 = "start = \"400 ms\"\nstop = \"800 ms\"";
-    for (until, want) in [("390 ms", [74.88, 74.88]), ("790 ms", [49.92, 49.92]), ("1190 ms", [74.88, 74.88])] {
+    for (until, want) in [
+        ("390 ms", [74.88, 74.88]),
+        ("790 ms", [49.92, 49.92]),
+        ("1190 ms", [74.88, 74.88]),
+    ] {
         let r = run(&three_sources(GW, ["", s2, ""], until));
-        eprintln!("{until}: {:.3} {:.3} {:.3}", acr_mbps(&r, "c1"), acr_mbps(&r, "c2"), acr_mbps(&r, "c3"));
+        eprintln!(
+            "{until}: {:.3} {:.3} {:.3}",
+            acr_mbps(&r, "c1"),
+            acr_mbps(&r, "c2"),
+            acr_mbps(&r, "c3")
+        );
         within_1pct(acr_mbps(&r, "c1"), want[0], &format!("S1 at {until}"));
         within_1pct(acr_mbps(&r, "c3"), want[1], &format!("S3 at {until}"));
         if until == "790 ms" {

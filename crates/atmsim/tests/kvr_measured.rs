@@ -48,7 +48,10 @@ fn measured_rates_give_the_unused_share_to_the_others() {
     let (e_on, e_off) = (greedy_errors(&on), greedy_errors(&off));
     eprintln!("measured_rate: {e_on:?}; CCR (seed 004): {e_off:?}");
     for e in &e_on {
-        assert!(e.abs() <= 0.02, "measured_rate: greedy ACR vs max-min {e_on:?}");
+        assert!(
+            e.abs() <= 0.02,
+            "measured_rate: greedy ACR vs max-min {e_on:?}"
+        );
     }
     // The seed's CCR trust loses the capped source's unused share (issue 17: -5 to -28 %).
     for e in &e_off {

@@ -109,7 +109,11 @@ impl Gw {
     fn end_interval(&mut self, now: Time, abr_queue: u32) {
         let dt = time::to_secs_f64(now.saturating_sub(self.start)).max(1e-12);
         let total = (self.link_rate * dt - self.vbr_cells as f64).max(0.0);
-        let tq = if total > 0.0 { abr_queue as f64 / (total / dt) } else { f64::INFINITY };
+        let tq = if total > 0.0 {
+            abr_queue as f64 / (total / dt)
+        } else {
+            f64::INFINITY
+        };
         let abr_cap = self.cfg.queue.factor(tq) * total / dt;
         if self.cfg.per_vc_ccr {
             for v in &mut self.vcs {
@@ -120,7 +124,11 @@ impl Gw {
         let mu: f64 = self.vcs.iter().filter(|v| v.seen).map(|v| v.mcr).sum();
         let excess = (abr_cap - mu).max(0.0);
         let input = self.abr_cells as f64 / dt;
-        self.st.z = if excess > 0.0 { (input - mu).max(0.0) / excess } else { f64::INFINITY };
+        self.st.z = if excess > 0.0 {
+            (input - mu).max(0.0) / excess
+        } else {
+            f64::INFINITY
+        };
         self.st.abr_cap = abr_cap;
         self.st.mu = mu;
         match self.cfg.scheme {
@@ -147,11 +155,19 @@ impl Gw {
         let mut sum_wal = 0.0;
         let mut sum_w = 0.0;
         for v in self.vcs.iter().filter(|v| v.seen) {
-            let al = if v.efs > 0.0 { ((v.rate - v.mcr).max(0.0) / v.efs).min(1.0) } else { 1.0 };
+            let al = if v.efs > 0.0 {
+                ((v.rate - v.mcr).max(0.0) / v.efs).min(1.0)
+            } else {
+                1.0
+            };
             sum_wal += v.weight * al;
             sum_w += v.weight;
         }
-        let denom = if sum_wal > 0.0 { sum_wal } else { sum_w.max(1.0) };
+        let denom = if sum_wal > 0.0 {
+            sum_wal
+        } else {
+            sum_w.max(1.0)
+        };
         for v in &mut self.vcs {
             v.efs = excess * v.weight / denom;
         }
@@ -161,10 +177,20 @@ impl Gw {
     fn excess_er(&mut self, vc: usize) -> f64 {
         let v = self.vcs[vc];
         let z = self.st.z;
-        let vc_share = if z > 0.0 { (v.rate - v.mcr).max(0.0) / z } else { f64::INFINITY };
+        let vc_share = if z > 0.0 {
+            (v.rate - v.mcr).max(0.0) / z
+        } else {
+            f64::INFINITY
+        };
         match self.cfg.scheme {
             GwScheme::A => v.efs.max(vc_share),
-            GwScheme::B => if z > 0.0 { v.efs / z } else { f64::INFINITY },
+            GwScheme::B => {
+                if z > 0.0 {
+                    v.efs / z
+                } else {
+                    f64::INFINITY
+                }
+            }
             GwScheme::D => {
                 let e = if z > 1.0 + self.cfg.delta {
                     vc_share

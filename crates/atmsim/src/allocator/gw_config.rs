@@ -99,9 +99,15 @@ impl Resolve<()> for GwSpec {
         let d = GwCfg::default();
         let interval_cells = self.interval_cells.map(|c| c.0).unwrap_or(d.interval_cells);
         if interval_cells == 0 {
-            return err(format!("{path}.interval_cells"), "0 cells is not allowed; at least 1 cell");
+            return err(
+                format!("{path}.interval_cells"),
+                "0 cells is not allowed; at least 1 cell",
+            );
         }
-        let interval_time = self.interval_time.map(|t| t.ps()).unwrap_or(d.interval_time);
+        let interval_time = self
+            .interval_time
+            .map(|t| t.ps())
+            .unwrap_or(d.interval_time);
         if interval_time == 0 {
             return err(format!("{path}.interval_time"), "must be longer than 0 s");
         }

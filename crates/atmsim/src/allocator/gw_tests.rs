@@ -28,7 +28,10 @@ fn cfg(scheme: GwScheme) -> GwCfg {
     GwCfg {
         scheme,
         interval_cells: 1_000_000,
-        queue: QueueControl { b: 1.0 + 1e-12, ..QueueControl::default() },
+        queue: QueueControl {
+            b: 1.0 + 1e-12,
+            ..QueueControl::default()
+        },
         ..GwCfg::default()
     }
 }
@@ -93,7 +96,10 @@ fn weights_split_the_excess_in_proportion() {
     for scheme in [GwScheme::A, GwScheme::D] {
         let mut g = Gw::new(cfg(scheme), 90_000.0, 4);
         let r = closed_loop(&mut g, &[(0.0, 1.0), (0.0, 2.0)], 10_000.0);
-        assert!(near(r[0], 30_000.0) && near(r[1], 60_000.0), "{scheme:?}: {r:?}");
+        assert!(
+            near(r[0], 30_000.0) && near(r[1], 60_000.0),
+            "{scheme:?}: {r:?}"
+        );
     }
 }
 
@@ -104,9 +110,17 @@ fn activity_level_counts_a_slow_vc_in_part() {
     // AL = (1, 0.25) again: 800.
     let mut g = Gw::new(cfg(GwScheme::A), 1000.0, 4);
     interval(&mut g, &[(1000.0, 0.0, 1.0), (250.0, 0.0, 1.0)], 100, 200);
-    assert!(close(g.excess_fair_share(0), 800.0), "{}", g.excess_fair_share(0));
+    assert!(
+        close(g.excess_fair_share(0), 800.0),
+        "{}",
+        g.excess_fair_share(0)
+    );
     interval(&mut g, &[(800.0, 0.0, 1.0), (200.0, 0.0, 1.0)], 100, 200);
-    assert!(close(g.excess_fair_share(2), 800.0), "{}", g.excess_fair_share(2));
+    assert!(
+        close(g.excess_fair_share(2), 800.0),
+        "{}",
+        g.excess_fair_share(2)
+    );
 }
 
 #[test]

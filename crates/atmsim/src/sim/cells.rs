@@ -309,7 +309,15 @@ impl Sim<'_> {
 
     /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1), carrying the source's
     /// (MCR, weight) `mw`.
-    fn emit_rm(&mut self, now: Time, f: usize, er: f64, ccr: f64, mw: (f64, f64), out_of_rate: bool) {
+    fn emit_rm(
+        &mut self,
+        now: Time,
+        f: usize,
+        er: f64,
+        ccr: f64,
+        mw: (f64, f64),
+        out_of_rate: bool,
+    ) {
         let mut cell = self.net.new_cell(f, 0, 0, false);
         cell.flags |= flag::RM;
         cell.set_rm_mcr(mw.0);
