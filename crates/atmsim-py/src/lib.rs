@@ -278,6 +278,7 @@ fn bench_kvr(py: Python<'_>, vcs: usize, rm_cells: u64) -> f64 {
         let cfg = KvrCfg {
             target_utilization: 1.0,
             update_backward_rm: false,
+            measured_rate: false,
         };
         let mut k = Kvr::new(cfg, 365_566.0, vcs.max(1));
         for v in 0..vcs {

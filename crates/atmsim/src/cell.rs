@@ -217,6 +217,37 @@ impl Cell {
         FlowId(self.flow)
     }
 
+    /// RM: the source's MCR, cells/s (TM 4.0 section 5.10.3.1 carries MCR in every RM
+    /// cell). An RM cell carries no AAL5 frame, so its `tag` holds the f32 bits.
+    #[inline]
+    pub fn rm_mcr(&self) -> f64 {
+        f32::from_bits(self.tag) as f64
+    }
+
+    /// RM: sets the MCR field (see [`Cell::rm_mcr`]).
+    #[inline]
+    pub fn set_rm_mcr(&mut self, mcr: f64) {
+        self.tag = (mcr as f32).to_bits();
+    }
+
+    /// RM: the VC's general-weighted-fairness weight (ATMF 98-0408), which a switch
+    /// learns at connection set-up; the simulator carries it in the RM cell's `frame`
+    /// (unused by RM cells). 0 bits read as weight 1.
+    #[inline]
+    pub fn rm_weight(&self) -> f64 {
+        if self.frame == 0 {
+            1.0
+        } else {
+            f32::from_bits(self.frame) as f64
+        }
+    }
+
+    /// RM: sets the weight (see [`Cell::rm_weight`]).
+    #[inline]
+    pub fn set_rm_weight(&mut self, w: f64) {
+        self.frame = (w as f32).to_bits();
+    }
+
     /// The connection index of the cell's flow.
     #[inline]
     pub fn connection(&self) -> usize {
@@ -268,5 +299,15 @@ mod tests {
         }
         assert_eq!(CELL_BITS_F64, 424.0);
         assert!((CELL_MBITS - CELL_BITS_F64 * 1e-6).abs() < 1e-18);
+    }
+
+    #[test]
+    fn rm_mcr_and_weight_round_trip() {
+        let mut c = Cell::data(4, 0, false);
+        assert_eq!((c.rm_mcr(), c.rm_weight()), (0.0, 1.0));
+        c.set_rm_mcr(23584.9);
+        c.set_rm_weight(2.5);
+        assert!((c.rm_mcr() - 23584.9).abs() < 0.01);
+        assert_eq!(c.rm_weight(), 2.5);
     }
 }

@@ -5,6 +5,9 @@
 //! Generalized max-min with minimum rates: every unfrozen connection gets
 //! `clamp(level, min_i, max_i)`; the common level rises until a link is full (its
 //! connections freeze) or a connection reaches its cap. Rates in cells/s.
+//!
+//! [`gw_fill`] is the general weighted variant of ATMF 98-0408 (MCR plus a weighted share
+//! of the excess) on the same progressive filling.
 
 use crate::cell::{ServiceClass, CELL_BITS_F64};
 use crate::scenario::Scenario;
@@ -26,10 +29,45 @@ fn clamp(level: f64, d: &Demand) -> f64 {
     level.min(d.max).max(d.min)
 }
 
+/// General weighted (GW) fair rates with MCR guarantees (ATMF 98-0408 section 2): on
+/// every link, each unfrozen connection gets `min(max_i, min_i + w_i level)`, i.e.
+/// `g_i = MCR_i + w_i (A - sum MCR) / sum w` where A excludes the connections bottlenecked
+/// elsewhere or at their cap. `weights[i] > 0`. Exact to the bisection's 2^-200 relative
+/// step (tested against hand-computed shares below).
+pub fn gw_fill(capacity: &[f64], demands: &[Demand], weights: &[f64]) -> Vec<f64> {
+    assert_eq!(demands.len(), weights.len(), "one weight per demand");
+    fill(
+        capacity,
+        demands,
+        |level, i| (demands[i].min + weights[i] * level).min(demands[i].max.max(demands[i].min)),
+        |i| (demands[i].max - demands[i].min).max(0.0) / weights[i],
+        |i| weights[i],
+    )
+}
+
 /// Max-min fair rates of `demands` on links of `capacity` cells/s.
 pub fn water_fill(capacity: &[f64], demands: &[Demand]) -> Vec<f64> {
+    fill(
+        capacity,
+        demands,
+        |level, i| clamp(level, &demands[i]),
+        |i| demands[i].max,
+        |_| 1.0,
+    )
+}
+
+/// Progressive filling: `share(level, i)` is connection i's rate at a common level
+/// (non-decreasing in level), `cap_level(i)` the level at which it reaches its cap and
+/// `slope(i)` its rate per unit of level (a link of capacity C fills by level C / slope).
+fn fill(
+    capacity: &[f64],
+    demands: &[Demand],
+    share: impl Fn(f64, usize) -> f64,
+    cap_level: impl Fn(usize) -> f64,
+    slope: impl Fn(usize) -> f64,
+) -> Vec<f64> {
     let n = demands.len();
-    let mut rate: Vec<f64> = demands.iter().map(|d| d.min).collect();
+    let mut rate: Vec<f64> = (0..n).map(|i| share(0.0, i)).collect();
     let mut frozen = vec![false; n];
     let mut on_port: Vec<Vec<usize>> = vec![Vec::new(); capacity.len()];
     for (i, d) in demands.iter().enumerate() {
@@ -52,23 +90,18 @@ pub fn water_fill(capacity: &[f64], demands: &[Demand]) -> Vec<f64> {
             let load = |level: f64| -> f64 {
                 flows
                     .iter()
-                    .map(|&i| {
-                        if frozen[i] {
-                            rate[i]
-                        } else {
-                            clamp(level, &demands[i])
-                        }
-                    })
+                    .map(|&i| if frozen[i] { rate[i] } else { share(level, i) })
                     .sum()
             };
             let hi_level = flows
                 .iter()
                 .filter(|&&i| !frozen[i])
                 .map(|&i| {
-                    if demands[i].max.is_finite() {
-                        demands[i].max
+                    let c = cap_level(i);
+                    if c.is_finite() {
+                        c
                     } else {
-                        capacity[p]
+                        2.0 * capacity[p] / slope(i)
                     }
                 })
                 .fold(capacity[p], f64::max);
@@ -88,11 +121,11 @@ pub fn water_fill(capacity: &[f64], demands: &[Demand]) -> Vec<f64> {
             best = best.min(lo);
         }
         // Or a connection reaches its cap first.
-        let cap_level = (0..n)
+        let first_cap = (0..n)
             .filter(|&i| !frozen[i])
-            .map(|i| demands[i].max)
+            .map(&cap_level)
             .fold(f64::INFINITY, f64::min);
-        let level = best.min(cap_level);
+        let level = best.min(first_cap);
         if !level.is_finite() {
             // Nothing binds (connections with no ports and no cap): leave them at min.
             break;
@@ -106,8 +139,8 @@ pub fn water_fill(capacity: &[f64], demands: &[Demand]) -> Vec<f64> {
             if frozen[i] {
                 continue;
             }
-            rate[i] = clamp(level, &demands[i]);
-            if demands[i].max <= level || demands[i].ports.iter().any(|&p| full[p]) {
+            rate[i] = share(level, i);
+            if cap_level(i) <= level || demands[i].ports.iter().any(|&p| full[p]) {
                 frozen[i] = true;
             }
         }
@@ -122,12 +155,27 @@ pub fn water_fill(capacity: &[f64], demands: &[Demand]) -> Vec<f64> {
 /// its MCR and its cap the application's permanent rate cap, else its PCR; other
 /// connections are capped by their access link.
 pub fn fair_shares(sc: &Scenario) -> Vec<Option<f64>> {
-    let mut capacity: Vec<f64> = sc
-        .ports
-        .iter()
-        .map(|p| p.rate_bps as f64 / CELL_BITS_F64)
-        .collect();
+    let (capacity, demands, _, index) = claims(sc);
+    let rates = water_fill(&capacity, &demands);
+    index.iter().map(|i| i.map(|i| rates[i])).collect()
+}
+
+/// The GW fair rate (cells/s, ATMF 98-0408) of each connection's forward direction, on
+/// the same claims as [`fair_shares`], with each ABR connection's `weight` (1 otherwise).
+pub fn gw_shares(sc: &Scenario) -> Vec<Option<f64>> {
+    let (capacity, demands, weights, index) = claims(sc);
+    let rates = gw_fill(&capacity, &demands, &weights);
+    index.iter().map(|i| i.map(|i| rates[i])).collect()
+}
+
+type Claims = (Vec<f64>, Vec<Demand>, Vec<f64>, Vec<Option<usize>>);
+
+/// The link capacities left to ABR and UBR, each sharing connection's demand and weight,
+/// and each connection's index among the demands.
+fn claims(sc: &Scenario) -> Claims {
+    let mut capacity: Vec<f64> = sc.ports.iter().map(|p| p.rate_bps as f64 / CELL_BITS_F64).collect();
     let mut demands = Vec::new();
+    let mut weights = Vec::new();
     let mut index = vec![None; sc.connections.len()];
     for (k, c) in sc.connections.iter().enumerate() {
         let access = sc.ports[c.fwd_ports[0]].rate_bps as f64 / CELL_BITS_F64;
@@ -141,9 +189,9 @@ pub fn fair_shares(sc: &Scenario) -> Vec<Option<f64>> {
         if c.app.as_ref().is_some_and(|a| a.reverse_sends()) {
             continue;
         }
-        let (min, pcr) = match &c.abr {
-            Some(a) => (a.mcr, a.pcr),
-            None => (0.0, access),
+        let (min, pcr, w) = match &c.abr {
+            Some(a) => (a.mcr, a.pcr, a.weight),
+            None => (0.0, access, 1.0),
         };
         let max = c
             .app
@@ -156,9 +204,9 @@ pub fn fair_shares(sc: &Scenario) -> Vec<Option<f64>> {
             min,
             max,
         });
+        weights.push(w);
     }
-    let rates = water_fill(&capacity, &demands);
-    index.iter().map(|i| i.map(|i| rates[i])).collect()
+    (capacity, demands, weights, index)
 }
 
 #[cfg(test)]
@@ -200,6 +248,55 @@ mod tests {
         // Three VCs all cross the last link.
         let r = water_fill(&[10.0, 10.0, 9.0], &[d(&[0, 1, 2]), d(&[1, 2]), d(&[2])]);
         assert!(r.iter().all(|&x| close(x, 3.0)), "{r:?}");
+    }
+
+    #[test]
+    fn gw_mcr_case_of_98_0408() {
+        // MCR (10, 30, 50) Mb/s on a 149.76 Mb/s link: (29.92, 49.92, 69.92) Mb/s.
+        let ds: Vec<Demand> = [10.0, 30.0, 50.0]
+            .iter()
+            .map(|&m| Demand {
+                ports: vec![0],
+                min: m,
+                max: f64::INFINITY,
+            })
+            .collect();
+        let r = gw_fill(&[149.76], &ds, &[1.0, 1.0, 1.0]);
+        for (x, want) in r.iter().zip([29.92, 49.92, 69.92]) {
+            assert!(close(*x, want), "{r:?}");
+        }
+        // Max-min with MCR floors differs: 49.88, 49.88 and the MCR 50.
+        let m = water_fill(&[149.76], &ds);
+        assert!(
+            close(m[0], 49.88) && close(m[1], 49.88) && close(m[2], 50.0),
+            "{m:?}"
+        );
+    }
+
+    #[test]
+    fn gw_weights_caps_and_two_links() {
+        // Weights 1 and 3 share 100: 25 and 75; weight 0.5 alone on a link gets it all.
+        let r = gw_fill(&[100.0], &[d(&[0]), d(&[0])], &[1.0, 3.0]);
+        assert!(close(r[0], 25.0) && close(r[1], 75.0), "{r:?}");
+        let r = gw_fill(&[100.0], &[d(&[0])], &[0.5]);
+        assert!(close(r[0], 100.0), "{r:?}");
+        // A capped connection gives its unused share to the others by weight.
+        let mut a = d(&[0]);
+        a.max = 10.0;
+        let r = gw_fill(&[100.0], &[a, d(&[0]), d(&[0])], &[1.0, 1.0, 2.0]);
+        assert!(
+            close(r[0], 10.0) && close(r[1], 30.0) && close(r[2], 60.0),
+            "{r:?}"
+        );
+        // Link 0 (cap 20) carries A and B; link 1 (cap 100) carries B and C, C with MCR 10:
+        // B is held to 10 on link 0, so on link 1: A = 100 - 10 = 90 = 10 + (90 - 10) for C.
+        let mut c = d(&[1]);
+        c.min = 10.0;
+        let r = gw_fill(&[20.0, 100.0], &[d(&[0]), d(&[0, 1]), c], &[1.0, 1.0, 1.0]);
+        assert!(
+            close(r[0], 10.0) && close(r[1], 10.0) && close(r[2], 90.0),
+            "{r:?}"
+        );
     }
 
     #[test]

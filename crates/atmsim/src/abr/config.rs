@@ -88,6 +88,10 @@ pub struct AbrSpec {
     /// seeds 000 and 002 (no loss at the source). ACKs are never held back.
     #[serde(default)]
     pub source_queue: Option<Cells>,
+    /// General weighted fairness: the VC's weight w_i, above 0 (default 1). Only the `gw`
+    /// allocator reads it (ATMF 98-0408 section 2: g_i = MCR_i + w_i (A - sum MCR) / sum w).
+    #[serde(default)]
+    pub weight: Option<f64>,
 }
 
 impl Default for AbrParams {
@@ -111,6 +115,7 @@ impl Default for AbrParams {
             adtf: 500 * PS_PER_MS,
             tcr: 10.0,
             source_queue: None,
+            weight: 1.0,
         }
     }
 }
@@ -162,6 +167,7 @@ pub fn resolve_abr(
         v => v.map(|n| n.0 as u64),
     };
     let policy = if ucsc { ucsc_policy(&pick, nrm)? } else { SourcePolicy::Tm40 };
+    let weight = weight(&pick, def.weight)?;
     Ok(AbrParams {
         policy,
         pcr,
@@ -177,7 +183,20 @@ pub fn resolve_abr(
         adtf,
         tcr,
         source_queue,
+        weight,
     })
+}
+
+/// The general-weighted-fairness weight (ATMF 98-0408): finite and above 0.
+fn weight(pick: &AbrPick, def: f64) -> Result<f64, ConfigError> {
+    match pick.get("weight", |t| &t.weight) {
+        (None, _) => Ok(def),
+        (Some(w), _) if w.is_finite() && w > 0.0 => Ok(w),
+        (Some(w), p) => err(
+            p,
+            format!("{w} is not allowed; a weight must be a finite number above 0 (default 1)"),
+        ),
+    }
 }
 
 /// Whether the source is UCSC's; TM 4.0 keys on a UCSC source and AIR on a TM 4.0 one are

@@ -63,6 +63,9 @@ pub struct AbrParams {
     pub source_queue: Option<u64>,
     /// Rate policy.
     pub policy: SourcePolicy,
+    /// General-weighted-fairness weight (ATMF 98-0408), carried in forward RM cells for
+    /// the `gw` allocator; 1 by default.
+    pub weight: f64,
 }
 
 impl AbrParams {

@@ -56,6 +56,9 @@ pub struct KvrCfg {
     pub target_utilization: f64,
     /// Also lower ER in backward RM cells to the current A_max (seed 004 4.1; default off).
     pub update_backward_rm: bool,
+    /// Use min(CCR, the measured arrival rate) instead of CCR ([`super::kvr_measured`];
+    /// not in seed 004; default off).
+    pub measured_rate: bool,
 }
 
 /// The state of a VC at a port.
@@ -120,6 +123,8 @@ pub struct Kvr {
     vcs: Vec<Vc>,
     /// Counters.
     pub counters: KvrCounters,
+    /// Per-VC arrival-rate meters (`measured_rate`).
+    meter: Option<super::kvr_measured::RateMeter>,
 }
 
 impl Kvr {
@@ -128,6 +133,9 @@ impl Kvr {
     pub fn new(cfg: KvrCfg, link_rate: f64, flows: usize) -> Kvr {
         let mut k = Self::with_slots(cfg, link_rate, Vec::new(), VcSlots::Identity);
         k.vcs.resize(flows, k.vcs.first().copied().unwrap_or(CLOSED));
+        if k.meter.is_some() {
+            k.meter = Some(super::kvr_measured::RateMeter::new(flows));
+        }
         k
     }
 
@@ -135,6 +143,10 @@ impl Kvr {
     /// through it: `flows` (ascending) are their flow indices, in slot order of `slots`.
     pub fn with_slots(cfg: KvrCfg, link_rate: f64, flows: Vec<u32>, slots: VcSlots) -> Kvr {
         debug_assert!(flows.windows(2).all(|w| w[0] < w[1]));
+        // Meters are indexed by flow (measured_rate only).
+        let cfg_meter = cfg
+            .measured_rate
+            .then(|| super::kvr_measured::RateMeter::new(flows.last().map_or(0, |&f| f as usize + 1)));
         Kvr {
             cfg,
             link_rate,
@@ -148,6 +160,7 @@ impl Kvr {
             slots,
             flows,
             counters: KvrCounters::default(),
+            meter: cfg_meter,
         }
     }
 
@@ -340,10 +353,14 @@ impl Kvr {
 
 impl RateAllocator for Kvr {
     #[inline]
-    fn on_arrival(&mut self, _now: Time, cell: &mut Cell, _abr_queue: u32) -> bool {
+    fn on_arrival(&mut self, now: Time, cell: &mut Cell, _abr_queue: u32) -> bool {
+        let mut ccr = cell.ccr as f64;
+        if let Some(m) = self.meter.as_mut() {
+            ccr = m.observe(now, cell, ccr);
+        }
         if cell.flags & (flag::RM | flag::DIR) == flag::RM {
             let vc = self.slots.at_port(cell.flow, cell.hop);
-            if let Some(er) = self.on_forward_rm(vc, cell.er as f64, cell.ccr as f64) {
+            if let Some(er) = self.on_forward_rm(vc, cell.er as f64, ccr) {
                 cell.er = er as f32;
             }
         }

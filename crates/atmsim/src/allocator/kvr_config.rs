@@ -19,6 +19,10 @@ pub struct KvrSpec {
     /// (seed 004 section 4.1's suggested improvement; default false).
     #[serde(default)]
     pub update_backward_rm: Option<bool>,
+    /// Use min(CCR, the VC's arrival rate measured at the port) instead of CCR, so a
+    /// source sending below its ACR frees its share (not in seed 004; default false).
+    #[serde(default)]
+    pub measured_rate: Option<bool>,
 }
 
 impl Default for KvrCfg {
@@ -27,6 +31,7 @@ impl Default for KvrCfg {
         KvrCfg {
             target_utilization: 1.0,
             update_backward_rm: false,
+            measured_rate: false,
         }
     }
 }
@@ -45,6 +50,7 @@ impl Resolve<()> for KvrSpec {
         Ok(KvrCfg {
             target_utilization: u,
             update_backward_rm: self.update_backward_rm.unwrap_or(d.update_backward_rm),
+            measured_rate: self.measured_rate.unwrap_or(d.measured_rate),
         })
     }
 }

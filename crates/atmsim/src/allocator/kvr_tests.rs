@@ -7,6 +7,7 @@ fn kvr(link: f64, vcs: usize) -> Kvr {
         KvrCfg {
             target_utilization: 1.0,
             update_backward_rm: false,
+            measured_rate: false,
         },
         link,
         vcs,
@@ -212,6 +213,7 @@ fn backward_rm_update_is_optional() {
             KvrCfg {
                 target_utilization: 1.0,
                 update_backward_rm: on,
+                measured_rate: false,
             },
             100.0,
             4,

@@ -22,8 +22,11 @@ pub mod efci;
 pub mod erica;
 pub mod erica_config;
 pub mod erica_plus;
+pub mod gw;
+pub mod gw_config;
 pub mod kvr;
 pub mod kvr_config;
+pub mod kvr_measured;
 pub mod modified_erica;
 pub mod none;
 
@@ -31,6 +34,8 @@ pub use efci::{Efci, EfciCfg, EfciSpec};
 pub use erica::{Erica, EricaCfg, LoadAvg};
 pub use erica_config::{EricaSpec, LoadAveraging};
 pub use erica_plus::{EricaPlusSpec, QueueControl};
+pub use gw::Gw;
+pub use gw_config::{GwCfg, GwScheme, GwSpec};
 pub use kvr::{Kvr, KvrCfg};
 pub use kvr_config::KvrSpec;
 pub use modified_erica::ModifiedEricaSpec;
@@ -117,6 +122,8 @@ registry! { $
             EfciSpec => Efci as Efci;
         Kvr = "kvr", "the Kalampoukas-Varma-Ramakrishnan O(1) allocator on forward RM cells (seed 004 Fig 2.1)":
             KvrSpec => Box<Kvr> as Kvr;
+        Gw = "gw", "general weighted fairness with MCR guarantees, overload based (ATMF 98-0408)":
+            GwSpec => Box<Gw> as Gw;
     ]
 }
 

@@ -12,7 +12,6 @@
 
 use crate::traffic::{CbrCfg, OnOffCfg, RequestResponseCfg, SessionsCfg};
 use super::{CellApp, Scenario, ScenarioError, TcpApp};
-use crate::allocator::AllocatorCfg;
 use atmsim_kernel::{Time, PS_PER_S};
 
 /// The most events per simulated second a scenario may need: about a minute of wall

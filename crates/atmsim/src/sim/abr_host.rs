@@ -37,8 +37,8 @@ impl Sim<'_> {
                 match src.choose(now, data, false) {
                     NextCell::Frm => {
                         let ccr = src.send_frm(now);
-                        let pcr = src.p.pcr;
-                        self.emit_rm(now, f, pcr, ccr, false);
+                        let (pcr, mw) = (src.p.pcr, (src.p.mcr, src.p.weight));
+                        self.emit_rm(now, f, pcr, ccr, mw, false);
                     }
                     NextCell::Data => {
                         src.sent_data(now);
@@ -49,8 +49,8 @@ impl Sim<'_> {
                 }
             } else if src.next_out_of_rate(now) == Some(now) && data {
                 let ccr = src.send_out_of_rate_frm(now);
-                let pcr = src.p.pcr;
-                self.emit_rm(now, f, pcr, ccr, true);
+                let (pcr, mw) = (src.p.pcr, (src.p.mcr, src.p.weight));
+                self.emit_rm(now, f, pcr, ccr, mw, true);
             }
         } else if data {
             dir.sent_at_line_rate(now);
@@ -88,9 +88,21 @@ impl Sim<'_> {
     }
 
     /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1).
-    fn emit_rm(&mut self, now: Time, f: FlowId, er: f64, ccr: f64, out_of_rate: bool) {
+    /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1), carrying the source's
+    /// (MCR, weight) `mw` (ATMF 98-0408: GW fairness needs both at the switch).
+    fn emit_rm(
+        &mut self,
+        now: Time,
+        f: FlowId,
+        er: f64,
+        ccr: f64,
+        mw: (f64, f64),
+        out_of_rate: bool,
+    ) {
         let mut cell = self.net.new_cell(f, 0, 0, false);
         cell.flags |= flag::RM;
+        cell.set_rm_mcr(mw.0);
+        cell.set_rm_weight(mw.1);
         if out_of_rate {
             cell.flags |= flag::CLP;
         }

@@ -391,6 +391,7 @@ fn kvr_keeps_the_max_vc_bottlenecked_when_its_request_dips() {
         KvrCfg {
             target_utilization: 1.0,
             update_backward_rm: false,
+            measured_rate: false,
         },
         1000.0,
         6,

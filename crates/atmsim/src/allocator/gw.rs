@@ -1,0 +1,272 @@
+//! General weighted (GW) fairness with MCR guarantees: the overload-based explicit rate
+//! schemes of ATMF 98-0408 (Vandalore, Fahmy, Jain, Goyal, Goyal; arXiv cs/9809040).
+//!
+//! The GW fair share of VC i on a link is `g_i = MCR_i + w_i (A - sum MCR) / sum w`, where
+//! A is the ABR capacity left by the VCs bottlenecked elsewhere (98-0408 section 2). Per
+//! output port, over an averaging interval (ERICA's: `interval_cells` ABR cells or
+//! `interval_time`), the common structure of section 3 (eqs 14-19) is
+//!
+//! ```text
+//! ABRCap = f(Tq) (LinkRate dt - VBRCBRCells) / dt      (ERICA+ queue control, seed 003 4.4)
+//! mu     = sum of the MCRs of the VCs active in the interval
+//! z      = (ABRInputRate - mu) / (ABRCap - mu)          (the overload of the excess)
+//! on a backward RM cell of VC i: ER = min(MCR_i + Excess_ER(i), ABRCap)
+//! ```
+//!
+//! and Excess_ER is one of (see [`GwScheme`]): A, max(ExcessFairShare(i), VCShare) with
+//! `VCShare = (SourceRate(i) - MCR_i) / z` and `ExcessFairShare(i) = (ABRCap - mu) w_i /
+//! sum_j w_j AL(j)`, `AL(j) = min(1, (SourceRate(j) - MCR_j) / ExcessFairShare(j))` (eqs
+//! 20-23); B, ExcessFairShare(i) / z (eq 24); D, VCShare above z = 1 + delta, else
+//! max(w_i WtMaxAllocPrevious, VCShare), WtMaxAllocCurrent = max(.., Excess_ER / w_i)
+//! (eqs 29-32). MCR_i and w_i are read from the RM cells ([`Cell::rm_mcr`],
+//! [`Cell::rm_weight`]); SourceRate is the CCR of forward RM cells, or the measured rate
+//! with `per_vc_ccr` (the paper's figure 7). Rates are cells/s.
+
+use super::gw_config::{GwCfg, GwScheme};
+use super::RateAllocator;
+use crate::cell::{flag, Cell, ServiceClass};
+use atmsim_kernel::{time, Time};
+
+#[derive(Clone, Copy, Debug)]
+struct Vc {
+    seen: bool,
+    mcr: f64,
+    weight: f64,
+    rate: f64,
+    cells: u32,
+    /// ExcessFairShare(i), cells/s.
+    efs: f64,
+}
+
+/// The values of the last completed interval, for inspection and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GwState {
+    /// ABR capacity, cells/s.
+    pub abr_cap: f64,
+    /// Sum of the MCRs of the active VCs, cells/s.
+    pub mu: f64,
+    /// Overload factor of the excess, z.
+    pub z: f64,
+    /// Algorithm D: WtMaxAllocPrevious, cells/s per unit weight.
+    pub wt_max_prev: f64,
+    /// Algorithm D: WtMaxAllocCurrent so far.
+    pub wt_max_cur: f64,
+    /// Intervals completed.
+    pub intervals: u64,
+}
+
+/// The GW allocator at one output port.
+#[derive(Debug)]
+pub struct Gw {
+    cfg: GwCfg,
+    link_rate: f64,
+    vcs: Vec<Vc>,
+    start: Time,
+    gen: u32,
+    abr_cells: u32,
+    vbr_cells: u32,
+    /// The current state.
+    pub st: GwState,
+}
+
+impl Gw {
+    /// The allocator of a port of `link_rate` cells/s with `flows` flows. Before the first
+    /// interval every VC is offered the whole link (as ERICA does).
+    pub fn new(cfg: GwCfg, link_rate: f64, flows: usize) -> Gw {
+        let vc = Vc {
+            seen: false,
+            mcr: 0.0,
+            weight: 1.0,
+            rate: 0.0,
+            cells: 0,
+            efs: link_rate,
+        };
+        Gw {
+            cfg,
+            link_rate,
+            vcs: vec![vc; flows],
+            start: 0,
+            gen: 0,
+            abr_cells: 0,
+            vbr_cells: 0,
+            st: GwState {
+                abr_cap: link_rate,
+                mu: 0.0,
+                z: 0.0,
+                wt_max_prev: link_rate,
+                wt_max_cur: 0.0,
+                intervals: 0,
+            },
+        }
+    }
+
+    /// ExcessFairShare(i) of VC `vc` (cells/s), as of the last interval.
+    pub fn excess_fair_share(&self, vc: usize) -> f64 {
+        self.vcs[vc].efs
+    }
+
+    /// Ends the averaging interval (98-0408 eqs 14-16 and End_of_Interval_Accounting).
+    fn end_interval(&mut self, now: Time, abr_queue: u32) {
+        let dt = time::to_secs_f64(now.saturating_sub(self.start)).max(1e-12);
+        let total = (self.link_rate * dt - self.vbr_cells as f64).max(0.0);
+        let tq = if total > 0.0 {
+            abr_queue as f64 / (total / dt)
+        } else {
+            f64::INFINITY
+        };
+        let abr_cap = self.cfg.queue.factor(tq) * total / dt;
+        if self.cfg.per_vc_ccr {
+            for v in &mut self.vcs {
+                v.rate = v.cells as f64 / dt;
+                v.cells = 0;
+            }
+        }
+        let mu: f64 = self.vcs.iter().filter(|v| v.seen).map(|v| v.mcr).sum();
+        let excess = (abr_cap - mu).max(0.0);
+        let input = self.abr_cells as f64 / dt;
+        self.st.z = if excess > 0.0 {
+            (input - mu).max(0.0) / excess
+        } else {
+            f64::INFINITY
+        };
+        self.st.abr_cap = abr_cap;
+        self.st.mu = mu;
+        match self.cfg.scheme {
+            GwScheme::A | GwScheme::B => self.account_activity(excess),
+            GwScheme::D => {
+                if self.st.wt_max_cur > 0.0 {
+                    self.st.wt_max_prev = self.st.wt_max_cur;
+                }
+                self.st.wt_max_cur = 0.0;
+            }
+        }
+        for v in &mut self.vcs {
+            v.seen = false;
+        }
+        self.st.intervals += 1;
+        self.abr_cells = 0;
+        self.vbr_cells = 0;
+        self.start = now;
+        self.gen = self.gen.wrapping_add(1);
+    }
+
+    /// Activity levels and ExcessFairShare (98-0408 eqs 20-21), over the active VCs.
+    fn account_activity(&mut self, excess: f64) {
+        let mut sum_wal = 0.0;
+        let mut sum_w = 0.0;
+        for v in self.vcs.iter().filter(|v| v.seen) {
+            let al = if v.efs > 0.0 {
+                ((v.rate - v.mcr).max(0.0) / v.efs).min(1.0)
+            } else {
+                1.0
+            };
+            sum_wal += v.weight * al;
+            sum_w += v.weight;
+        }
+        let denom = if sum_wal > 0.0 {
+            sum_wal
+        } else {
+            sum_w.max(1.0)
+        };
+        for v in &mut self.vcs {
+            v.efs = excess * v.weight / denom;
+        }
+    }
+
+    /// Excess_ER of VC `vc` (98-0408 eqs 22-24, 29-32).
+    fn excess_er(&mut self, vc: usize) -> f64 {
+        let v = self.vcs[vc];
+        let z = self.st.z;
+        let vc_share = if z > 0.0 {
+            (v.rate - v.mcr).max(0.0) / z
+        } else {
+            f64::INFINITY
+        };
+        match self.cfg.scheme {
+            GwScheme::A => v.efs.max(vc_share),
+            GwScheme::B => {
+                if z > 0.0 {
+                    v.efs / z
+                } else {
+                    f64::INFINITY
+                }
+            }
+            GwScheme::D => {
+                let e = if z > 1.0 + self.cfg.delta {
+                    vc_share
+                } else {
+                    (v.weight * self.st.wt_max_prev).max(vc_share)
+                };
+                let e = e.min(self.st.abr_cap);
+                self.st.wt_max_cur = self.st.wt_max_cur.max(e / v.weight);
+                e
+            }
+        }
+    }
+
+    /// The explicit rate of VC `vc` now: MCR plus its excess, at most ABRCap (eqs 17-19).
+    pub fn explicit_rate(&mut self, vc: usize) -> f64 {
+        let mcr = self.vcs[vc].mcr;
+        (mcr + self.excess_er(vc)).min(self.st.abr_cap.max(mcr))
+    }
+}
+
+impl RateAllocator for Gw {
+    #[inline]
+    fn on_arrival(&mut self, now: Time, cell: &mut Cell, abr_queue: u32) -> bool {
+        match cell.class() {
+            ServiceClass::Cbr | ServiceClass::Vbr => {
+                self.vbr_cells += 1;
+                false
+            }
+            ServiceClass::Abr => {
+                if cell.flags & (flag::RM | flag::DIR) != (flag::RM | flag::DIR) {
+                    let v = &mut self.vcs[cell.flow as usize];
+                    v.seen = true;
+                    if self.cfg.per_vc_ccr {
+                        v.cells += 1;
+                    }
+                    if cell.is_rm() {
+                        v.mcr = cell.rm_mcr();
+                        v.weight = cell.rm_weight();
+                        if !self.cfg.per_vc_ccr {
+                            v.rate = cell.ccr as f64;
+                        }
+                    }
+                }
+                self.abr_cells += 1;
+                if self.abr_cells >= self.cfg.interval_cells {
+                    self.end_interval(now, abr_queue);
+                    return true;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    #[inline]
+    fn on_backward_rm(&mut self, _now: Time, cell: &mut Cell) {
+        let vc = (cell.flow ^ 1) as usize;
+        let er = self.explicit_rate(vc);
+        if (er as f32) < cell.er {
+            cell.er = er as f32;
+        }
+    }
+
+    fn on_timer(&mut self, now: Time, abr_queue: u32) {
+        self.end_interval(now, abr_queue);
+    }
+
+    fn interval_deadline(&self) -> Option<Time> {
+        Some(self.start + self.cfg.interval_time)
+    }
+
+    fn generation(&self) -> u32 {
+        self.gen
+    }
+}
+
+#[cfg(test)]
+#[path = "gw_tests.rs"]
+mod tests;

@@ -1,0 +1,135 @@
+//! Scripted cells through the GW allocator: hand-computed ExcessFairShare and ER
+//! (98-0408 eqs 14-24).
+
+use super::*;
+use crate::allocator::erica_plus::QueueControl;
+use atmsim_kernel::PS_PER_MS;
+
+/// A forward RM cell of connection `c` (flow 2c) with CCR, MCR and weight.
+fn frm(c: u32, ccr: f64, mcr: f64, w: f64) -> Cell {
+    let mut cell = Cell::data(2 * c, 0, false);
+    cell.flags = flag::RM | (2 << flag::CLASS_SHIFT);
+    cell.ccr = ccr as f32;
+    cell.er = 1e9;
+    cell.set_rm_mcr(mcr);
+    cell.set_rm_weight(w);
+    cell
+}
+
+fn brm(c: u32, mcr: f64, w: f64) -> Cell {
+    let mut cell = frm(c, 0.0, mcr, w);
+    cell.flow = 2 * c + 1;
+    cell.flags |= flag::DIR;
+    cell
+}
+
+/// b = 1 so that an empty queue gives f = 1 (ABRCap = the link).
+fn cfg(scheme: GwScheme) -> GwCfg {
+    GwCfg {
+        scheme,
+        interval_cells: 1_000_000,
+        queue: QueueControl {
+            b: 1.0 + 1e-12,
+            ..QueueControl::default()
+        },
+        ..GwCfg::default()
+    }
+}
+
+/// One interval of `dt_ms` in which each VC (ccr, mcr, w) sends `cells` forward RM cells.
+fn interval(g: &mut Gw, vcs: &[(f64, f64, f64)], cells: u32, dt_ms: u64) {
+    let now = g.start;
+    for _ in 0..cells {
+        for (c, &(ccr, mcr, w)) in vcs.iter().enumerate() {
+            g.on_arrival(now, &mut frm(c as u32, ccr, mcr, w), 0);
+        }
+    }
+    g.on_timer(now + dt_ms * PS_PER_MS, 0);
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * b.abs().max(1.0)
+}
+
+/// Closed loop: each interval every VC (mcr, w) sends at the ER of its last backward RM
+/// cell, as many cells as its rate gives in 10 ms; returns the final rates.
+fn closed_loop(g: &mut Gw, vcs: &[(f64, f64)], start: f64) -> Vec<f64> {
+    let mut rates = vec![start; vcs.len()];
+    for _ in 0..200 {
+        let now = g.start;
+        for (c, &(mcr, w)) in vcs.iter().enumerate() {
+            for _ in 0..(rates[c] / 100.0).round() as u32 {
+                g.on_arrival(now, &mut frm(c as u32, rates[c], mcr, w), 0);
+            }
+        }
+        g.on_timer(now + 10 * PS_PER_MS, 0);
+        for (c, &(mcr, w)) in vcs.iter().enumerate() {
+            let mut b = brm(c as u32, mcr, w);
+            g.on_backward_rm(0, &mut b);
+            rates[c] = b.er as f64;
+        }
+    }
+    rates
+}
+
+fn near(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 0.01 * b
+}
+
+#[test]
+fn scheme_a_gives_mcr_plus_equal_excess() {
+    // Link 100 000 cells/s; MCRs 10 000, 20 000, 30 000: 10 000 + 40 000 / 3 + MCR each.
+    // (B, ExcessFairShare / z, oscillates in this delay-free loop: z alternates 1 and 2.)
+    for scheme in [GwScheme::A, GwScheme::D] {
+        let mut g = Gw::new(cfg(scheme), 100_000.0, 6);
+        let vcs = [(10_000.0, 1.0), (20_000.0, 1.0), (30_000.0, 1.0)];
+        let r = closed_loop(&mut g, &vcs, 40_000.0);
+        let ex = 40_000.0 / 3.0;
+        for (c, &(mcr, _)) in vcs.iter().enumerate() {
+            assert!(near(r[c], mcr + ex), "{scheme:?} VC {c}: {r:?} {:?}", g.st);
+        }
+    }
+}
+
+#[test]
+fn weights_split_the_excess_in_proportion() {
+    for scheme in [GwScheme::A, GwScheme::D] {
+        let mut g = Gw::new(cfg(scheme), 90_000.0, 4);
+        let r = closed_loop(&mut g, &[(0.0, 1.0), (0.0, 2.0)], 10_000.0);
+        assert!(
+            near(r[0], 30_000.0) && near(r[1], 60_000.0),
+            "{scheme:?}: {r:?}"
+        );
+    }
+}
+
+#[test]
+fn activity_level_counts_a_slow_vc_in_part() {
+    // eqs 20-21 by hand: ExcessFairShare starts at the link (1000); rates (1000, 250) give
+    // AL = (1, 0.25), so ExcessFairShare = 1000 / 1.25 = 800; then rates (800, 200) give
+    // AL = (1, 0.25) again: 800.
+    let mut g = Gw::new(cfg(GwScheme::A), 1000.0, 4);
+    interval(&mut g, &[(1000.0, 0.0, 1.0), (250.0, 0.0, 1.0)], 100, 200);
+    assert!(
+        close(g.excess_fair_share(0), 800.0),
+        "{}",
+        g.excess_fair_share(0)
+    );
+    interval(&mut g, &[(800.0, 0.0, 1.0), (200.0, 0.0, 1.0)], 100, 200);
+    assert!(
+        close(g.excess_fair_share(2), 800.0),
+        "{}",
+        g.excess_fair_share(2)
+    );
+}
+
+#[test]
+fn scheme_d_uses_the_weighted_max_allocation_near_z_one() {
+    let mut g = Gw::new(cfg(GwScheme::D), 1000.0, 4);
+    interval(&mut g, &[(500.0, 0.0, 1.0), (500.0, 0.0, 1.0)], 100, 200);
+    let mut b = brm(0, 0.0, 1.0);
+    g.on_backward_rm(0, &mut b);
+    // z = 1: max(w x WtMaxAllocPrevious (the link before any allocation), VCShare).
+    assert!(close(b.er as f64, 1000.0), "{}", b.er);
+    assert!(close(g.st.wt_max_cur, 1000.0));
+}
