@@ -242,6 +242,9 @@ def check(text: str) -> tuple[str, str, str]:
     s = r.summary
     if not s.get("conservation_ok"):
         return ("error", "conservation", json.dumps(s)[:300])
+    times = (r.raw.get("timeseries") or {}).get("time_s") or []
+    if any(b <= a for a, b in zip(times, times[1:])) or any(t < 0 or t > s["duration_s"] + 1e-9 for t in times):
+        return ("error", "time", f"sample times not increasing within the run: {times[:5]}...")
     return ("ok", "run", f"{s['events']} events, {s['wall_seconds']:.2f} s")
 
 
