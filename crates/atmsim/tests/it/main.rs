@@ -7,8 +7,11 @@
 mod abr;
 mod errors;
 mod golden;
+
 mod grid;
+mod gw;
 mod invariants;
 mod kvr;
+mod kvr_measured;
 mod support;
 mod tcp_over_abr;
