@@ -10,29 +10,36 @@
 //!
 //! * `near`, a short deque sorted by `(time, seq)`: every event with `s <= cur`;
 //! * the wheel, `SLOTS` unsorted buckets: events with `cur < s < cur + SLOTS`, bucket
-//!   `s mod SLOTS` (a bitmap of non-empty buckets finds the next one);
+//!   `s mod SLOTS` (a bitmap of non-empty buckets finds the next one). A bucket is a
+//!   singly linked list of nodes in one shared vector (`nodes`, with a free list), so the
+//!   wheel's pending events stay in a few dense cache lines whatever the bucket count;
 //! * `overflow`, a binary heap: events with `s >= cur + SLOTS` (timers, far arrivals).
 //!
 //! Any event in `near` is earlier than any in the wheel, which is earlier than any in
 //! `overflow`, and equal times always share a slot, hence a place. So the minimum of
 //! `near` is the global `(time, seq)` minimum: the pop order is exactly that of one
 //! binary heap (checked against one by a randomized differential test below). When `near`
-//! runs dry, `cur` moves to the next non-empty slot, that bucket becomes `near` (sorted in
-//! place, its vector reused: no allocation), and overflow events that now fall inside the
-//! wheel's span move into it. A pop from `near` is O(1); a push into the current slot is a
-//! binary search and a short move (a slot holds a few events).
+//! runs dry, `cur` moves to the next non-empty slot, that bucket's list moves into `near`
+//! (in scheduling order, sorted only if an overflow event made it out of order; the
+//! nodes go back to the free list: no allocation once warm), and overflow events that now
+//! fall inside the wheel's span move into it. A pop from `near` is O(1); a push into the
+//! current slot is a binary search and a short move (a slot holds a few events).
+//!
+//! Measured on `atmsim bench` (issue 13/14, docs/performance.md): the slot narrower than a
+//! 155.52 Mbit/s cell time keeps a port's next transmission out of `near` (no sorted
+//! insert), and the shared node vector keeps the D1 misses at the binary heap's level.
 
 use crate::time::Time;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// log2 of the slot width in picoseconds: 2^22 ps = 4.2 us, about 1.5 cell times at
-/// 155.52 Mbit/s, so a bucket holds a few events of every busy port.
-const SLOT_SHIFT: u32 = 22;
+/// log2 of the slot width in picoseconds: 2^21 ps = 2.1 us, under one cell time at
+/// 155.52 Mbit/s (2.73 us), so a port's next transmission lands in a later bucket.
+const SLOT_SHIFT: u32 = 21;
 /// Buckets in the wheel (a power of two): the wheel spans 2^33 ps = 8.6 ms, more than a
-/// WAN link's 5 ms delay, so cell events rarely reach the overflow heap; few enough
-/// buckets (48 KB of headers) to stay in cache.
-const SLOTS: usize = 1 << 11;
+/// WAN link's 5 ms delay, so cell events rarely reach the overflow heap; the bucket
+/// heads are 16 KB of `u32`.
+const SLOTS: usize = 1 << 12;
 const MASK: u64 = SLOTS as u64 - 1;
 const WORDS: usize = SLOTS / 64;
 
@@ -65,6 +72,16 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// A wheel event and the next node of its bucket (or of the free list).
+#[derive(Clone, Copy, Debug)]
+struct Node<E> {
+    entry: Entry<E>,
+    next: u32,
+}
+
+/// The end of a node list.
+const NIL: u32 = u32::MAX;
+
 #[inline]
 fn slot_of(t: Time) -> u64 {
     t >> SLOT_SHIFT
@@ -74,7 +91,13 @@ fn slot_of(t: Time) -> u64 {
 #[derive(Debug)]
 pub struct EventQueue<E: Copy> {
     near: VecDeque<Entry<E>>,
-    buckets: Vec<Vec<Entry<E>>>,
+    /// The wheel's events, one node each; a bucket is a singly linked list through
+    /// `next`, so all pending wheel events share one dense, cache-resident vector.
+    nodes: Vec<Node<E>>,
+    /// Head of the list of free nodes (`NIL` if none).
+    free: u32,
+    /// Head node of each bucket's list (`NIL` if empty).
+    heads: Vec<u32>,
     occupied: [u64; WORDS],
     in_wheel: usize,
     overflow: BinaryHeap<Entry<E>>,
@@ -96,7 +119,9 @@ impl<E: Copy> EventQueue<E> {
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
             near: VecDeque::with_capacity(64),
-            buckets: (0..SLOTS).map(|_| Vec::new()).collect(),
+            nodes: Vec::new(),
+            free: NIL,
+            heads: vec![NIL; SLOTS],
             occupied: [0; WORDS],
             in_wheel: 0,
             overflow: BinaryHeap::with_capacity(cap),
@@ -117,7 +142,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Puts an entry where its slot says (see the module doc).
-    #[inline]
+    #[inline(always)]
     fn place(&mut self, e: Entry<E>) {
         let s = slot_of(e.time);
         if s <= self.cur {
@@ -127,7 +152,19 @@ impl<E: Copy> EventQueue<E> {
             self.near.insert(i, e);
         } else if s - self.cur < SLOTS as u64 {
             let b = (s & MASK) as usize;
-            self.buckets[b].push(e);
+            let node = Node {
+                entry: e,
+                next: self.heads[b],
+            };
+            self.heads[b] = if self.free != NIL {
+                let i = self.free;
+                self.free = self.nodes[i as usize].next;
+                self.nodes[i as usize] = node;
+                i
+            } else {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            };
             self.occupied[b / 64] |= 1 << (b % 64);
             self.in_wheel += 1;
         } else {
@@ -148,6 +185,23 @@ impl<E: Copy> EventQueue<E> {
             return None;
         }
         let e = self.near.pop_front()?;
+        self.now = e.time;
+        self.popped += 1;
+        Some((e.time, e.event))
+    }
+
+    /// Removes and returns the earliest event if its time is at most `limit` (the loop of
+    /// a run up to a time: one look at the queue per event instead of a peek and a pop).
+    #[inline]
+    pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
+        if self.near.is_empty() && !self.advance() {
+            return None;
+        }
+        let e = *self.near.front()?;
+        if e.time > limit {
+            return None;
+        }
+        self.near.pop_front();
         self.now = e.time;
         self.popped += 1;
         Some((e.time, e.event))
@@ -190,11 +244,20 @@ impl<E: Copy> EventQueue<E> {
         let b = (next & MASK) as usize;
         if self.occupied[b / 64] & (1 << (b % 64)) != 0 {
             self.occupied[b / 64] &= !(1 << (b % 64));
-            let mut bucket = std::mem::take(&mut self.buckets[b]);
-            self.in_wheel -= bucket.len();
-            bucket.sort_unstable_by_key(|e| (e.time, e.seq));
-            let old = std::mem::replace(&mut self.near, VecDeque::from(bucket));
-            self.buckets[b] = Vec::from(old);
+            let mut i = std::mem::replace(&mut self.heads[b], NIL);
+            while i != NIL {
+                let node = self.nodes[i as usize];
+                // The list is newest first: pushing at the front restores scheduling order.
+                self.near.push_front(node.entry);
+                self.nodes[i as usize].next = self.free;
+                self.free = i;
+                i = node.next;
+                self.in_wheel -= 1;
+            }
+            let near = self.near.make_contiguous();
+            if !near.is_sorted_by_key(|e| (e.time, e.seq)) {
+                near.sort_unstable_by_key(|e| (e.time, e.seq));
+            }
         }
         // Overflow events that now fall inside the wheel's span move in (slots >= cur).
         while let Some(e) = self.overflow.peek() {
@@ -214,10 +277,15 @@ impl<E: Copy> EventQueue<E> {
             return Some(e.time);
         }
         match self.next_wheel_slot() {
-            Some(s) => self.buckets[(s & MASK) as usize]
-                .iter()
-                .map(|e| e.time)
-                .min(),
+            Some(s) => {
+                let mut i = self.heads[(s & MASK) as usize];
+                let mut min = Time::MAX;
+                while i != NIL {
+                    min = min.min(self.nodes[i as usize].entry.time);
+                    i = self.nodes[i as usize].next;
+                }
+                Some(min)
+            }
             None => self.overflow.peek().map(|e| e.time),
         }
     }
@@ -247,9 +315,9 @@ impl<E: Copy> EventQueue<E> {
     /// memory estimate of a run.
     pub fn heap_bytes(&self) -> usize {
         let entry = std::mem::size_of::<Entry<E>>();
-        let vecs: usize = self.buckets.iter().map(|b| b.capacity()).sum();
-        (vecs + self.near.capacity() + self.overflow.capacity()) * entry
-            + self.buckets.capacity() * std::mem::size_of::<Vec<Entry<E>>>()
+        self.nodes.capacity() * std::mem::size_of::<Node<E>>()
+            + (self.near.capacity() + self.overflow.capacity()) * entry
+            + self.heads.capacity() * std::mem::size_of::<u32>()
     }
 }
 

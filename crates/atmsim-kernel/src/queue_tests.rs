@@ -129,3 +129,22 @@ fn pops_in_exactly_the_order_of_a_binary_heap() {
         assert_eq!(q.pop(), None);
     }
 }
+
+#[test]
+fn pop_until_stops_at_the_limit_and_keeps_the_rest() {
+    let mut q = EventQueue::default();
+    let span = (SLOTS as u64) << SLOT_SHIFT;
+    q.schedule(10, 1u8);
+    q.schedule(span + 5, 3);
+    q.schedule(20, 2);
+    assert_eq!(q.pop_until(15), Some((10, 1)));
+    assert_eq!(q.pop_until(15), None);
+    assert_eq!(q.now(), 10);
+    // Scheduling after a look past the limit still comes out in order.
+    q.schedule(12, 9);
+    assert_eq!(q.pop_until(span), Some((12, 9)));
+    assert_eq!(q.pop_until(span), Some((20, 2)));
+    assert_eq!(q.pop_until(span), None);
+    assert_eq!(q.pop_until(Time::MAX), Some((span + 5, 3)));
+    assert_eq!(q.pop_until(Time::MAX), None);
+}

@@ -156,11 +156,7 @@ impl<'a> Sim<'a> {
     /// (progress, interruption) without any check on the per-event path.
     pub fn run_until(&mut self, until: Time) {
         let end = until.min(self.sc.duration);
-        while let Some(t) = self.q.peek_time() {
-            if t > end {
-                break;
-            }
-            let (now, ev) = self.q.pop().expect("peeked");
+        while let Some((now, ev)) = self.q.pop_until(end) {
             self.dispatch(now, ev);
         }
     }
