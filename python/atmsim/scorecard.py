@@ -1,7 +1,8 @@
 """The allocator scorecard (issue 17 item 5): every allocator of the engine's registry, or
 the ones named, on one suite (:mod:`atmsim.scorecard_suite`), each run scored against the
 exact fair shares of the oracle, phase by phase (``_core.fair_share_phases_json``:
-connections starting and stopping and rate caps ending split a run into phases).
+connections starting and stopping and rate caps ending split a run into phases; phases
+shorter than a tenth of the run are not scored).
 
 Per configuration and allocator (columns explained in ``docs/scorecard.md``):
 
@@ -32,6 +33,9 @@ from .scorecard_suite import Config, configs
 
 #: Fraction of each phase, at its end, taken as the steady state.
 STEADY_FRACTION = 0.4
+#: Phases shorter than this fraction of the run are not scored: too short for feedback to
+#: act (upstream's first 5 ms, before VC17 starts, against WAN round trips of ~30 ms).
+MIN_PHASE_FRACTION = 0.1
 #: Convergence band: an ACR within +-5 % of its steady value (issue 17).
 BAND = 0.05
 #: Cells per RM cell of a TM 4.0 source (Nrm): data cells delivered x NRM / (NRM - 1) is the rate.
@@ -96,6 +100,11 @@ def _jain(x: list[float]) -> float:
     return (sum(x) ** 2) / (len(x) * s2) if s2 > 0 else float("nan")
 
 
+def _worst_jain(values: list[float]) -> float:
+    finite = [v for v in values if not math.isnan(v)]
+    return min(finite) if finite else float("nan")
+
+
 def _worst_signed(errors: list[float]) -> float:
     return max(errors, key=abs) if errors else float("nan")
 
@@ -157,9 +166,10 @@ def score_run(result: Any, phases: list[dict[str, Any]]) -> dict[str, float]:
     jain_gw: list[float] = []
     eff_num = eff_den = 0.0
     settle = osc = steady_q = 0.0
+    run = max((ph["end_s"] for ph in phases), default=0.0)
     for ph in phases:
         start, end = ph["start_s"], ph["end_s"]
-        if end - start <= 0:
+        if end - start < MIN_PHASE_FRACTION * run or end <= start:
             continue
         names = [n for n in ph["max_min"] if n in set(result.abr_series["source"])]
         p = _phase(result, start, end, names)
@@ -181,8 +191,8 @@ def score_run(result: Any, phases: list[dict[str, Any]]) -> dict[str, float]:
         "efficiency": eff_num / eff_den if eff_den > 0 else float("nan"),
         "error_max_min": _worst_signed(err_mm),
         "error_gw": _worst_signed(err_gw),
-        "jain_max_min": min(jain_mm) if jain_mm else float("nan"),
-        "jain_gw": min(jain_gw) if jain_gw else float("nan"),
+        "jain_max_min": _worst_jain(jain_mm),
+        "jain_gw": _worst_jain(jain_gw),
         "max_queue_cells": maxq,
         "steady_queue_cells": steady_q,
         "convergence_ms": settle * 1e3,
