@@ -198,7 +198,10 @@ pub fn phases(sc: &Scenario) -> Vec<Phase> {
     for c in &sc.connections {
         cuts.push(c.start);
         cuts.extend(c.stop);
-        if let Some(CellApp::Persistent(PersistentCfg { cap: Some((_, Some(until))) })) = &c.app {
+        if let Some(CellApp::Persistent(PersistentCfg {
+            cap: Some((_, Some(until))),
+        })) = &c.app
+        {
             cuts.push(*until);
         }
     }
@@ -231,9 +234,12 @@ fn claims(sc: &Scenario) -> Claims {
 /// A connection's demand cap at time `at` (None: the whole run, permanent caps only).
 fn demand_at(app: Option<&CellApp>, at: Option<Time>) -> Option<f64> {
     match (app, at) {
-        (Some(CellApp::Persistent(PersistentCfg { cap: Some((r, until)) })), Some(t)) => {
-            until.map_or(true, |u| t < u).then_some(*r)
-        }
+        (
+            Some(CellApp::Persistent(PersistentCfg {
+                cap: Some((r, until)),
+            })),
+            Some(t),
+        ) => until.map_or(true, |u| t < u).then_some(*r),
         (app, _) => app.and_then(|a| a.demand()),
     }
 }
@@ -241,7 +247,11 @@ fn demand_at(app: Option<&CellApp>, at: Option<Time>) -> Option<f64> {
 /// [`claims`] at time `at`: only the connections open then, with the caps in force then;
 /// `None`: every connection, with its permanent cap.
 fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
-    let mut capacity: Vec<f64> = sc.ports.iter().map(|p| p.rate_bps as f64 / CELL_BITS_F64).collect();
+    let mut capacity: Vec<f64> = sc
+        .ports
+        .iter()
+        .map(|p| p.rate_bps as f64 / CELL_BITS_F64)
+        .collect();
     let mut demands = Vec::new();
     let mut weights = Vec::new();
     let mut index = vec![None; sc.connections.len()];
@@ -415,10 +425,16 @@ mod tests {
         let ms = |t: Time| t as f64 / 1e9;
         let bounds: Vec<(f64, f64)> = ph.iter().map(|p| (ms(p.start), ms(p.end))).collect();
         assert_eq!(bounds, vec![(0.0, 400.0), (400.0, 800.0), (800.0, 1200.0)]);
-        for (p, want) in ph.iter().zip([[74.88, 0.0, 74.88], [49.92; 3], [74.88, 0.0, 74.88]]) {
+        for (p, want) in ph
+            .iter()
+            .zip([[74.88, 0.0, 74.88], [49.92; 3], [74.88, 0.0, 74.88]])
+        {
             for shares in [&p.max_min, &p.gw] {
                 let got: Vec<f64> = shares.iter().map(|&x| mbps(x)).collect();
-                assert!(got.iter().zip(want).all(|(&g, w)| close(g, w)), "{got:?} vs {want:?}");
+                assert!(
+                    got.iter().zip(want).all(|(&g, w)| close(g, w)),
+                    "{got:?} vs {want:?}"
+                );
             }
         }
         assert!(ph[0].max_min[1].is_none() && ph[1].max_min[1].is_some());
@@ -428,12 +444,27 @@ mod tests {
     fn phases_end_with_a_rate_cap() {
         // c0 capped at 20 Mb/s until 100 ms: 20 / 129.76 / 74.88 then 74.88 each; the whole-run
         // oracle ignores a cap that ends.
-        let capped = "traffic = { kind = \"persistent\", rate_cap = \"20 Mbps\", cap_until = \"100 ms\" }";
+        let capped =
+            "traffic = { kind = \"persistent\", rate_cap = \"20 Mbps\", cap_until = \"100 ms\" }";
         let greedy = "traffic = { kind = \"persistent\" }";
-        let sc = three_sources([capped, greedy, "traffic = { kind = \"persistent\" }\nstart = \"300 ms\""], "400 ms");
+        let sc = three_sources(
+            [
+                capped,
+                greedy,
+                "traffic = { kind = \"persistent\" }\nstart = \"300 ms\"",
+            ],
+            "400 ms",
+        );
         let ph = phases(&sc);
-        let got: Vec<Vec<f64>> = ph.iter().map(|p| p.max_min.iter().map(|&x| mbps(x)).collect()).collect();
-        let want = [vec![20.0, 129.76, 0.0], vec![74.88, 74.88, 0.0], vec![49.92, 49.92, 49.92]];
+        let got: Vec<Vec<f64>> = ph
+            .iter()
+            .map(|p| p.max_min.iter().map(|&x| mbps(x)).collect())
+            .collect();
+        let want = [
+            vec![20.0, 129.76, 0.0],
+            vec![74.88, 74.88, 0.0],
+            vec![49.92, 49.92, 49.92],
+        ];
         assert_eq!(got.len(), 3, "{got:?}");
         for (g, w) in got.iter().zip(want) {
             assert!(g.iter().zip(&w).all(|(&a, &b)| close(a, b)), "{got:?}");
