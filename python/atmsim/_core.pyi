@@ -29,6 +29,10 @@ def validate(text: str, toml: bool = True) -> str:
 def max_min_json(text: str) -> str:
     """The max-min fair share of each connection: JSON list of {name, fair_share_bps}."""
 
+def fair_share_phases_json(text: str) -> str:
+    """The fair shares per phase (connections starting, stopping, caps ending): JSON list of
+    {start_s, end_s, shares: [{name, max_min_bps, gw_bps}]}."""
+
 def toml_to_json(text: str) -> str:
     """Converts a TOML scenario to the equivalent JSON (the dict form)."""
 

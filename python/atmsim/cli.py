@@ -386,6 +386,33 @@ def _bench_scale(a) -> int:
     return 0
 
 
+def cmd_scorecard(a) -> int:
+    from .scorecard import COLUMNS, parse_options, run_scorecard
+    from .scorecard_html import HEADINGS, fmt
+
+    names = [n.strip() for n in a.allocators.split(",") if n.strip()] if a.allocators else None
+    configs = [n.strip() for n in a.configs.split(",") if n.strip()] if a.configs else None
+    try:
+        card = run_scorecard(names, config_names=configs, quick=a.quick, options=parse_options(a.option or []),
+                             workers=a.workers, progress=not a.no_progress, backend=a.backend,
+                             address=a.address)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    out = Path(a.out or ("results/scorecard-quick" if a.quick else "results/scorecard"))
+    paths = card.write(out)
+    if a.json:
+        print(json.dumps(card.to_json()))
+        return 0
+    cols = list(COLUMNS)
+    print(f"{'configuration':24s} {'allocator':15s} " + " ".join(f"{HEADINGS[c]:>16s}" for c in cols))
+    for r in card.rows.to_dict("records"):
+        cells = [fmt(c, r[c]) for c in cols] if r["status"] == "ok" else [f"n/a: {r['reason'][:90]}"]
+        print(f"{r['config']:24s} {r['allocator']:15s} " + " ".join(f"{x:>16s}" for x in cells))
+    print(f"\n{len(card.rows)} runs in {card.wall_s:.1f} s on {card.workers} workers; wrote "
+          + ", ".join(str(p) for p in paths))
+    return 0
+
+
 def cmd_schema(a) -> int:
     from . import _core
 
@@ -557,6 +584,25 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--scale: a topology (repeatable; default both)")
     b.add_argument("--duration", default="0.5 s", metavar="T", help="--scale: simulated time per row (default 0.5 s)")
     b.set_defaults(func=cmd_bench)
+
+    sc = sub.add_parser(
+        "scorecard", help="score every allocator of the registry against exact fair shares on one suite",
+        description="Run every rate allocator of the registry (or those named) on the scorecard suite (seed 003's "
+                    "configurations, multi-bottleneck, demand-limited and MCR cases; docs/scorecard.md) and score "
+                    "each run against the oracle's max-min and GW shares, phase by phase: efficiency, largest "
+                    "error, Jain's index, max and steady queue, convergence time, oscillation. Writes "
+                    "scorecard.csv, .json, .html and .md into --out.")
+    sc.add_argument("--allocators", metavar="A,B", help="allocators to score (default: all in the registry)")
+    sc.add_argument("--configs", metavar="C,D", help="configurations of the suite to run (default: all)")
+    sc.add_argument("--option", action="append", metavar="NAME.KEY=VALUE",
+                    help="an allocator key (repeatable; VALUE as in TOML), e.g. efci.threshold='\"500 cells\"'")
+    sc.add_argument("--out", metavar="DIR", help="output folder (default results/scorecard[-quick])")
+    sc.add_argument("--json", action="store_true", help="print the scorecard as one JSON object")
+    sc.add_argument("--quick", action="store_true", help="every run and event time at 40 %% (seconds)")
+    sc.add_argument("--workers", type=int, metavar="N", help="worker processes (default: all cores)")
+    sc.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _backend_args(sc)
+    sc.set_defaults(func=cmd_scorecard)
 
     s = sub.add_parser("schema", help="print the JSON Schema of scenario files", description="Print the JSON Schema of scenario files.")
     s.set_defaults(func=cmd_schema)

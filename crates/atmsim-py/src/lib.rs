@@ -216,6 +216,36 @@ fn max_min_inner(text: String) -> PyResult<String> {
     Ok(serde_json::Value::Array(v).to_string())
 }
 
+/// The fair shares of a scenario phase by phase (JSON text, as `run_json` takes; issue
+/// 17): a JSON list of {start_s, end_s, shares: [{name, max_min_bps, gw_bps}]}, a share
+/// null for connections outside the allocation or closed in that phase
+/// (`atmsim::maxmin::phases`).
+#[pyfunction]
+fn fair_share_phases_json(text: String) -> PyResult<String> {
+    guard(|| fair_share_phases_inner(text))
+}
+
+fn fair_share_phases_inner(text: String) -> PyResult<String> {
+    let file = atmsim::scenario::from_json_str(&text)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let sc = atmsim::scenario::resolve::resolve(&file)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let bps = |r: Option<f64>| r.map(|r| r * 424.0);
+    let v: Vec<serde_json::Value> = atmsim::maxmin::phases(&sc)
+        .into_iter()
+        .map(|p| {
+            let shares: Vec<serde_json::Value> = sc
+                .connections
+                .iter()
+                .enumerate()
+                .map(|(i, c)| serde_json::json!({"name": c.name, "max_min_bps": bps(p.max_min[i]), "gw_bps": bps(p.gw[i])}))
+                .collect();
+            serde_json::json!({"start_s": p.start as f64 / 1e12, "end_s": p.end as f64 / 1e12, "shares": shares})
+        })
+        .collect();
+    Ok(serde_json::Value::Array(v).to_string())
+}
+
 /// Converts a TOML scenario to the equivalent JSON (the dict form).
 #[pyfunction]
 fn toml_to_json(text: String) -> PyResult<String> {
@@ -314,6 +344,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json_watched, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(max_min_json, m)?)?;
+    m.add_function(wrap_pyfunction!(fair_share_phases_json, m)?)?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;

@@ -11,6 +11,8 @@
 
 use crate::cell::{ServiceClass, CELL_BITS_F64};
 use crate::scenario::Scenario;
+use crate::traffic::{CellApp, PersistentCfg};
+use atmsim_kernel::Time;
 
 /// One connection's claim: the ports its forward direction crosses, its minimum rate and
 /// its demand cap (f64::INFINITY: none).
@@ -168,16 +170,95 @@ pub fn gw_shares(sc: &Scenario) -> Vec<Option<f64>> {
     index.iter().map(|i| i.map(|i| rates[i])).collect()
 }
 
+/// One phase of a run (issue 17 item 1: the oracle per phase): from `start` to `end` the
+/// set of open connections and their applications' rate caps do not change, and these are
+/// the fair rates (cells/s) of each connection during it, None for connections outside the
+/// allocation or closed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Phase {
+    /// Start of the phase.
+    pub start: Time,
+    /// End of the phase (the next start, stop or cap end, or the end of the run).
+    pub end: Time,
+    /// Max-min fair rates (as [`fair_shares`]).
+    pub max_min: Vec<Option<f64>>,
+    /// GW fair rates (as [`gw_shares`]).
+    pub gw: Vec<Option<f64>>,
+}
+
+/// The fair shares of `sc` phase by phase: a phase ends wherever a connection starts or
+/// stops or a persistent source's rate cap ends (`cap_until`, seed 003 section 5.7.2).
+/// During a phase only the connections open in it count (CBR/VBR ones too, off the
+/// capacity), and a cap counts while it is in force. Sessions (seed 004 section 6) and
+/// on/off VBR are taken at their long-run demand, as in [`fair_shares`]. For the 98-0408
+/// three-source transient (S2 open 0.4-0.8 s on 149.76 Mb/s) the phases give 74.88, -,
+/// 74.88 then 49.92 each, then 74.88, -, 74.88 Mb/s (tested below).
+pub fn phases(sc: &Scenario) -> Vec<Phase> {
+    let mut cuts = vec![0, sc.duration];
+    for c in &sc.connections {
+        cuts.push(c.start);
+        cuts.extend(c.stop);
+        if let Some(CellApp::Persistent(PersistentCfg {
+            cap: Some((_, Some(until))),
+        })) = &c.app
+        {
+            cuts.push(*until);
+        }
+    }
+    cuts.retain(|&t| t <= sc.duration);
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts.windows(2)
+        .map(|w| {
+            let (capacity, demands, weights, index) = claims_at(sc, Some(w[0]));
+            let mm = water_fill(&capacity, &demands);
+            let gw = gw_fill(&capacity, &demands, &weights);
+            Phase {
+                start: w[0],
+                end: w[1],
+                max_min: index.iter().map(|i| i.map(|i| mm[i])).collect(),
+                gw: index.iter().map(|i| i.map(|i| gw[i])).collect(),
+            }
+        })
+        .collect()
+}
+
 type Claims = (Vec<f64>, Vec<Demand>, Vec<f64>, Vec<Option<usize>>);
 
 /// The link capacities left to ABR and UBR, each sharing connection's demand and weight,
 /// and each connection's index among the demands.
 fn claims(sc: &Scenario) -> Claims {
-    let mut capacity: Vec<f64> = sc.ports.iter().map(|p| p.rate_bps as f64 / CELL_BITS_F64).collect();
+    claims_at(sc, None)
+}
+
+/// A connection's demand cap at time `at` (None: the whole run, permanent caps only).
+fn demand_at(app: Option<&CellApp>, at: Option<Time>) -> Option<f64> {
+    match (app, at) {
+        (
+            Some(CellApp::Persistent(PersistentCfg {
+                cap: Some((r, until)),
+            })),
+            Some(t),
+        ) => until.map_or(true, |u| t < u).then_some(*r),
+        (app, _) => app.and_then(|a| a.demand()),
+    }
+}
+
+/// [`claims`] at time `at`: only the connections open then, with the caps in force then;
+/// `None`: every connection, with its permanent cap.
+fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
+    let mut capacity: Vec<f64> = sc
+        .ports
+        .iter()
+        .map(|p| p.rate_bps as f64 / CELL_BITS_F64)
+        .collect();
     let mut demands = Vec::new();
     let mut weights = Vec::new();
     let mut index = vec![None; sc.connections.len()];
     for (k, c) in sc.connections.iter().enumerate() {
+        if at.is_some_and(|t| t < c.start || c.stop.is_some_and(|s| t >= s)) {
+            continue;
+        }
         let access = sc.ports[c.fwd_ports[0]].rate_bps as f64 / CELL_BITS_F64;
         if matches!(c.class, ServiceClass::Cbr | ServiceClass::Vbr) {
             let mean = c.app.as_ref().and_then(|a| a.demand()).unwrap_or(access);
@@ -193,11 +274,7 @@ fn claims(sc: &Scenario) -> Claims {
             Some(a) => (a.mcr, a.pcr, a.weight),
             None => (0.0, access, 1.0),
         };
-        let max = c
-            .app
-            .as_ref()
-            .and_then(|a| a.demand())
-            .map_or(pcr, |d| d.min(pcr));
+        let max = demand_at(c.app.as_ref(), at).map_or(pcr, |d| d.min(pcr));
         index[k] = Some(demands.len());
         demands.push(Demand {
             ports: c.fwd_ports.clone(),
@@ -313,5 +390,86 @@ mod tests {
         b.min = 5.0;
         let r = water_fill(&[100.0], &[b, d(&[0])]);
         assert!(close(r[0], 50.0) && close(r[1], 50.0), "{r:?}");
+    }
+
+    /// Three sources s_i -> sw1 -> sw2 -> d_i on 149.76 Mb/s links (ATMF 98-0408's
+    /// three-source configuration); `extra[i]` goes into connection i's table.
+    fn three_sources(extra: [&str; 3], duration: &str) -> Scenario {
+        let mut t = format!(
+            "name = \"t\"\n[measurement]\nduration = \"{duration}\"\n[defaults]\nlink_rate = \"149.76 Mbps\"\n\
+             allocator = {{ kind = \"gw\" }}\n[[node]]\nname = \"sw1\"\nkind = \"switch\"\n\
+             [[node]]\nname = \"sw2\"\nkind = \"switch\"\n[[link]]\nbetween = [\"sw1\", \"sw2\"]\n"
+        );
+        for (i, e) in extra.iter().enumerate() {
+            t += &format!(
+                "[[node]]\nname = \"s{i}\"\nkind = \"host\"\n[[node]]\nname = \"d{i}\"\nkind = \"host\"\n\
+                 [[link]]\nbetween = [\"s{i}\", \"sw1\"]\n[[link]]\nbetween = [\"sw2\", \"d{i}\"]\n\
+                 [[connection]]\nname = \"c{i}\"\nfrom = \"s{i}\"\nto = \"d{i}\"\nservice = \"abr\"\n{e}\n"
+            );
+        }
+        let file = crate::scenario::from_toml_str(&t).unwrap();
+        crate::scenario::resolve::resolve(&file).unwrap()
+    }
+
+    fn mbps(x: Option<f64>) -> f64 {
+        x.map_or(0.0, |r| r * CELL_BITS_F64 / 1e6)
+    }
+
+    #[test]
+    fn phases_of_the_98_0408_transient() {
+        // S2 open 0.4-0.8 s: (74.88, -, 74.88), then 49.92 each, then (74.88, -, 74.88).
+        let greedy = "traffic = { kind = \"persistent\" }";
+        let s2 = "traffic = { kind = \"persistent\" }\nstart = \"400 ms\"\nstop = \"800 ms\"";
+        let sc = three_sources([greedy, s2, greedy], "1.2 s");
+        let ph = phases(&sc);
+        let ms = |t: Time| t as f64 / 1e9;
+        let bounds: Vec<(f64, f64)> = ph.iter().map(|p| (ms(p.start), ms(p.end))).collect();
+        assert_eq!(bounds, vec![(0.0, 400.0), (400.0, 800.0), (800.0, 1200.0)]);
+        for (p, want) in ph
+            .iter()
+            .zip([[74.88, 0.0, 74.88], [49.92; 3], [74.88, 0.0, 74.88]])
+        {
+            for shares in [&p.max_min, &p.gw] {
+                let got: Vec<f64> = shares.iter().map(|&x| mbps(x)).collect();
+                assert!(
+                    got.iter().zip(want).all(|(&g, w)| close(g, w)),
+                    "{got:?} vs {want:?}"
+                );
+            }
+        }
+        assert!(ph[0].max_min[1].is_none() && ph[1].max_min[1].is_some());
+    }
+
+    #[test]
+    fn phases_end_with_a_rate_cap() {
+        // c0 capped at 20 Mb/s until 100 ms: 20 / 129.76 / 74.88 then 74.88 each; the whole-run
+        // oracle ignores a cap that ends.
+        let capped =
+            "traffic = { kind = \"persistent\", rate_cap = \"20 Mbps\", cap_until = \"100 ms\" }";
+        let greedy = "traffic = { kind = \"persistent\" }";
+        let sc = three_sources(
+            [
+                capped,
+                greedy,
+                "traffic = { kind = \"persistent\" }\nstart = \"300 ms\"",
+            ],
+            "400 ms",
+        );
+        let ph = phases(&sc);
+        let got: Vec<Vec<f64>> = ph
+            .iter()
+            .map(|p| p.max_min.iter().map(|&x| mbps(x)).collect())
+            .collect();
+        let want = [
+            vec![20.0, 129.76, 0.0],
+            vec![74.88, 74.88, 0.0],
+            vec![49.92, 49.92, 49.92],
+        ];
+        assert_eq!(got.len(), 3, "{got:?}");
+        for (g, w) in got.iter().zip(want) {
+            assert!(g.iter().zip(&w).all(|(&a, &b)| close(a, b)), "{got:?}");
+        }
+        let whole: Vec<f64> = fair_shares(&sc).iter().map(|&x| mbps(x)).collect();
+        assert!(whole.iter().all(|&x| close(x, 49.92)), "{whole:?}");
     }
 }
