@@ -44,7 +44,7 @@ CLAIMS: list[Claim] = [
     # ---------------------------------------------------------------- seed 000: TCP over ABR
     Claim(S000, "slide 'Observations About ABR'", "No cell loss for TCP if switch has Buffers = 4 × RTT.",
           r"^(one_rtt|rtt|lan_avg_interval|feedback_delay|vbr|vbr_fix)\|.*\|max_queue_below_4_rtt$",
-          "tested with infinite buffers: the max queue stays below 4 RTT of cells (no finite-buffer run yet)"),
+          "tested with infinite buffers: the max queue stays below 4 RTT of cells (the finite-buffer runs are under 'No loss even with VBR' below)"),
     Claim(S000, "slide 'TCP/IP Parameters'", "Fast retransmit/recovery or Early packet drop (EPD) have no impact on these results since there is no loss.",
           r"^(one_rtt|rtt|lan_avg_interval|feedback_delay|vbr|vbr_fix)\|.*\|cells_dropped$"),
     Claim(S000, "slide 'Are One RTT Buffers Sufficient?' (table row N = 5)", "Answer 1: Yes. In Many cases.",
@@ -236,8 +236,9 @@ FINDINGS: list[Finding] = [
 #: Failing rows with no verified cause: what the seed leaves open near them (not yet tried).
 CANDIDATES: list[tuple[str, str]] = [
     (r"^ubr-plus\|LAN N=\d+ K=\d+ UBR\|", "UBR tail drop in the LAN: the open mechanism of issue 15 section 4. Measured: the "
-                                          "loss is idle time, not corrupted frames (see 'UBR tail drop in the LAN' below); "
-                                          "cell arrival order and host interleaving not yet tested."),
+                                          "loss is idle time, not corrupted frames; the order of same-instant arrivals "
+                                          "(input, round robin, random, near-tie skew) and shared source hosts were "
+                                          "measured and none reproduces it (see 'UBR tail drop in the LAN' below)."),
     (r"^kvr-dynamics\|r1-40\|", "R1 with 40 connections: 'the figure is omitted due to space constraints'; the geometry "
                                 "and start times are reconstructed (candidates, not yet varied: node placement, start times)."),
     (r"^kvr-dynamics\|r1-short\|", "The seed does not say how many short connections it added; 38 (40 in all, as r1-40) "
