@@ -71,7 +71,10 @@ CLAIMS: list[Claim] = [
           r"^drop_policy\|",
           "the finite-buffer rows (3 or 4 x RTT) with tail drop and with EPD (seed 001's 80 % threshold; seed 000 names none)"),
     Claim(S000, "slide 'Out-Of Phase Effect'", "Bursty load and backward RM cells are often out of phase.", "",
-          "not checked directly in seed 000; seed 003 figures 24/25 test the same effect"),
+          "not checked: measuring it needs, per averaging interval at a switch, the forward cells and the backward RM cells of "
+          "the same VC, and atmsim records neither per VC (port series count all VCs together). Seed 003 names the same "
+          "effect (5.7.1: 'This situation is called the “out-of-phase” effect') and its figures 24/25 test its consequence, "
+          "large bursts not drained without bidirectional counting (erica-testing rows bursty-large, bursty-large-bidir)"),
     Claim(S000, "slide 'Flocking Effect'", "All cells of a VC are often seen together.", r"^flocking\|",
           "the slide goes on: \"There is clustering of sources. Not all sources are seen all the time.\" Measured per "
           "averaging interval (100 cells) on the one_rtt row with 15 sources"),
