@@ -253,6 +253,12 @@ CANDIDATES: list[tuple[str, str]] = [
                                  "cause not found."),
     (r"^vbr-lf-ericaplus\|", "ERICA+ with 20 ms VBR: run length and VBR phase are not stated (not yet varied)."),
     (r"^bursty-large-bidir\|", "How reverse-direction RM cells count a VC as active is not stated (not yet varied)."),
+    (r"^drop_policy\|", "Seed 000 names neither the drop policy it compared nor its parameters; EPD with seed 001's 80 % "
+                        "threshold chosen (not yet varied). Where tail drop loses nothing, EPD's early frame drops can "
+                        "only cost throughput; where it loses cells, EPD gains at RTT 6 ms and loses at RTT 1.5 ms and "
+                        "with 30 ms VBR."),
+    (r"^flocking\|", "The slide gives no measurement: the interval (one averaging interval, 100 cells) and the reading "
+                     "of 'often' (more than half the busy intervals, set before the run) are choices (not yet varied)."),
 ]
 
 
