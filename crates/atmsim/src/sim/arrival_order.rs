@@ -135,8 +135,16 @@ mod tests {
     #[test]
     fn unknown_names_are_refused_with_the_allowed_ones() {
         let e = ArrivalOrder::parse(Some("fifo")).unwrap_err().to_string();
-        assert!(e.contains("defaults.arrival_order") && e.contains("\"fifo\"") && e.contains("round_robin"), "{e}");
+        assert!(
+            e.contains("defaults.arrival_order")
+                && e.contains("\"fifo\"")
+                && e.contains("round_robin"),
+            "{e}"
+        );
         assert_eq!(ArrivalOrder::parse(None).unwrap(), ArrivalOrder::EventOrder);
-        assert_eq!(ArrivalOrder::parse(Some("random")).unwrap(), ArrivalOrder::Random);
+        assert_eq!(
+            ArrivalOrder::parse(Some("random")).unwrap(),
+            ArrivalOrder::Random
+        );
     }
 }
