@@ -234,8 +234,15 @@ def test_every_row_scenario_validates():
 def test_cases_include_the_no_max_min_variant():
     cases = AbrBuffers().cases(quick=True)
     finite = [r for r in load_rows() if ab.finite_buffer_rtts(r)]
-    assert len(cases) == 2 * len(load_rows()) + len(finite) + len(ab.T0_SWEEP_MS)
+    # + each finite-buffer row again with EPD, + the finely sampled flocking run.
+    assert len(cases) == 2 * len(load_rows()) + 2 * len(finite) + len(ab.T0_SWEEP_MS) + 1
     assert len(finite) == 8  # one_rtt and rtt rows with 3 x RTT, slow-VBR rows with 4 x RTT
+    epd = {c.key: c for c in cases if c.key.endswith(ab.FINITE_EPD)}
+    for r in finite:
+        sc = epd[r.key + ab.FINITE_EPD].scenario["defaults"]
+        assert sc["policy"] == ab.EPD_POLICY and sc["switch_buffer"] == f"{int(ab.finite_buffer_rtts(r) * r.rtt_cells)} cells"
+    flock = [c for c in cases if c.key.endswith(ab.FLOCK)]
+    assert len(flock) == 1 and flock[0].scenario["measurement"]["sample_interval"] == ab.FLOCK_SAMPLE
     fb = {c.key: c for c in cases if c.key.endswith(ab.FINITE)}
     for r in finite:
         k = ab.finite_buffer_rtts(r)
@@ -278,10 +285,11 @@ def test_quick_writes_the_files(quick):
     assert list(c.columns) == COLUMNS
     assert len(c) == len(comparison)
     assert set(c["verdict"]) <= {"pass", "fail", "info"}
-    extra = c[c["experiment"].isin(["finite_buffers", "t0_sweep"])]
+    extra = c[c["experiment"].isin(["finite_buffers", "t0_sweep", "drop_policy"])]
     assert set(extra.loc[extra["experiment"] == "finite_buffers", "case"]) == {QUICK_KEYS[0]}  # the one row with a 3 x RTT run
     assert len(extra[extra["experiment"] == "t0_sweep"]) == len(ab.T0_SWEEP_MS) + 1
-    c = c[~c["experiment"].isin(["finite_buffers", "t0_sweep"])]
+    assert len(extra[extra["experiment"] == "drop_policy"]) == 2  # the 3 x RTT row: tail drop vs EPD
+    c = c[~c["experiment"].isin(["finite_buffers", "t0_sweep", "drop_policy"])]
     assert set(c["case"]) == set(QUICK_KEYS)
     assert set(c["experiment"]) == {by_key()[k].table for k in QUICK_KEYS}
     for k in QUICK_KEYS:
@@ -298,7 +306,7 @@ def test_quick_side_by_side_and_report(quick):
     for col in ("Q pub", "Q sim", "fair sim", "eff sim", "src queue max", "Q sim, no max-min"):
         assert col in s.columns, col
     runs = pd.read_csv(out / "runs.csv")
-    assert len(runs) == 2 * len(QUICK_KEYS) + 1 + len(ab.T0_SWEEP_MS)
+    assert len(runs) == 2 * len(QUICK_KEYS) + 2 + len(ab.T0_SWEEP_MS)  # + the 3 x RTT row, tail drop and EPD
     report = (out / "report.md").read_text()
     assert "checks pass" in report and "--quick" in report
     assert f"figures/{QUICK_KEYS[0]}.png" in report

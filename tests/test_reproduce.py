@@ -42,8 +42,9 @@ def _check_structure(out) -> pd.DataFrame:
     comparison = pd.read_csv(out / "comparison.csv")
     assert list(comparison.columns) == COLUMNS
     # 16 zero-loss rows, 96 published numbers, 12 "EPD improves efficiency", 8 "more
-    # buffering", 2 means, 4 "buffers = sum of windows", 2 x 3 parameter-slide rows.
-    assert len(comparison) == 16 + 96 + 12 + 8 + 2 + 4 + 6
+    # buffering", 2 means, 4 "buffers = sum of windows", 2 x 3 parameter-slide rows, 2 "low
+    # efficiency and fairness for TCP over UBR" rows.
+    assert len(comparison) == 16 + 96 + 12 + 8 + 2 + 4 + 6 + 2
     assert (comparison["experiment"] == "ubr-plus").all()
     assert not comparison.duplicated(["case", "metric"]).any()
     assert comparison["simulated"].notna().all() and comparison["published"].notna().all()

@@ -266,6 +266,23 @@ NO_MAXMIN = "|no-max-min"
 #: Seed 000, 'Observations About ABR': "No loss even with VBR. W/o VBR, 3×RTT buffers will do."
 #: Rows run again with finite buffers of 3 x RTT (no VBR) or 4 x RTT (slow VBR) cells.
 FINITE = "|finite-buffer"
+#: Seed 000, 'Observations About ABR': "Drop policies improve throughput but are not critical."
+#: The finite-buffer rows run again with EPD (seed 000 names no policy or threshold: seed 001's
+#: EPD threshold of 80 % of the buffer). "Improve": EPD's efficiency is not below tail drop's
+#: where tail drop loses cells. "Not critical": the two differ by at most EFF_TOL points, the
+#: difference at which this reproduction calls two efficiencies the same.
+FINITE_EPD = "|finite-buffer-epd"
+EPD_POLICY = {"kind": "epd", "threshold": "80 %"}
+#: Seed 000, 'Flocking Effect': "All cells of a VC are often seen together. There is clustering
+#: of sources. Not all sources are seen all the time." The one_rtt row with 15 sources run again
+#: with one sample per averaging interval while the link is busy (the stated min{100 cells,
+#: 1 ms}: 100 cells at the link rate); per busy interval (bottleneck utilization >= 0.9), the
+#: sources whose cells crossed the bottleneck (FIFO: the order they arrived, seen at their
+#: destinations a fixed delay later). "Often": in more than half of the busy intervals some
+#: source is not seen at all.
+FLOCK = "|flocking"
+FLOCK_SAMPLE = f"{100 * 424 / LINK_BPS * 1e6:.4f} us"
+FLOCK_OFTEN = 0.5
 #: Seed 000, 'Summary': "For ERICA+, queue can be controlled to any desired level": the ERICA+
 #: row (1 ms VBR) run again with these target delays T0.
 T0_SWEEP_MS = (0.25, 0.5, 1.0, 2.0)
@@ -348,6 +365,52 @@ def t0_sweep_rows(results: dict[str, RunResult]) -> list[dict[str, Any]]:
     return rows
 
 
+def flock_row() -> Row | None:
+    """The row the flocking check samples finely: one_rtt, modified ERICA, 15 sources (None
+    when the rows run are a subset without it)."""
+    return next((r for r in ROWS if r.table == "one_rtt" and r.sources == 15), None)
+
+
+def flocking_rows(results: dict[str, RunResult]) -> list[dict[str, Any]]:
+    """Per busy averaging interval, how many of the sources are seen (FLOCK)."""
+    fr = flock_row()
+    r = results.get(fr.key + FLOCK) if fr else None
+    if r is None:
+        return []
+    ps = r.port_series
+    busy = ps[(ps["port"] == BOTTLENECK) & (ps["utilization"] >= 0.9)]["time_s"]
+    got = r.connection_series.pivot(index="time_s", columns="connection", values="cells_received").diff()
+    got = got[got.index.isin(set(busy))]
+    seen = (got > 0).sum(axis=1)
+    share = float((seen < fr.sources).mean()) if len(seen) else float("nan")
+    case = f"{fr.key} every 100 cells"
+    return [checks.row("flocking", case, "share of busy intervals with a source not seen",
+                       f"often: > {FLOCK_OFTEN}", round(share, 4), share > FLOCK_OFTEN),
+            checks.row("flocking", case, "sources seen per busy interval (mean)", f"of {fr.sources}",
+                       round(float(seen.mean()), 2), None)]
+
+
+def drop_policy_rows(results: dict[str, RunResult]) -> list[dict[str, Any]]:
+    """"Drop policies improve throughput but are not critical" (seed 000, 'Observations About
+    ABR'): efficiency with EPD minus with tail drop, same finite buffer (FINITE_EPD)."""
+    rows = []
+    for r in ROWS:
+        tail, epd = results.get(r.key + FINITE), results.get(r.key + FINITE_EPD)
+        if tail is None or epd is None:
+            continue
+        mt, me = measure(r, tail), measure(r, epd)
+        d = round(me.efficiency_pct - mt.efficiency_pct, 2)
+        k = finite_buffer_rtts(r)
+        case = f"{r.key} {k} x RTT buffers"
+        lost = mt.cells_dropped > 0
+        rows.append(checks.row("drop_policy", case, "efficiency_pct: EPD minus tail drop (improves)",
+                               ">= 0 where tail drop loses cells" if lost else "not claimed: tail drop loses no cell",
+                               d, d >= 0 if lost else None))
+        rows.append(checks.row("drop_policy", case, "efficiency_pct: |EPD minus tail drop| (not critical)",
+                               f"<= {EFF_TOL:g} points", abs(d), abs(d) <= EFF_TOL))
+    return rows
+
+
 #: ERICA's max-min band delta: no seed states it (seed 003 4.2: "a small fraction"); 0.1 is
 #: from secondary material. These values span what the literature calls small.
 DELTAS = (0.02, 0.05, 0.1, 0.2)
@@ -394,6 +457,18 @@ class AbrBuffers(Experiment):
                 sc = scenario_for(r, quick)
                 sc["defaults"]["switch_buffer"] = f"{int(k * r.rtt_cells)} cells"
                 out.append(Case(r.key + FINITE, sc, {**meta, "variant": f"buffer {k} x RTT"}))
+                sc = scenario_for(r, quick)
+                sc["defaults"]["switch_buffer"] = f"{int(k * r.rtt_cells)} cells"
+                sc["defaults"]["policy"] = dict(EPD_POLICY)
+                out.append(Case(r.key + FINITE_EPD, sc, {**meta, "variant": f"buffer {k} x RTT, EPD 80 %"}))
+        fr = flock_row()
+        if fr:
+            sc = scenario_for(fr, quick)
+            sc["measurement"]["sample_interval"] = FLOCK_SAMPLE
+            out.append(Case(fr.key + FLOCK, sc, {"table": "flocking", "scheme": fr.scheme, "sources": fr.sources,
+                                                 "rtt_ms": fr.rtt_ms,
+                                                 "feedback_ms": fr.feedback_ms, "vbr_ms": fr.vbr_ms,
+                                                 "variant": f"samples every {FLOCK_SAMPLE}"}))
         plus = t0_row()
         for t0 in T0_SWEEP_MS:
             sc = scenario_for(plus, quick)
@@ -415,6 +490,8 @@ class AbrBuffers(Experiment):
                 rows.append(checks.row("finite_buffers", r.key, f"cells_dropped with {k} x RTT buffers ({int(k * r.rtt_cells)} cells)",
                                        0, dropped, dropped == 0))
         rows += t0_sweep_rows(results)
+        rows += drop_policy_rows(results)
+        rows += flocking_rows(results)
         return checks.frame(rows)
 
     def side_by_side(self, results: dict[str, RunResult]) -> pd.DataFrame:

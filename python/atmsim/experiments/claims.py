@@ -44,7 +44,7 @@ CLAIMS: list[Claim] = [
     # ---------------------------------------------------------------- seed 000: TCP over ABR
     Claim(S000, "slide 'Observations About ABR'", "No cell loss for TCP if switch has Buffers = 4 × RTT.",
           r"^(one_rtt|rtt|lan_avg_interval|feedback_delay|vbr|vbr_fix)\|.*\|max_queue_below_4_rtt$",
-          "tested with infinite buffers: the max queue stays below 4 RTT of cells (no finite-buffer run yet)"),
+          "tested with infinite buffers: the max queue stays below 4 RTT of cells (the finite-buffer runs are under 'No loss even with VBR' below)"),
     Claim(S000, "slide 'TCP/IP Parameters'", "Fast retransmit/recovery or Early packet drop (EPD) have no impact on these results since there is no loss.",
           r"^(one_rtt|rtt|lan_avg_interval|feedback_delay|vbr|vbr_fix)\|.*\|cells_dropped$"),
     Claim(S000, "slide 'Are One RTT Buffers Sufficient?' (table row N = 5)", "Answer 1: Yes. In Many cases.",
@@ -67,11 +67,17 @@ CLAIMS: list[Claim] = [
           r"^vbr_fix\|.*target_70pct.*\|.*$"),
     Claim(S000, "slide 'Observations About ABR'", "No loss even with VBR. W/o VBR, 3×RTT buffers will do.",
           r"^finite_buffers\|"),
-    Claim(S000, "slide 'Observations About ABR'", "Drop policies improve throughput but are not critical.", "",
-          "not checked: needs TCP over ABR runs with finite buffers under each drop policy"),
+    Claim(S000, "slide 'Observations About ABR'", "Drop policies improve throughput but are not critical.",
+          r"^drop_policy\|",
+          "the finite-buffer rows (3 or 4 x RTT) with tail drop and with EPD (seed 001's 80 % threshold; seed 000 names none)"),
     Claim(S000, "slide 'Out-Of Phase Effect'", "Bursty load and backward RM cells are often out of phase.", "",
-          "not checked directly in seed 000; seed 003 figures 24/25 test the same effect"),
-    Claim(S000, "slide 'Flocking Effect'", "All cells of a VC are often seen together.", "", "not checked: no measurement of clustering yet"),
+          "not checked: measuring it needs, per averaging interval at a switch, the forward cells and the backward RM cells of "
+          "the same VC, and atmsim records neither per VC (port series count all VCs together). Seed 003 names the same "
+          "effect (5.7.1: 'This situation is called the “out-of-phase” effect') and its figures 24/25 test its consequence, "
+          "large bursts not drained without bidirectional counting (erica-testing rows bursty-large, bursty-large-bidir)"),
+    Claim(S000, "slide 'Flocking Effect'", "All cells of a VC are often seen together.", r"^flocking\|",
+          "the slide goes on: \"There is clustering of sources. Not all sources are seen all the time.\" Measured per "
+          "averaging interval (100 cells) on the one_rtt row with 15 sources"),
     Claim(S000, "slide 'Summary'", "For ERICA+,\ufffdqueue can be controlled\ufffdto any desired level",
           r"^t0_sweep\|"),
     # ---------------------------------------------------------------- seed 001: UBR+
@@ -91,8 +97,9 @@ CLAIMS: list[Claim] = [
           r"^ubr-plus\|all configurations\|(mean efficiency rank|mean fairness: SD, FBA vs UBR, EPD)$"),
     Claim(S001, "slide 'TCP over UBR: Limited Buffers'", "Efficiency and fairness improve with more buffering.",
           r"^ubr-plus\|.*\|UBR (efficiency|fairness), largest minus smallest buffer$"),
-    Claim(S001, "slide 'Summary'", "Low efficiency and fairness for TCP over UBR", "",
-          "tested by the UBR columns of the table (rows above)"),
+    Claim(S001, "slide 'Summary'", "Low efficiency and fairness for TCP over UBR",
+          r"^ubr-plus\|all configurations\|UBR mean (efficiency|fairness): lowest of the four policies$",
+          "low next to EPD, SD and FBA: the mean over the 12 configurations (the table's WAN UBR efficiencies are 0.86-0.96)"),
     Claim(S001, "slide 'SD: Effect of Parameters'", "The scheme is sensitive to parameters",
           r"^ubr-plus\|(SD|FBA) parameters.*\|efficiency span.*$"),
     Claim(S001, "slide 'SD: Effect of Parameters'", "Best value for  $Z = 0.8$ ,  $R = 0.9 * K$",
@@ -120,8 +127,9 @@ CLAIMS: list[Claim] = [
           r"^worst-case\|table2-line(10|14)-N(3|10)\|small compared to the other lines.*$"),
     Claim(S002, "section 6, Table 2", "As expected, the segment size of 512 and 1024 do not affect the queue sizes.",
           r"^worst-case\|.*\|mss 1024 / mss 512 queue$"),
-    Claim(S002, "section 6, Table 2", "If the network is overloaded, then a larger round trip time gives larger queue lengths.", "",
-          "not checked: the lines are shown (info) but no verdict compares line 1 with line 2"),
+    Claim(S002, "section 6, Table 2", "If the network is overloaded, then a larger round trip time gives larger queue lengths.",
+          r"^worst-case\|table2-line\d+-vs-line\d+-N\d+\|overloaded: queue at d = 2000 km / at 1000 km$",
+          "every pair of lines differing only in d (1000 -> 2000 km) at each N > floor(t/g), the seed's overload condition"),
     Claim(S002, "section 6, Table 2 (every published number)", "Table 2: Effect of MSS (*mss*), *Distance(d)*, time intervals (*t, g*)",
           r"^worst-case\|table2-line\d+-N\d+\|max_queue_cells$"),
     # ---------------------------------------------------------------- seed 003: ERICA test suite
@@ -231,8 +239,9 @@ FINDINGS: list[Finding] = [
 #: Failing rows with no verified cause: what the seed leaves open near them (not yet tried).
 CANDIDATES: list[tuple[str, str]] = [
     (r"^ubr-plus\|LAN N=\d+ K=\d+ UBR\|", "UBR tail drop in the LAN: the open mechanism of issue 15 section 4. Measured: the "
-                                          "loss is idle time, not corrupted frames (see 'UBR tail drop in the LAN' below); "
-                                          "cell arrival order and host interleaving not yet tested."),
+                                          "loss is idle time, not corrupted frames; the order of same-instant arrivals "
+                                          "(input, round robin, random, near-tie skew) and shared source hosts were "
+                                          "measured and none reproduces it (see 'UBR tail drop in the LAN' below)."),
     (r"^kvr-dynamics\|r1-40\|", "R1 with 40 connections: 'the figure is omitted due to space constraints'; the geometry "
                                 "and start times are reconstructed (candidates, not yet varied: node placement, start times)."),
     (r"^kvr-dynamics\|r1-short\|", "The seed does not say how many short connections it added; 38 (40 in all, as r1-40) "
@@ -244,6 +253,12 @@ CANDIDATES: list[tuple[str, str]] = [
                                  "cause not found."),
     (r"^vbr-lf-ericaplus\|", "ERICA+ with 20 ms VBR: run length and VBR phase are not stated (not yet varied)."),
     (r"^bursty-large-bidir\|", "How reverse-direction RM cells count a VC as active is not stated (not yet varied)."),
+    (r"^drop_policy\|", "Seed 000 names neither the drop policy it compared nor its parameters; EPD with seed 001's 80 % "
+                        "threshold chosen (not yet varied). Where tail drop loses nothing, EPD's early frame drops can "
+                        "only cost throughput; where it loses cells, EPD gains at RTT 6 ms and loses at RTT 1.5 ms and "
+                        "with 30 ms VBR."),
+    (r"^flocking\|", "The slide gives no measurement: the interval (one averaging interval, 100 cells) and the reading "
+                     "of 'often' (more than half the busy intervals, set before the run) are choices (not yet varied)."),
 ]
 
 

@@ -136,7 +136,7 @@ def ubr_lan_section() -> list[str]:
     bound = (ubr["cells_dropped"] * 11 / link_cells).max()
     cols = ["case", "efficiency", "busy", "useful", "wasted", "idle", "cells_dropped", "frames_corrupted", "frames_lost",
             "frames_hit_per_dropped_cell", "timeouts"]
-    lines = ["", "## UBR tail drop in the LAN (issue 15 section 4): open", "",
+    lines = ["", "## UBR tail drop in the LAN (issue 15 section 4): not reproduced; every hypothesis measured", "",
              "Seed 001 publishes LAN tail-drop efficiency 0.21-0.49; atmsim gives 0.69-0.93, so UBR comes out about equal "
              "to EPD instead of far below it. Measured with `python -m atmsim.experiments.ubr_lan_loss` (every LAN "
              "configuration x policy, 10 s, seed 1): the share of the bottleneck's cell slots that carried new data "
@@ -158,15 +158,81 @@ def ubr_lan_section() -> list[str]:
               "cells missing, so their surviving cells crossed the link for nothing). Dropping each cell from a different "
               "frame would multiply the frames hit by 6-8, and the time lost only if it also multiplied timeouts.",
               "- **Order of cells arriving at the same instant from several inputs at one output** (fixed, round robin, "
-              "random): not tested. atmsim has no option for it; it needs an engine option (opt-in, in its own commit) "
-              "that this pass did not add.",
-              "- **A host sending a segment's cells back to back or interleaved with its other connections**: not tested. "
-              "In seed 001's N-source configuration every source host carries one connection, so there is nothing to "
-              "interleave with at the host; the question only arises if sources share hosts, which the slides do not say.",
+              "random): tested with the engine option `defaults.arrival_order` (docs/scenario-format.md; unset, results "
+              "are unchanged) on every LAN run, and with a fixed order over near-ties too (each source's access link 1 ns "
+              "longer per source index, so src1's cells come first among cells reaching sw1 within a few ns; the option "
+              "groups only cells of the same picosecond). Table below (`python -m atmsim.experiments.ubr_lan_loss "
+              "--orders`, data/ubr_lan_order.csv): efficiency (fairness).",
+              "- **A host sending a segment's cells back to back or interleaved with its other connections**: in seed 001's "
+              "configuration every source has its own host. The slide says \"N identical infinite TCP sources\", draws "
+              "three link segments of x km, and gives every link the same capacity (\"Link Capacity = PCR = 155.52 "
+              "Mbps\"). With one shared host its single 155.52 Mb/s access link carries everything, so sw1 -> sw2 can never "
+              "be overloaded: no cell is lost and every policy reaches 1.00 (measured below). With two shared hosts each "
+              "sending its segments' cells back to back, UBR rises to 0.84-1.00, above EPD. Sharing hosts, with either "
+              "interleaving, cannot be what the slides ran. Table below (`--hosts`, data/ubr_lan_hosts.csv).",
               "- Tried before (experiments/ubr-plus/README.md): 1 s minimum RTO, aligned timer ticks, a 500 ms tick, a "
               "receiver that drops out-of-order segments, and combinations: none brings LAN tail drop below ~0.65.", "",
               "Verdict: the mechanism is not found; the LAN UBR rows stay **unknown**. The measurements narrow it to idle "
-              "time (timeouts and their synchronization), not wasted cells.", ""]
+              "time (timeouts and their synchronization), not wasted cells. No arrival order and no host arrangement "
+              "brings LAN tail drop to the published 0.21-0.49 while EPD, SD and FBA stay where they were, so none is "
+              "adopted: the default stays `event_order`, one host per source.", "",
+              "### Arrival order at sw1's output (efficiency, fairness in parentheses)", ""]
+    lines += variant_lines("ubr_lan_order.csv")
+    lines += ["", *order_summary("ubr_lan_order.csv")]
+    lines += ["", "### Shared source hosts (efficiency, fairness in parentheses)", ""]
+    lines += variant_lines("ubr_lan_hosts.csv")
+    lines.append("")
+    return lines
+
+
+def order_summary(name: str) -> list[str]:
+    """What the arrival-order table says, per variant: the range of LAN tail-drop efficiency
+    and fairness, and the largest move of EPD/SD/FBA efficiency from ``event_order``."""
+    from importlib import resources
+
+    data = resources.files("atmsim.data")
+    if not data.joinpath(name).is_file():
+        return []
+    with data.joinpath(name).open() as f:
+        t = pd.read_csv(f, comment="#")
+    base = t[t["variant"] == "event_order"].set_index("case")["efficiency"]
+    out = []
+    for v, g in t[t["variant"] != "event_order"].groupby("variant", sort=False):
+        ubr = g[g["case"].str.endswith("UBR")]
+        others = g[~g["case"].str.endswith("UBR")].set_index("case")["efficiency"]
+        move = (others - base.reindex(others.index)).abs()
+        out.append(f"- `{v}`: UBR efficiency {ubr['efficiency'].min():.2f}-{ubr['efficiency'].max():.2f}, fairness "
+                   f"{ubr['fairness'].min():.2f}-{ubr['fairness'].max():.2f}; EPD/SD/FBA efficiency moves by up to "
+                   f"{move.max():.2f} from `event_order` ({move.idxmax()}).")
+    out += ["", "Orders at the exact instant leave UBR near EPD and move EPD, SD and FBA as much as UBR. A fixed order over "
+            "near-ties makes tail drop lock out every source but one: efficiency stays near 1, fairness collapses, the "
+            "opposite of the published low efficiency. So atmsim's LAN tail-drop results do depend on how cells arriving "
+            "within nanoseconds of each other are ordered (a sensitivity worth knowing), but no order reproduces the "
+            "published ranking."]
+    return out
+
+
+def variant_lines(name: str) -> list[str]:
+    """A ``ubr_lan_loss --orders`` / ``--hosts`` table (data/NAME): one row per LAN
+    configuration and policy, efficiency (fairness) under each variant, published beside."""
+    from importlib import resources
+
+    data = resources.files("atmsim.data")
+    if not data.joinpath(name).is_file():
+        return [f"(`{name}` not generated yet)"]
+    with data.joinpath(name).open() as f:
+        t = pd.read_csv(f, comment="#")
+    with data.joinpath("ubr_plus_policies.csv").open() as f:
+        pub = pd.read_csv(f, comment="#")
+    pub = pub[pub["config"] == "LAN"]
+    variants = list(dict.fromkeys(t["variant"]))
+    lines = ["| case | published | " + " | ".join(variants) + " |", "|" + "---|" * (len(variants) + 2)]
+    for case, g in t.groupby("case", sort=False):
+        _, n, k, pol = case.split(" ")
+        p = pub[(pub["sources"] == int(n[2:])) & (pub["buffer_cells"] == int(k[2:]))].iloc[0]
+        cell = {r.variant: f"{r.efficiency:.2f} ({r.fairness:.2f})" for r in g.itertuples()}
+        lines.append(f"| {case} | {p[pol.lower() + '_eff']:.2f} ({p[pol.lower() + '_fair']:.2f}) | "
+                     + " | ".join(cell.get(v, "") for v in variants) + " |")
     return lines
 
 

@@ -4,8 +4,15 @@ delivered nothing new (cells of corrupted frames, and retransmitted duplicates),
 were idle; and how many frames a tail drop corrupts per dropped cell.
 
     python -m atmsim.experiments.ubr_lan_loss [--quick]
+    python -m atmsim.experiments.ubr_lan_loss --orders [--csv atmsim/data/ubr_lan_order.csv]
+    python -m atmsim.experiments.ubr_lan_loss --hosts [--csv atmsim/data/ubr_lan_hosts.csv]
 
 prints one line per LAN configuration and policy, and the per-100 ms budget of UBR.
+``--orders`` runs every LAN configuration and policy under each ``defaults.arrival_order``
+(the order in which cells reaching sw1 at one instant from several inputs enter its output
+queue); ``--hosts`` runs them with the sources' connections on 1 or 2 shared hosts instead of
+one host each (a host sends each segment's cells back to back, in the order its TCP
+connections hand them over).
 """
 
 from __future__ import annotations
@@ -52,13 +59,93 @@ def frame_damage(r) -> dict[str, float]:
             "timeouts": float(c["timeouts"].sum()), "retransmissions": float(c["retransmissions"].sum())}
 
 
+#: The values of ``defaults.arrival_order`` (docs/scenario-format.md); ``event_order`` is the default.
+ORDERS = ("event_order", "input_order", "round_robin", "random")
+
+
+def _lan_jobs(quick: bool, variant) -> list[tuple[str, dict]]:
+    """(key, scenario) for every LAN configuration x policy, each passed through ``variant``."""
+    return [(f"LAN N={n} K={k} {pol}", variant(scenario("LAN", n, f"{k} cells", spec, quick)))
+            for n in (5, 15) for k in (1000, 2000, 3000) for pol, spec in POLICIES.items()]
+
+
+def with_order(sc: dict, order: str) -> dict:
+    """The scenario with ``defaults.arrival_order = order`` (unset for ``event_order``)."""
+    out = {**sc, "defaults": dict(sc["defaults"])}
+    if order != "event_order":
+        out["defaults"]["arrival_order"] = order
+    return out
+
+
+def with_input_skew(sc: dict, ns_per_input: int = 1) -> dict:
+    """The scenario with source i's access link ``i x ns_per_input`` ns longer: src1's cells
+    come first among cells that would reach sw1 within a few ns of each other (not only at
+    the same picosecond, which is all ``arrival_order`` groups; the links' serial clocks
+    round the 2.7263 us cell time to whole picoseconds, so near-ties differ by a few ps)."""
+    links = []
+    for ln in sc["link"]:
+        a, b = ln["between"]
+        if a.startswith("src") and b == "sw1":
+            delay_ns = float(ln["delay"].split()[0]) * {"us": 1e3, "ns": 1.0, "ms": 1e6}[ln["delay"].split()[1]]
+            ln = {**ln, "delay": f"{delay_ns + int(a[3:]) * ns_per_input:g} ns"}
+        links.append(ln)
+    return {**sc, "link": links}
+
+
+def with_shared_hosts(sc: dict, hosts: int) -> dict:
+    """Seed 001's N-source configuration with connection i sent from host ``src{i mod hosts + 1}``
+    (the other source hosts and their access links removed)."""
+    keep = {f"src{h + 1}" for h in range(hosts)}
+    conns = []
+    for i, c in enumerate(sc["connection"]):
+        h = f"src{i % hosts + 1}"
+        conns.append({**c, "from": h, "route": [h, *c["route"][1:]]})
+    return {**sc, "connection": conns,
+            "node": [x for x in sc["node"] if not (x["name"].startswith("src") and x["name"] not in keep)],
+            "link": [ln for ln in sc["link"] if not (ln["between"][0].startswith("src") and ln["between"][0] not in keep)]}
+
+
+def variant_table(quick: bool, variants: dict[str, object]) -> pd.DataFrame:
+    """Efficiency, fairness and cells dropped of every LAN configuration x policy under each
+    named variant (a function of the scenario)."""
+    from ..parallel import run_many
+
+    jobs = [(f"{key}|{name}", sc) for name, v in variants.items() for key, sc in _lan_jobs(quick, v)]
+    res = run_many(jobs, progress=False)
+    rows = []
+    for key, r in res.items():
+        case, name = key.split("|")
+        rows.append({"case": case, "variant": name, "efficiency": round(r.summary["efficiency"], 3),
+                     "fairness": round(r.summary["fairness"], 3), "cells_dropped": int(r.summary["cells_dropped"])})
+    return pd.DataFrame(rows)
+
+
+def _write(table: pd.DataFrame, path: str, what: str) -> None:
+    with open(path, "w") as f:
+        f.write(f"# python -m atmsim.experiments.ubr_lan_loss {what} --csv ...: LAN runs of ubr-plus (10 s, seed 1)\n"
+                "# under each variant (issue 15 section 4)\n")
+        table.to_csv(f, index=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     from ..parallel import run_many
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--csv", help="also write the table here (the ledger reads atmsim/data/ubr_lan_loss.csv)")
+    ap.add_argument("--orders", action="store_true", help="every LAN run under each defaults.arrival_order")
+    ap.add_argument("--hosts", action="store_true", help="every LAN run with the connections on 1 or 2 shared hosts")
     a = ap.parse_args(argv)
+    if a.orders or a.hosts:
+        variants = ({**{o: (lambda sc, o=o: with_order(sc, o)) for o in ORDERS},
+                     "input skew 1 ns": with_input_skew} if a.orders else
+                    {"one host per source": lambda sc: sc, **{f"{h} shared host{'s' if h > 1 else ''}":
+                                                              (lambda sc, h=h: with_shared_hosts(sc, h)) for h in (1, 2)}})
+        table = variant_table(a.quick, variants)
+        print(table.pivot(index="case", columns="variant", values=["efficiency", "fairness"]).to_string())
+        if a.csv:
+            _write(table, a.csv, "--orders" if a.orders else "--hosts")
+        return 0
     jobs = []
     for n in (5, 15):
         for k in (1000, 2000, 3000):

@@ -124,7 +124,23 @@ class UbrPlus(Experiment):
         rows += self._sentence_checks(table, results)
         rows += self._zero_loss_windows(results)
         rows += self._parameter_checks(results)
+        rows += self._ubr_lowest(table, results)
         return frame(rows)
+
+    def _ubr_lowest(self, table: pd.DataFrame, results) -> list[dict[str, Any]]:
+        """Slide 'Summary': "Low efficiency and fairness for TCP over UBR". Low next to the
+        three drop policies the slides compare it with: UBR's mean efficiency and its mean
+        fairness over the 12 configurations are the lowest of the four policies. Not per
+        configuration: the table's own WAN UBR efficiencies are 0.86-0.96."""
+        rows = []
+        for m, col in (("efficiency", "eff"), ("fairness", "fair")):
+            sim = {pol: sum(results[f"{r['config']}-{r['sources']}-{r['buffer_cells']}/{pol}"].summary[m]
+                            for _, r in table.iterrows()) / len(table) for pol in POLICIES}
+            pub = {pol: float(table[f"{pol.lower()}_{col}"].mean()) for pol in POLICIES}
+            shown = lambda d: ", ".join(f"{p} {v:.3f}" for p, v in d.items())  # noqa: E731
+            rows.append(row(self.id, "all configurations", f"UBR mean {m}: lowest of the four policies",
+                            f"lowest (table: {shown(pub)})", shown(sim), sim["UBR"] < min(v for p, v in sim.items() if p != "UBR")))
+        return rows
 
     def _zero_loss_windows(self, results) -> list[dict[str, Any]]:
         """"For zero TCP loss: Switch buffers = Σ (TCP window sizes)": max queue / the slide's sum of windows."""

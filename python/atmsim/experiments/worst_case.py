@@ -177,6 +177,8 @@ SMALL_LINES = (10, 14)  # "In line numbers 10 and 14 for N = 3, 10 the queue siz
 SMALL_FACTOR = 0.75  # small: below 0.75 x the median of the other lines at the same N
 TABLE1_TOL = 0.20  # N <= 20: within 20 % of Table 1 (the issue's criterion)
 EQ1_TOL = 0.05  # Table 2 lines 3 and 4: within 5 % of equation (1)
+#: Table 2 line pairs that differ only in d (1000 -> 2000 km): "a larger round trip time".
+D_PAIRS = ((1, 2), (3, 4), (5, 6), (7, 8), (9, 10), (11, 12), (13, 14), (15, 16))
 
 
 def _table2_sentences(t2: pd.DataFrame) -> list[dict[str, Any]]:
@@ -204,6 +206,32 @@ def _table2_sentences(t2: pd.DataFrame) -> list[dict[str, Any]]:
             ratio = float(sim[(line, n)] / others.median())
             out.append(checks.row("worst-case", f"table2-line{line}-N{n}", "small compared to the other lines: queue / their median",
                                   f"< {SMALL_FACTOR}", round(ratio, 4), ratio < SMALL_FACTOR))
+    return out
+
+
+def _larger_rtt_larger_queue(t2: pd.DataFrame) -> list[dict[str, Any]]:
+    """Section 6: "If the network is overloaded, then a larger round trip time gives larger
+    queue lengths. (e.g., see line 1 and 2 for N = 30, 40, 50)". Judged on every pair of Table 2
+    lines that differ only in d (1000 -> 2000 km, so the round trip doubles) at every N the
+    seed calls overloaded, N > floor(t / g) (section 6: "the network will get overloaded if
+    number of sources N > floor(t/g)"): the queue at 2000 km is larger than at 1000 km.
+    Underloaded N are not claimed and not shown."""
+    out: list[dict[str, Any]] = []
+    if not len(t2):
+        return out
+    by = t2.set_index(["line", "N"])
+    for near, far in D_PAIRS:
+        for n in TABLE2_N:
+            if (near, n) not in by.index or (far, n) not in by.index:
+                continue
+            r = by.loc[(near, n)]
+            if r["underloaded"]:  # N <= floor(t / g): not claimed
+                continue
+            ratio = float(by.loc[(far, n), "simulated"] / r["simulated"])
+            pub_near, pub_far = r["published"], by.loc[(far, n), "published"]
+            pub = f"> 1 (table: {pub_far / pub_near:.3f})" if pd.notna(pub_near) and pd.notna(pub_far) else "> 1 (table: NA)"
+            out.append(checks.row("worst-case", f"table2-line{far}-vs-line{near}-N{n}",
+                                  "overloaded: queue at d = 2000 km / at 1000 km", pub, round(ratio, 4), ratio > 1))
     return out
 
 
@@ -300,6 +328,7 @@ class WorstCase(Experiment):
                 add(case, "vs_12_cell_burst_form", round(r["analytic_per_burst"]), r["simulated"],
                     checks.within_rel(r["simulated"], r["analytic_per_burst"], EQ1_TOL) if judged else None)
         out += _table2_sentences(t2)
+        out += _larger_rtt_larger_queue(t2)
         return checks.frame(out)
 
     def report(self, out: Path, comparison: pd.DataFrame, cases, results, quick: bool) -> str:

@@ -112,6 +112,49 @@ pub struct Scenario {
     pub connections: Vec<ConnectionCfg>,
     /// Faults to inject.
     pub faults: Vec<FaultCfg>,
+    /// Order in which same-instant arrivals enter a switch output queue.
+    pub arrival_order: ArrivalOrder,
+}
+
+/// The order in which cells reaching a switch at the same instant from several inputs
+/// enter an output port's queue (`defaults.arrival_order`; no seed states it, issue 15
+/// section 4; `sim/arrival_order.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ArrivalOrder {
+    /// Each cell enters when its arrival event runs (events of one instant in the order
+    /// they were scheduled): the behaviour before the option existed.
+    #[default]
+    EventOrder,
+    /// By input port, in the order the links are declared.
+    InputOrder,
+    /// The input after the one served first last time goes first.
+    RoundRobin,
+    /// A uniform shuffle (the run's random stream `"arrival_order"`).
+    Random,
+}
+
+impl ArrivalOrder {
+    /// The accepted names.
+    pub const NAMES: [&'static str; 4] = ["event_order", "input_order", "round_robin", "random"];
+
+    /// Reads `defaults.arrival_order` (unset: `event_order`).
+    pub fn parse(v: Option<&str>) -> Result<Self, crate::config::ConfigError> {
+        Ok(match v {
+            None | Some("event_order") => ArrivalOrder::EventOrder,
+            Some("input_order") => ArrivalOrder::InputOrder,
+            Some("round_robin") => ArrivalOrder::RoundRobin,
+            Some("random") => ArrivalOrder::Random,
+            Some(other) => {
+                return crate::config::err(
+                    "defaults.arrival_order",
+                    format!(
+                        "{other:?} is not an arrival order; allowed: {}",
+                        Self::NAMES.join(", ")
+                    ),
+                )
+            }
+        })
+    }
 }
 
 /// Which cells a fault hits.

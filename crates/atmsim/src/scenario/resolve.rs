@@ -11,7 +11,7 @@ use super::connection;
 use super::error::ScenarioError;
 use super::fault::{self, FaultCtx};
 use super::measurement;
-use super::model::Scenario;
+use super::model::{ArrivalOrder, Scenario};
 use super::nodes::Nodes;
 use super::ports;
 use super::schema::ScenarioFile;
@@ -29,6 +29,7 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
 /// own tests and estimates).
 pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
     let timing = measurement::resolve(&f.measurement)?;
+    let arrival_order = ArrivalOrder::parse(f.defaults.arrival_order.as_deref())?;
     let nodes = Nodes::resolve(&f.node)?;
     let ports = ports::resolve(f, &nodes)?;
     let (connections, names) = connection::resolve_all(f, &nodes, &ports)?;
@@ -65,5 +66,6 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         ports: ports.cfg,
         connections,
         faults,
+        arrival_order,
     })
 }

@@ -135,6 +135,11 @@ pub struct Defaults {
     /// Rate allocator of switch output ports that set none (default `none`).
     #[serde(default)]
     pub allocator: Option<AllocatorSpec>,
+    /// Order in which cells reaching a switch at the same instant from several inputs
+    /// enter an output queue: `"event_order"` (default), `"input_order"`,
+    /// `"round_robin"` or `"random"` (docs/scenario-format.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival_order: Option<String>,
 }
 
 /// What a node is.

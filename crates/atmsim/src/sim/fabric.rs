@@ -99,9 +99,31 @@ impl Sim<'_> {
                 }
             }
             let np = self.net.route_port(f, hop);
-            self.offer(now, np, cell);
+            match &mut self.staging {
+                None => self.offer(now, np, cell),
+                Some(s) => {
+                    if s.hold(np, p, cell) {
+                        self.q.schedule(now, Ev::Admit(np as u32));
+                    }
+                }
+            }
         } else {
             self.deliver(now, cell);
+        }
+    }
+
+    /// The cells that reached output port `p` at `now` enter it in the order of
+    /// `defaults.arrival_order` (issue 15 section 4).
+    pub(super) fn admit_held(&mut self, now: Time, p: usize) {
+        let Some(s) = self.staging.as_mut() else {
+            return;
+        };
+        let held = s.take_ordered(p);
+        for &(_, cell) in &held {
+            self.offer(now, p, cell);
+        }
+        if let Some(s) = self.staging.as_mut() {
+            s.give_back(p, held);
         }
     }
 

@@ -15,6 +15,7 @@
 //! (queues keep their capacity).
 
 mod abr_host;
+mod arrival_order;
 mod cell_host;
 mod fabric;
 mod faults;
@@ -70,6 +71,9 @@ pub enum Ev {
     Signal(FlowId, u32),
     /// A sessions connection opens or closes.
     Session(u32),
+    /// The cells held for output port `.0` this instant enter its queue
+    /// (`defaults.arrival_order` set; [`arrival_order`]).
+    Admit(u32),
 }
 
 /// Totals the engine counts as it runs.
@@ -101,6 +105,8 @@ pub struct Sim<'a> {
     pub rec: Recorder,
     /// Faults still to inject.
     pub faults: Vec<FaultState>,
+    /// Same-instant arrivals held per output port (None: `event_order`, the default).
+    pub staging: Option<arrival_order::Staging>,
 }
 
 impl<'a> Sim<'a> {
@@ -135,6 +141,7 @@ impl<'a> Sim<'a> {
                 left: f.count,
             })
             .collect();
+        let staging = arrival_order::Staging::new(sc.arrival_order, net.ports.len(), sc.seed);
         Sim {
             sc,
             net,
@@ -142,6 +149,7 @@ impl<'a> Sim<'a> {
             totals: Totals::default(),
             rec,
             faults,
+            staging,
         }
     }
 
@@ -227,6 +235,7 @@ impl<'a> Sim<'a> {
             Ev::Think(c) => self.on_think(now, c as usize),
             Ev::Interval(p, gen) => self.on_interval(now, p as usize, gen),
             Ev::Sample => self.on_sample(now),
+            Ev::Admit(p) => self.admit_held(now, p as usize),
         }
     }
 }
