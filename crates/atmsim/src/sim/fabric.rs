@@ -99,16 +99,25 @@ impl Sim<'_> {
                 }
             }
             let np = self.net.route_port(f, hop);
-            match &mut self.staging {
-                None => self.offer(now, np, cell),
-                Some(s) => {
-                    if s.hold(np, p, cell) {
-                        self.q.schedule(now, Ev::Admit(np as u32));
-                    }
-                }
+            if self.staging.is_none() {
+                self.offer(now, np, cell);
+            } else {
+                self.hold(now, np, p, cell);
             }
         } else {
             self.deliver(now, cell);
+        }
+    }
+
+    /// Holds a cell that reached output port `np` from port `from` at `now`, to enter it
+    /// with the others of this instant (`defaults.arrival_order` set; off the default path).
+    #[cold]
+    #[inline(never)]
+    fn hold(&mut self, now: Time, np: usize, from: usize, cell: Cell) {
+        if let Some(s) = self.staging.as_mut() {
+            if s.hold(np, from, cell) {
+                self.q.schedule(now, Ev::Admit(np as u32));
+            }
         }
     }
 
