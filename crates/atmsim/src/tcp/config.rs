@@ -28,7 +28,8 @@ pub struct TcpSpec {
     /// Congestion control: a registered name (`atmsim list`), default `tahoe`.
     #[serde(default)]
     pub congestion: Option<CongestionSpec>,
-    /// Duplicate ACKs that trigger a fast retransmit (reno, newreno, sack; default 3).
+    /// Duplicate ACKs that trigger a fast retransmit (default 3); only for algorithms with fast
+    /// retransmit (refused on the others, naming them).
     #[serde(default)]
     pub dupthresh: Option<u32>,
     /// Most SACK blocks per ACK, 1-4 (sack only; default 3).

@@ -440,16 +440,24 @@ mod tests {
             dupthresh: (Some(2), "tcp.dupthresh".into()),
             ..Default::default()
         };
+        let takes = |s: &CongestionSpec| s.keys().contains(&"dupthresh");
+        assert!(CongestionSpec::ALL.iter().any(takes) && !CongestionSpec::ALL.iter().all(takes));
         for spec in CongestionSpec::ALL {
             let r = resolve_congestion(*spec, "tcp.congestion", &keys);
-            if spec.keys().contains(&"dupthresh") {
+            if takes(spec) {
                 assert!(r.is_ok(), "{}", spec.name());
-            } else {
-                let e = r.unwrap_err().to_string();
-                assert!(e.contains("tcp.dupthresh") && e.contains(spec.name()), "{e}");
-                assert!(e.contains("\"reno\", \"newreno\" and \"sack\""), "{e}");
+                continue;
+            }
+            let e = r.unwrap_err().to_string();
+            let (_, after) = e.split_once("applies to").expect(&e);
+            assert!(e.contains("tcp.dupthresh") && e.contains(&format!("= \"{}\"", spec.name())), "{e}");
+            for other in CongestionSpec::ALL {
+                let quoted = format!("\"{}\"", other.name());
+                assert_eq!(after.contains(&quoted), takes(other), "{e}");
             }
         }
+        assert_eq!(quoted_list(&["a", "b", "c"]), "\"a\", \"b\" and \"c\"");
+        assert_eq!(quoted_list(&["sack"]), "\"sack\" only");
     }
 
     #[test]
