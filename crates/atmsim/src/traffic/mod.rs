@@ -248,10 +248,10 @@ mod tests {
     fn every_kind_is_listed_once_with_a_doc() {
         let mut names: Vec<&str> = TRAFFIC_KINDS.iter().map(|r| r.name).collect();
         assert_eq!(names[0], "tcp", "the spec-only kind is listed first");
-        assert_eq!(names.len(), 7);
+        let n = names.len();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 7);
+        assert_eq!(names.len(), n);
         assert!(TRAFFIC_KINDS.iter().all(|r| !r.doc.trim().is_empty()));
     }
 
