@@ -221,7 +221,8 @@ impl TrafficModel for AnyTraffic {
     }
 }
 
-/// A rate above 0 (and finite) at key path `key`, in cells/s.
+/// A rate above 0 (and finite) at key path `key`, in cells/s. NaN is refused too.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
 pub fn positive_rate(key: &str, r: Rate, what: &str) -> Result<f64, ConfigError> {
     if !(r.cells_per_sec() > 0.0) || !r.bps().is_finite() {
         return err(
