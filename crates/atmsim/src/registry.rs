@@ -50,6 +50,17 @@ pub trait Build<Cfg, Env: ?Sized>: Sized {
     fn build(cfg: &Cfg, env: &Env) -> Self;
 }
 
+/// A configuration chosen by a bare name (`tcp.congestion = "reno"`) whose parameters are
+/// keys written beside that name, read from the context `Ctx` (e.g. the TCP table).
+pub trait ResolveNamed<Ctx: ?Sized>: Sized {
+    /// The keys beside the name that it reads; the extension point refuses the keys of
+    /// other implementations, naming them.
+    const KEYS: &'static [&'static str];
+    /// Checks its keys in `ctx` and fills the defaults (from the type's `impl Default`);
+    /// `path` is where the name was written.
+    fn resolve_named(path: &str, ctx: &Ctx) -> Result<Self, ConfigError>;
+}
+
 /// Looks a name up in a registry.
 pub fn find(reg: &[Registered], name: &str) -> Option<Registered> {
     reg.iter().copied().find(|r| r.name == name)
@@ -75,47 +86,36 @@ pub fn find(reg: &[Registered], name: &str) -> Option<Registered> {
 ///     ]
 /// }
 /// ```
+///
+/// Two variants of the spec enum:
+///
+/// * `spec: Name;` (above): a table tagged by `kind`, `{ kind = "epd", threshold = ... }`;
+///   each entry's spec type holds its keys and implements [`Resolve`]. Optionally
+///   `spec_only: [ Tcp = "tcp", "doc": TcpTrafficSpec; ]` before `entries` adds kinds
+///   that the spec enum accepts and lists but that another part of the engine resolves
+///   and runs (TCP traffic: `sim::tcp_host`, not a cell source); `resolve` then returns
+///   `Ok(None)` for them.
+/// * `spec: Name by name;`: a bare name, `congestion = "reno"`, whose parameters are keys
+///   beside it in the context; each entry's spec type is its resolved configuration and
+///   implements [`ResolveNamed`] (`KEYS`: the keys it reads). `Name::ALL` lists the
+///   variants and `keys()` each one's keys, so the extension point refuses a key of another
+///   implementation by name.
+///
+/// The generated dispatch macro forwards to the running implementation
+/// (`dispatch!(any, x => x.method())`), or to the resolved configuration
+/// (`dispatch!(@cfg cfg, c => c.query())`), optionally naming the implementation's type
+/// (`dispatch!(@cfg cfg, c: T => T::associated(c))`).
 macro_rules! registry {
-    (
-        $d:tt
-        $(#[$nmeta:meta])* names: $NAMES:ident;
-        $(#[$smeta:meta])* spec: $Spec:ident;
-        $(#[$cmeta:meta])* cfg: $Cfg:ident;
-        $(#[$ameta:meta])* any: $Any:ident;
-        context: $Ctx:ty; environment: $Env:ty; dispatch: $dispatch:ident;
-        entries: [ $( $Var:ident = $name:literal, $doc:literal : $VSpec:ty => $Field:ty as $Impl:ty; )+ ]
+    // The cfg enum, the `Any` enum and the dispatch macro, shared by both spec forms.
+    (@common $d:tt
+        [$(#[$cmeta:meta])*] $Cfg:ident; [$(#[$ameta:meta])*] $Any:ident;
+        $Env:ty; $dispatch:ident;
+        $( $Var:ident = $name:literal, $doc:literal : $VCfg:ty => $Field:ty as $Impl:ty; )+
     ) => {
-        $(#[$nmeta])*
-        pub const $NAMES: &[$crate::registry::Registered] = &[
-            $( $crate::registry::Registered { name: $name, doc: $doc }, )+
-        ];
-
-        $(#[$smeta])*
-        #[derive(Clone, Debug, PartialEq, ::serde::Deserialize, ::serde::Serialize, ::schemars::JsonSchema)]
-        #[serde(tag = "kind")]
-        pub enum $Spec {
-            $( #[doc = $doc] #[serde(rename = $name)] $Var($VSpec), )+
-        }
-
-        impl $Spec {
-            /// The registered name (`kind`).
-            pub fn name(&self) -> &'static str {
-                match self { $( $Spec::$Var(_) => $name, )+ }
-            }
-            /// Validates the spec at key path `path` into its configuration.
-            pub fn resolve(&self, path: &str, ctx: &$Ctx) -> Result<$Cfg, $crate::config::ConfigError> {
-                Ok(match self {
-                    $( $Spec::$Var(s) => $Cfg::$Var(
-                        <$VSpec as $crate::registry::Resolve<$Ctx>>::resolve(s, path, ctx)?
-                    ), )+
-                })
-            }
-        }
-
         $(#[$cmeta])*
         #[derive(Clone, Debug, PartialEq)]
         pub enum $Cfg {
-            $( #[doc = $doc] $Var(<$VSpec as $crate::registry::Resolve<$Ctx>>::Cfg), )+
+            $( #[doc = $doc] $Var($VCfg), )+
         }
 
         impl $Cfg {
@@ -135,8 +135,7 @@ macro_rules! registry {
             pub fn build(cfg: &$Cfg, env: &$Env) -> Self {
                 match cfg {
                     $( $Cfg::$Var(c) => $Any::$Var(<$Field>::from(
-                        <$Impl as $crate::registry::Build<
-                            <$VSpec as $crate::registry::Resolve<$Ctx>>::Cfg, $Env>>::build(c, env)
+                        <$Impl as $crate::registry::Build<$VCfg, $Env>>::build(c, env)
                     )), )+
                 }
             }
@@ -146,12 +145,138 @@ macro_rules! registry {
             }
         }
 
-        /// Forwards to the running implementation: `dispatch!(value, x => x.method())`.
+        /// Forwards to the running implementation, `dispatch!(value, x => x.method())`, or
+        /// to the resolved configuration, `dispatch!(@cfg cfg, c => c.query())`, optionally
+        /// with the implementation's type, `dispatch!(@cfg cfg, c: T => T::query(c))`.
+        #[allow(unused_macros)]
         macro_rules! $dispatch {
+            (@cfg $d value:expr, $d x:ident : $d T:ident => $d body:expr) => {
+                match $d value { $( $Cfg::$Var($d x) => { type $d T = $Impl; $d body } )+ }
+            };
+            (@cfg $d value:expr, $d x:ident => $d body:expr) => {
+                match $d value { $( $Cfg::$Var($d x) => $d body, )+ }
+            };
             ($d value:expr, $d x:ident => $d body:expr) => {
                 match $d value { $( $Any::$Var($d x) => $d body, )+ }
             };
         }
+    };
+
+    // `resolve` of a tagged spec enum whose kinds all resolve here.
+    (@resolve [] $Spec:ident $Cfg:ident $Ctx:ty; $( $Var:ident : $VSpec:ty; )+) => {
+        impl $Spec {
+            /// Validates the spec at key path `path` into its configuration.
+            pub fn resolve(&self, path: &str, ctx: &$Ctx) -> Result<$Cfg, $crate::config::ConfigError> {
+                Ok(match self {
+                    $( $Spec::$Var(s) => $Cfg::$Var(
+                        <$VSpec as $crate::registry::Resolve<$Ctx>>::resolve(s, path, ctx)?
+                    ), )+
+                })
+            }
+        }
+    };
+
+    // `resolve` of a tagged spec enum with spec-only kinds (resolved elsewhere: `None`).
+    (@resolve [$($XVar:ident)+] $Spec:ident $Cfg:ident $Ctx:ty; $( $Var:ident : $VSpec:ty; )+) => {
+        impl $Spec {
+            /// Validates the spec at key path `path` into its configuration; `None` for a
+            /// spec-only kind, which another part of the engine resolves.
+            pub fn resolve(&self, path: &str, ctx: &$Ctx) -> Result<Option<$Cfg>, $crate::config::ConfigError> {
+                Ok(Some(match self {
+                    $( $Spec::$XVar(_) => return Ok(None), )+
+                    $( $Spec::$Var(s) => $Cfg::$Var(
+                        <$VSpec as $crate::registry::Resolve<$Ctx>>::resolve(s, path, ctx)?
+                    ), )+
+                }))
+            }
+        }
+    };
+
+    // A spec written as a bare name, its parameters beside it.
+    (
+        $d:tt
+        $(#[$nmeta:meta])* names: $NAMES:ident;
+        $(#[$smeta:meta])* spec: $Spec:ident by name;
+        $(#[$cmeta:meta])* cfg: $Cfg:ident;
+        $(#[$ameta:meta])* any: $Any:ident;
+        context: $Ctx:ty; environment: $Env:ty; dispatch: $dispatch:ident;
+        entries: [ $( $Var:ident = $name:literal, $doc:literal : $VSpec:ty => $Field:ty as $Impl:ty; )+ ]
+    ) => {
+        $(#[$nmeta])*
+        pub const $NAMES: &[$crate::registry::Registered] = &[
+            $( $crate::registry::Registered { name: $name, doc: $doc }, )+
+        ];
+
+        $(#[$smeta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, ::serde::Deserialize, ::serde::Serialize, ::schemars::JsonSchema)]
+        pub enum $Spec {
+            $( #[doc = $doc] #[serde(rename = $name)] $Var, )+
+        }
+
+        impl $Spec {
+            /// Every registered implementation, in registry order.
+            pub const ALL: &'static [$Spec] = &[ $( $Spec::$Var, )+ ];
+            /// The registered name.
+            pub fn name(&self) -> &'static str {
+                match self { $( $Spec::$Var => $name, )+ }
+            }
+            /// The keys beside the name that this implementation reads.
+            pub fn keys(&self) -> &'static [&'static str] {
+                match self { $( $Spec::$Var => <$VSpec as $crate::registry::ResolveNamed<$Ctx>>::KEYS, )+ }
+            }
+            /// Validates the implementation's keys in `ctx` into its configuration.
+            pub fn resolve(&self, path: &str, ctx: &$Ctx) -> Result<$Cfg, $crate::config::ConfigError> {
+                Ok(match self {
+                    $( $Spec::$Var => $Cfg::$Var(
+                        <$VSpec as $crate::registry::ResolveNamed<$Ctx>>::resolve_named(path, ctx)?
+                    ), )+
+                })
+            }
+        }
+
+        $crate::registry::registry!(@common $d [$(#[$cmeta])*] $Cfg; [$(#[$ameta])*] $Any; $Env; $dispatch;
+            $( $Var = $name, $doc : $VSpec => $Field as $Impl; )+);
+    };
+
+    // A spec tagged by `kind`, optionally with spec-only kinds.
+    (
+        $d:tt
+        $(#[$nmeta:meta])* names: $NAMES:ident;
+        $(#[$smeta:meta])* spec: $Spec:ident;
+        $(#[$cmeta:meta])* cfg: $Cfg:ident;
+        $(#[$ameta:meta])* any: $Any:ident;
+        context: $Ctx:ty; environment: $Env:ty; dispatch: $dispatch:ident;
+        $( spec_only: [ $( $XVar:ident = $xname:literal, $xdoc:literal : $XSpec:ty; )+ ] )?
+        entries: [ $( $Var:ident = $name:literal, $doc:literal : $VSpec:ty => $Field:ty as $Impl:ty; )+ ]
+    ) => {
+        $(#[$nmeta])*
+        pub const $NAMES: &[$crate::registry::Registered] = &[
+            $($( $crate::registry::Registered { name: $xname, doc: $xdoc }, )+)?
+            $( $crate::registry::Registered { name: $name, doc: $doc }, )+
+        ];
+
+        $(#[$smeta])*
+        #[derive(Clone, Debug, PartialEq, ::serde::Deserialize, ::serde::Serialize, ::schemars::JsonSchema)]
+        #[serde(tag = "kind")]
+        pub enum $Spec {
+            $($( #[doc = $xdoc] #[serde(rename = $xname)] $XVar($XSpec), )+)?
+            $( #[doc = $doc] #[serde(rename = $name)] $Var($VSpec), )+
+        }
+
+        impl $Spec {
+            /// The registered name (`kind`).
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $($( $Spec::$XVar(_) => $xname, )+)?
+                    $( $Spec::$Var(_) => $name, )+
+                }
+            }
+        }
+
+        $crate::registry::registry!(@resolve [$($($XVar)+)?] $Spec $Cfg $Ctx; $( $Var : $VSpec; )+);
+
+        $crate::registry::registry!(@common $d [$(#[$cmeta])*] $Cfg; [$(#[$ameta])*] $Any; $Env; $dispatch;
+            $( $Var = $name, $doc : <$VSpec as $crate::registry::Resolve<$Ctx>>::Cfg => $Field as $Impl; )+);
     };
 }
 pub(crate) use registry;
@@ -185,21 +310,12 @@ pub fn extension_points() -> Vec<ExtensionPoint> {
         ExtensionPoint {
             title: "TCP congestion control",
             key: "tcp.congestion = ...",
-            entries: crate::tcp::CongestionConfig::NAMES
-                .iter()
-                .map(|&(name, doc)| Registered { name, doc })
-                .collect(),
+            entries: crate::tcp::congestion::CONGESTION_CONTROLS.to_vec(),
         },
         ExtensionPoint {
             title: "traffic sources",
             key: "connection traffic = { kind = ... }",
-            entries: std::iter::once(crate::scenario::schema::TCP_TRAFFIC)
-                .chain(
-                    crate::traffic::TRAFFIC_KINDS
-                        .iter()
-                        .map(|&(name, doc)| Registered { name, doc: doc.trim() }),
-                )
-                .collect(),
+            entries: crate::traffic::TRAFFIC_KINDS.to_vec(),
         },
         ExtensionPoint {
             title: "service classes",

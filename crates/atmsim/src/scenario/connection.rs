@@ -5,13 +5,12 @@ use super::model::{ConnectionCfg, ServiceClass};
 use super::nodes::Nodes;
 use super::ports::Ports;
 use super::schema::{ConnectionSpec, NodeKind, ScenarioFile, SetupSpec, TrafficSpec};
-use super::traffic::resolve_cell_app;
 use super::{route, service};
 use crate::abr::config::{resolve_abr, AbrSpec};
 use crate::abr::AbrParams;
 use crate::cell::CELL_BITS;
 use crate::config::{err, ConfigError};
-use crate::tcp::config::{resolve_tcp, resolve_tcp_app, TcpParams, TcpSpec};
+use crate::tcp::config::{resolve_tcp, resolve_tcp_app, TcpParams, TcpSpec, TcpTrafficSpec};
 use atmsim_kernel::Time;
 use std::collections::BTreeMap;
 
@@ -71,8 +70,8 @@ fn resolve_one(
         .collect();
     let (start, stop) = timing(p, c)?;
     let class = service::class_of(c.service);
-    service::check_class(p, class, &c.traffic)?;
-    let app = resolve_cell_app(&format!("{p}.traffic"), &c.traffic, start)?;
+    let app = c.traffic.resolve(&format!("{p}.traffic"), &start)?;
+    service::check_class(p, class, c.traffic.name(), app.as_ref())?;
     let reserve = service::reserve(p, class, c.reserve)?;
     let access = ports.cfg[fwd_ports[0]].rate_bps as f64 / CELL_BITS as f64;
     let mut abr = abr_params(p, c, class, &d.abr, access)?;
@@ -168,7 +167,7 @@ fn tcp_params(
     defaults: &TcpSpec,
     abr: Option<&mut AbrParams>,
 ) -> Result<Option<TcpParams>, ConfigError> {
-    let TrafficSpec::Tcp { tcp, application } = &c.traffic else {
+    let TrafficSpec::Tcp(TcpTrafficSpec { tcp, application }) = &c.traffic else {
         if let Some(a) = abr {
             a.source_queue = None;
         }

@@ -8,7 +8,8 @@ use crate::units::{BufferSize, Duration, Length, Rate};
 pub use crate::allocator::{AllocatorSpec, EricaSpec, KvrSpec, LoadAveraging};
 pub use crate::abr::config::{AbrSpec, SourcePolicySpec};
 pub use crate::drop_policy::PolicySpec;
-pub use crate::tcp::config::{CongestionSpec, TcpAppSpec, TcpSpec};
+pub use crate::tcp::config::{CongestionSpec, TcpAppSpec, TcpSpec, TcpTrafficSpec};
+pub use crate::traffic::{FrameArrival, PeriodDistribution, TrafficSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -261,112 +262,6 @@ pub struct ConnectionSpec {
     pub traffic: TrafficSpec,
 }
 
-/// The traffic of a connection, chosen by `kind`.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum TrafficSpec {
-    /// A TCP connection. Its application is an infinite bulk transfer unless
-    /// `application` says otherwise. Under service `abr` its segments go through AAL5 into
-    /// the connection's ABR source queue and leave paced at ACR (seeds 000 and 002).
-    Tcp {
-        /// TCP parameters; unset fields come from `defaults.tcp`, then the built-in defaults.
-        #[serde(default)]
-        tcp: Option<TcpSpec>,
-        /// The application writing into the TCP socket (default: infinite bulk transfer).
-        #[serde(default)]
-        application: Option<TcpAppSpec>,
-    },
-    /// A persistent (greedy) cell source: always has cells to send (seed 003, section 3).
-    /// With `rate_cap` it is an ACR-retaining source: its application hands cells no faster
-    /// than `rate_cap` until `cap_until`, then as fast as it is allowed (seed 003, 5.7.2).
-    Persistent {
-        /// Application rate limit (default: none).
-        #[serde(default)]
-        rate_cap: Option<Rate>,
-        /// When the limit ends (default: never, if `rate_cap` is set).
-        #[serde(default)]
-        cap_until: Option<Duration>,
-    },
-    /// Request/response: the source sends a request of `request` cells; when the destination
-    /// has received it, it answers with `response` cells on the reverse direction; when the
-    /// whole response has arrived the source waits `think_time` and asks again
-    /// (seed 003, section 5.7.1). Both directions are sources and destinations.
-    RequestResponse {
-        /// Request size (default `"16 cells"`).
-        #[serde(default)]
-        request: Option<Cells>,
-        /// Response size, e.g. `"128 cells"`.
-        response: Cells,
-        /// Pause between the end of a response and the next request (default `"0 s"`).
-        #[serde(default)]
-        think_time: Option<Duration>,
-    },
-    /// Deterministic on/off source: cells at `peak_rate` during `on`, silence during `off`,
-    /// the first on period starting at `phase` after the connection's start (seed 003 5.6).
-    OnOff {
-        /// Cell rate while on.
-        peak_rate: Rate,
-        /// On period.
-        on: Duration,
-        /// Off period.
-        off: Duration,
-        /// Offset of the first on period (default `"0 s"`).
-        #[serde(default)]
-        phase: Option<Duration>,
-    },
-    /// Constant bit rate: one cell every 1/rate.
-    Cbr {
-        /// Cell rate.
-        rate: Rate,
-    },
-    /// A greedy cell source whose connection opens and closes (seed 004 section 6): open
-    /// and sending as fast as it is allowed for an on period, closed (signalled to the
-    /// switches, sending nothing) for an off period, alternately from its start. Each
-    /// opening starts the ABR source again from ICR.
-    Sessions {
-        /// Mean (or fixed) on period, e.g. `"100 ms"`.
-        on: Duration,
-        /// Mean (or fixed) off period.
-        off: Duration,
-        /// `exponential` (default) or `fixed` periods.
-        #[serde(default)]
-        distribution: Option<PeriodDistribution>,
-    },
-    /// Variable-rate video, Heyman et al.'s teleconference model (seed 004 section 5.2;
-    /// spec section 7): one frame per 1/`frame_rate`; frame sizes in cells follow a
-    /// negative binomial marginal with geometrically decaying correlation (DAR(1): keep the
-    /// last size with probability `correlation`, else draw afresh); each frame's cells
-    /// enter a token bucket (`bucket` cells deep, filled at `bucket_rate`) at once or spread
-    /// over the frame time (`frame_arrival`) and leave at most at the access link rate. The first frame
-    /// starts at a random phase within one frame time.
-    Video {
-        /// Frames per second (default 25, PAL).
-        #[serde(default)]
-        frame_rate: Option<f64>,
-        /// Mean frame size, cells (default 130, Heyman's teleconference sequence).
-        #[serde(default)]
-        mean_cells: Option<f64>,
-        /// Standard deviation of the frame size, cells (default 30).
-        #[serde(default)]
-        sd_cells: Option<f64>,
-        /// Lag-1 autocorrelation rho of frame sizes, 0 <= rho < 1 (default 0.98).
-        #[serde(default)]
-        correlation: Option<f64>,
-        /// How a frame's cells reach the token bucket: `burst` (default: all at the frame's
-        /// start, so up to a bucket of cells leaves at the link rate, as seed 004 5.2
-        /// describes: "cells may be transmitted at peak rate when there are tokens") or
-        /// `spread` (evenly over the frame time, spec section 7).
-        #[serde(default)]
-        frame_arrival: Option<FrameArrival>,
-        /// Token bucket depth (default `"50 cells"`, seed 004).
-        #[serde(default)]
-        bucket: Option<Cells>,
-        /// Token rate (default `"4500 cells/s"`, seed 004; about 1.9 Mbps).
-        #[serde(default)]
-        bucket_rate: Option<Rate>,
-    },
-}
-
 /// How a connection's opening reaches the switches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -376,28 +271,6 @@ pub enum SetupSpec {
     InBand,
     /// Every switch on the route knows the connection from its start.
     PreEstablished,
-}
-
-/// How a video frame's cells reach the shaper.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum FrameArrival {
-    /// All at the frame's start.
-    #[default]
-    Burst,
-    /// Evenly over the frame time.
-    Spread,
-}
-
-/// How on and off periods are drawn.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PeriodDistribution {
-    /// Exponential with the given mean.
-    #[default]
-    Exponential,
-    /// Exactly the given length.
-    Fixed,
 }
 
 /// A number of cells, written `"16 cells"`.
@@ -415,12 +288,6 @@ pub const SERVICES: &[Registered] = &[
     Registered { name: "ubr", doc: "unspecified bit rate: lowest priority, the buffer policies decide (default)" },
 ];
 
-/// The `tcp` traffic kind (the cell-level kinds are registered in [`crate::traffic`]).
-pub const TCP_TRAFFIC: Registered = Registered {
-    name: "tcp",
-    doc: "TCP over UBR or ABR: bulk transfer, or application = periodic (seed 002)",
-};
-
 #[cfg(test)]
 mod registry_tests {
     use super::*;
@@ -433,18 +300,16 @@ mod registry_tests {
         }
         let e = serde_json::from_str::<ServiceSpec>("\"x\"").unwrap_err().to_string();
         assert_eq!(e.matches('`').count() / 2 - 1, SERVICES.len(), "{e}");
-        let names = crate::tcp::CongestionConfig::NAMES;
-        for (n, _) in names {
-            serde_json::from_str::<CongestionSpec>(&format!("{n:?}")).unwrap();
+        let names = crate::tcp::congestion::CONGESTION_CONTROLS;
+        for r in names {
+            serde_json::from_str::<CongestionSpec>(&format!("{:?}", r.name)).unwrap();
         }
         let e = serde_json::from_str::<CongestionSpec>("\"x\"").unwrap_err().to_string();
         assert_eq!(e.matches('`').count() / 2 - 1, names.len(), "{e}");
         let e = serde_json::from_str::<TrafficSpec>(r#"{"kind":"x"}"#)
             .unwrap_err()
             .to_string();
-        let kinds: Vec<&str> = std::iter::once(TCP_TRAFFIC.name)
-            .chain(crate::traffic::TRAFFIC_KINDS.iter().map(|k| k.0))
-            .collect();
+        let kinds: Vec<&str> = crate::traffic::TRAFFIC_KINDS.iter().map(|k| k.name).collect();
         assert_eq!(e.matches('`').count() / 2 - 1, kinds.len(), "{e}");
         for k in kinds {
             assert!(e.contains(&format!("`{k}`")), "{e}");

@@ -2,7 +2,8 @@
 //! bandwidth reservations (VBR/CBR), ABR source parameters and TCP over ABR.
 
 use super::model::ServiceClass;
-use super::schema::{ServiceSpec, TrafficSpec};
+use super::schema::ServiceSpec;
+use super::traffic::CellApp;
 use crate::config::{err, ConfigError};
 use crate::units::Rate;
 
@@ -21,25 +22,18 @@ pub fn class_name(c: ServiceClass) -> String {
     format!("{c:?}").to_lowercase()
 }
 
-/// The traffic kind's name and the classes it may use: TCP and the greedy or
-/// request/response sources need feedback or best effort (ABR, UBR); on/off runs in any
-/// class; CBR and video are reserved-rate traffic (CBR, VBR) or UBR.
-pub fn allowed_classes(t: &TrafficSpec) -> (&'static str, &'static [ServiceClass]) {
-    use ServiceClass::*;
-    match t {
-        TrafficSpec::Tcp { .. } => ("tcp", &[Abr, Ubr]),
-        TrafficSpec::Persistent { .. } => ("persistent", &[Abr, Ubr]),
-        TrafficSpec::RequestResponse { .. } => ("request_response", &[Abr, Ubr]),
-        TrafficSpec::Sessions { .. } => ("sessions", &[Abr, Ubr]),
-        TrafficSpec::OnOff { .. } => ("on_off", &[Vbr, Cbr, Abr, Ubr]),
-        TrafficSpec::Cbr { .. } => ("cbr", &[Cbr, Vbr, Ubr]),
-        TrafficSpec::Video { .. } => ("video", &[Cbr, Vbr, Ubr]),
-    }
-}
+/// The classes TCP traffic may use: it needs feedback or best effort (ABR, UBR).
+pub const TCP_CLASSES: &[ServiceClass] = &[ServiceClass::Abr, ServiceClass::Ubr];
 
-/// Refuses a class the traffic kind cannot use, listing the allowed ones.
-pub fn check_class(p: &str, class: ServiceClass, t: &TrafficSpec) -> Result<(), ConfigError> {
-    let (kind, allowed) = allowed_classes(t);
+/// Refuses a class that traffic of kind `kind` cannot use, listing the allowed ones: those
+/// of its resolved cell-level application (`TrafficCfg::classes`), or TCP's without one.
+pub fn check_class(
+    p: &str,
+    class: ServiceClass,
+    kind: &str,
+    app: Option<&CellApp>,
+) -> Result<(), ConfigError> {
+    let allowed = app.map_or(TCP_CLASSES, |a| a.classes());
     if allowed.contains(&class) {
         return Ok(());
     }

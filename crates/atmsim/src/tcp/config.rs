@@ -10,23 +10,7 @@ use atmsim_kernel::{Time, PS_PER_MS, PS_PER_S};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// TCP congestion control variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum CongestionSpec {
-    /// Slow start, congestion avoidance and timeouts; no fast retransmit or recovery
-    /// (the "vanilla" TCP of the OSU studies, seeds 000-002).
-    Tahoe,
-    /// Tahoe plus fast retransmit and fast recovery (4.3BSD-Reno).
-    Reno,
-    /// Reno that stays in fast recovery over partial ACKs (RFC 6582).
-    #[serde(rename = "newreno")]
-    NewReno,
-    /// SACK receiver (RFC 2018) and conservative SACK loss recovery (RFC 6675).
-    Sack,
-    /// No congestion control: limited by the receiver's window only.
-    None,
-}
+pub use super::congestion::CongestionSpec;
 
 /// TCP parameters (spec section 6.1). Every field is optional; see the defaults.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -41,10 +25,11 @@ pub struct TcpSpec {
     /// Window scaling (RFC 1323). Windows above 65535 B need it (default true).
     #[serde(default)]
     pub window_scaling: Option<bool>,
-    /// `tahoe` (default), `reno`, `newreno`, `sack` or `none`.
+    /// Congestion control: a registered name (`atmsim list`), default `tahoe`.
     #[serde(default)]
     pub congestion: Option<CongestionSpec>,
-    /// Duplicate ACKs that trigger a fast retransmit (reno, newreno, sack; default 3).
+    /// Duplicate ACKs that trigger a fast retransmit (default 3); only for algorithms with fast
+    /// retransmit (refused on the others, naming them).
     #[serde(default)]
     pub dupthresh: Option<u32>,
     /// Most SACK blocks per ACK, 1-4 (sack only; default 3).
@@ -81,6 +66,21 @@ pub struct TcpSpec {
     /// have one connection per host), or a fixed offset such as `"0 s"`, which aligns them.
     #[serde(default)]
     pub tick_phase: Option<TickPhase>,
+}
+
+/// `kind = "tcp"`: a TCP connection. Its application is an infinite bulk transfer unless
+/// `application` says otherwise. Under service `abr` its segments go through AAL5 into
+/// the connection's ABR source queue and leave paced at ACR (seeds 000 and 002). A
+/// spec-only kind of the traffic registry (`crate::traffic`): `sim::tcp_host` runs it.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpTrafficSpec {
+    /// TCP parameters; unset fields come from `defaults.tcp`, then the built-in defaults.
+    #[serde(default)]
+    pub tcp: Option<TcpSpec>,
+    /// The application writing into the TCP socket (default: infinite bulk transfer).
+    #[serde(default)]
+    pub application: Option<TcpAppSpec>,
 }
 
 /// The application above a TCP sender.
@@ -294,44 +294,16 @@ fn rto_bounds(
     Ok((rto_initial, rto_min, rto_max))
 }
 
-/// The congestion control and its parameters (`tcp.congestion`, `tcp.dupthresh`,
-/// `tcp.sack_blocks`). A parameter of another algorithm is refused, naming the key.
+/// The congestion control and its parameters (`tcp.congestion`, and the keys the
+/// algorithms read: `tcp.dupthresh`, `tcp.sack_blocks`); see [`super::congestion`].
 fn resolve_congestion(pick: &Pick<TcpSpec>) -> Result<super::CongestionConfig, ConfigError> {
-    use super::{congestion::NoControlConfig, newreno::NewRenoConfig, reno::RenoConfig};
-    use super::{sack::SackConfig, tahoe::TahoeConfig, CongestionConfig as C};
     let (cg, cg_p) = pick.get("congestion", |t| &t.congestion);
-    let (dupthresh, dt_p) = pick.get("dupthresh", |t| &t.dupthresh);
-    let (blocks, sb_p) = pick.get("sack_blocks", |t| &t.sack_blocks);
-    let (keep, koo_p) = pick.get("keep_out_of_order", |t| &t.keep_out_of_order);
-    let mut out = match cg.unwrap_or(CongestionSpec::Tahoe) {
-        CongestionSpec::Tahoe => C::Tahoe(TahoeConfig),
-        CongestionSpec::Reno => C::Reno(RenoConfig::default()),
-        CongestionSpec::NewReno => C::NewReno(NewRenoConfig::default()),
-        CongestionSpec::Sack => C::Sack(SackConfig::default()),
-        CongestionSpec::None => C::NoControl(NoControlConfig),
+    let keys = super::congestion::CongestionKeys {
+        dupthresh: pick.get("dupthresh", |t| &t.dupthresh),
+        sack_blocks: pick.get("sack_blocks", |t| &t.sack_blocks),
+        keep_out_of_order: pick.get("keep_out_of_order", |t| &t.keep_out_of_order),
     };
-    if let Some(d) = dupthresh {
-        if d == 0 {
-            return err(dt_p, "0 is not allowed; dupthresh must be at least 1");
-        }
-        match &mut out {
-            C::Reno(c) => c.dupthresh = d,
-            C::NewReno(c) => c.dupthresh = d,
-            C::Sack(c) => c.dupthresh = d,
-            other => return err(dt_p, format!("is not a parameter of congestion = \"{}\"; dupthresh applies to \"reno\", \"newreno\" and \"sack\"", other.name())),
-        }
-    }
-    if let Some(b) = blocks {
-        match &mut out {
-            C::Sack(c) if (1..=4).contains(&b) => c.blocks = b as usize,
-            C::Sack(_) => return err(sb_p, format!("{b} is not allowed; sack_blocks must be 1 to 4 (RFC 2018: at most 4 fit the TCP options)")),
-            other => return err(sb_p, format!("is not a parameter of congestion = \"{}\"; sack_blocks applies to \"sack\" only", other.name())),
-        }
-    }
-    if matches!(out, C::Sack(_)) && keep == Some(false) {
-        return err(koo_p, format!("false does not go with congestion = \"sack\" (set at {cg_p}): a receiver that discards out-of-order segments has no blocks to report"));
-    }
-    Ok(out)
+    super::congestion::resolve_congestion(cg.unwrap_or_default(), &cg_p, &keys)
 }
 
 /// Resolves the application above a TCP sender.

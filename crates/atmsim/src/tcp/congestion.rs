@@ -9,14 +9,22 @@
 //!
 //! Sequence numbers count whole segments, as everywhere in this sender (see `tcp/mod.rs`).
 //!
-//! Adding an algorithm: one file with a type implementing [`CongestionControl`], and one line in
-//! the `congestion_registry!` call at the end of this file (which generates the
-//! [`CongestionConfig`] and [`AnyCongestion`] enums, the name list and the static dispatch).
+//! Adding an algorithm: one file with a type implementing [`CongestionControl`] and its
+//! configuration implementing [`ResolveNamed`] (the `tcp` keys it reads, its defaults in its
+//! `impl Default`), and one line in the [`registry!`](crate::registry) call below, which
+//! generates the [`CongestionSpec`] (the names a scenario's `tcp.congestion` accepts, in the
+//! JSON Schema), [`CongestionConfig`] and [`AnyCongestion`] enums, [`CONGESTION_CONTROLS`]
+//! (names with their one-line docs) and the static dispatch. See CONTRIBUTING.md.
 
+pub use super::none::{NoControl, NoControlConfig};
 use super::newreno::{NewReno, NewRenoConfig};
 use super::reno::{Reno, RenoConfig};
 use super::sack::{Sack, SackConfig};
 use super::tahoe::{Tahoe, TahoeConfig};
+use crate::config::{err, ConfigError};
+use crate::registry::{registry, Build};
+#[cfg(doc)]
+use crate::registry::ResolveNamed;
 
 /// Largest cwnd, bytes (the largest scaled TCP window).
 pub const CWND_MAX: u64 = 1 << 30;
@@ -231,123 +239,170 @@ pub fn standard_send(w: &Window, seq: Seq) -> Send {
     }
 }
 
-/// No congestion control (as smoltcp's `NoControl`): the sender is limited by the receiver's
-/// window only, and a timeout only goes back N.
+/// Builds an algorithm from its configuration through [`CongestionControl::new`] (the
+/// registry's [`Build`] hook).
+impl<C: CongestionControl> Build<C::Config, ()> for C {
+    fn build(cfg: &C::Config, _: &()) -> Self {
+        C::new(cfg)
+    }
+}
+
+/// A key of the `tcp` table: its value if set, and the key path it was read from
+/// (`connection[0].traffic.tcp.dupthresh`, or `defaults.tcp.dupthresh`).
+pub type Keyed<T> = (Option<T>, String);
+
+/// What a congestion control's name resolves against: the keys of the `tcp` table that
+/// algorithms read (spec section 6.1), each with its key path. An algorithm lists the
+/// parameters it takes in [`ResolveNamed::KEYS`]; [`resolve_congestion`] refuses the others.
 #[derive(Clone, Debug, Default)]
-pub struct NoControl;
-
-/// Configuration of [`NoControl`] (none).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct NoControlConfig;
-
-impl CongestionControl for NoControl {
-    type Config = NoControlConfig;
-
-    fn new(_cfg: &NoControlConfig) -> Self {
-        NoControl
-    }
-
-    fn init(&mut self, w: &mut Window) {
-        w.cwnd = w.max;
-        w.ssthresh = w.max;
-    }
-
-    #[inline]
-    fn on_new_ack(&mut self, _w: &mut Window, _seq: Seq, _ack: u32) -> AckTimer {
-        AckTimer::Restart
-    }
-
-    #[inline]
-    fn on_timeout(&mut self, _w: &mut Window, _seq: Seq) {}
+pub struct CongestionKeys {
+    /// `dupthresh`: duplicate ACKs that trigger a fast retransmit.
+    pub dupthresh: Keyed<u32>,
+    /// `sack_blocks`: most SACK blocks per ACK.
+    pub sack_blocks: Keyed<u32>,
+    /// `keep_out_of_order` (a receiver key, which an algorithm may depend on).
+    pub keep_out_of_order: Keyed<bool>,
 }
 
-/// The registry: one line per algorithm, `Variant(Type, ConfigType) = "name": "one-line doc"`.
-/// Generates [`CongestionConfig`] (the resolved choice with its parameters), [`AnyCongestion`]
-/// (static dispatch, no `dyn` on the per-ACK path) and [`CongestionConfig::NAMES`].
-macro_rules! congestion_registry {
-    ($($variant:ident($ty:ty, $cfg:ty) = $name:literal : $doc:literal,)*) => {
-        /// The congestion control of a connection with its parameters (resolved).
-        #[derive(Clone, Debug, PartialEq)]
-        pub enum CongestionConfig {
-            $(#[doc = $doc] $variant($cfg),)*
+impl CongestionKeys {
+    /// The algorithm parameters that are set, with their key paths.
+    fn parameters_set(&self) -> Vec<(&'static str, &str)> {
+        [
+            ("dupthresh", self.dupthresh.0.is_some(), &self.dupthresh.1),
+            ("sack_blocks", self.sack_blocks.0.is_some(), &self.sack_blocks.1),
+        ]
+        .into_iter()
+        .filter(|&(_, set, _)| set)
+        .map(|(key, _, path)| (key, path.as_str()))
+        .collect()
+    }
+
+    /// DupThresh, at least 1 (`default` when unset).
+    pub fn dupthresh_or(&self, default: u32) -> Result<u32, ConfigError> {
+        match self.dupthresh.0 {
+            Some(0) => err(&self.dupthresh.1, "0 is not allowed; dupthresh must be at least 1"),
+            d => Ok(d.unwrap_or(default)),
         }
-
-        impl CongestionConfig {
-            /// Registered names with their one-line docs.
-            pub const NAMES: &'static [(&'static str, &'static str)] = &[$(($name, $doc),)*];
-
-            /// The registered name.
-            pub fn name(&self) -> &'static str {
-                match self { $(Self::$variant(_) => $name,)* }
-            }
-
-            /// SACK blocks the receiver sends (0: no SACK option).
-            pub fn sack_blocks(&self) -> usize {
-                match self { $(Self::$variant(c) => <$ty>::receiver_sack_blocks(c),)* }
-            }
-        }
-
-        /// One connection's algorithm, dispatched statically.
-        #[derive(Clone, Debug)]
-        pub enum AnyCongestion {
-            $(#[doc = $doc] $variant($ty),)*
-        }
-
-        impl AnyCongestion {
-            /// The algorithm `cfg` selects.
-            pub fn new(cfg: &CongestionConfig) -> Self {
-                match cfg { $(CongestionConfig::$variant(c) => Self::$variant(<$ty>::new(c)),)* }
-            }
-
-            /// The registered name.
-            pub fn name(&self) -> &'static str {
-                match self { $(Self::$variant(_) => $name,)* }
-            }
-
-            /// See [`CongestionControl::init`].
-            pub fn init(&mut self, w: &mut Window) {
-                match self { $(Self::$variant(c) => c.init(w),)* }
-            }
-
-            /// See [`CongestionControl::on_sack`].
-            #[inline]
-            pub fn on_sack(&mut self, seq: Seq, ack: u32, blocks: &[SackBlock]) {
-                match self { $(Self::$variant(c) => c.on_sack(seq, ack, blocks),)* }
-            }
-
-            /// See [`CongestionControl::on_new_ack`].
-            #[inline]
-            pub fn on_new_ack(&mut self, w: &mut Window, seq: Seq, ack: u32) -> AckTimer {
-                match self { $(Self::$variant(c) => c.on_new_ack(w, seq, ack),)* }
-            }
-
-            /// See [`CongestionControl::on_dup_ack`].
-            #[inline]
-            pub fn on_dup_ack(&mut self, w: &mut Window, seq: Seq, timer_running: bool) -> DupAck {
-                match self { $(Self::$variant(c) => c.on_dup_ack(w, seq, timer_running),)* }
-            }
-
-            /// See [`CongestionControl::on_timeout`].
-            #[inline]
-            pub fn on_timeout(&mut self, w: &mut Window, seq: Seq) {
-                match self { $(Self::$variant(c) => c.on_timeout(w, seq),)* }
-            }
-
-            /// See [`CongestionControl::next_send`].
-            #[inline]
-            pub fn next_send(&mut self, w: &mut Window, seq: Seq) -> Send {
-                match self { $(Self::$variant(c) => c.next_send(w, seq),)* }
-            }
-        }
-    };
+    }
 }
 
-congestion_registry! {
-    NoControl(NoControl, NoControlConfig) = "none": "no congestion control: limited by the receiver's window only",
-    Tahoe(Tahoe, TahoeConfig) = "tahoe": "slow start, congestion avoidance, timeouts; no fast retransmit (seed 001's vanilla TCP)",
-    Reno(Reno, RenoConfig) = "reno": "tahoe plus fast retransmit and fast recovery (4.3BSD-Reno, RFC 5681)",
-    NewReno(NewReno, NewRenoConfig) = "newreno": "reno that stays in fast recovery over partial ACKs (RFC 6582)",
-    Sack(Sack, SackConfig) = "sack": "SACK receiver (RFC 2018) and conservative SACK loss recovery (RFC 6675)",
+/// Resolves the congestion control `spec` (named at key path `path`) with its parameters
+/// from `keys`. A parameter that `spec` does not take is refused, naming the key and the
+/// registered algorithms that take it.
+pub fn resolve_congestion(
+    spec: CongestionSpec,
+    path: &str,
+    keys: &CongestionKeys,
+) -> Result<CongestionConfig, ConfigError> {
+    for (key, key_path) in keys.parameters_set() {
+        if !spec.keys().contains(&key) {
+            let takers: Vec<&str> = CongestionSpec::ALL
+                .iter()
+                .filter(|s| s.keys().contains(&key))
+                .map(|s| s.name())
+                .collect();
+            return err(
+                key_path,
+                format!(
+                    "is not a parameter of congestion = \"{}\"; {key} applies to {}",
+                    spec.name(),
+                    quoted_list(&takers)
+                ),
+            );
+        }
+    }
+    spec.resolve(path, keys)
+}
+
+/// `"a", "b" and "c"`; `"a" only` for one name.
+fn quoted_list(names: &[&str]) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    match q.as_slice() {
+        [] => "no registered algorithm".into(),
+        [one] => format!("{one} only"),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+registry! { $
+    /// The TCP congestion controls, as scenario files name them (`tcp.congestion = ...`).
+    names: CONGESTION_CONTROLS;
+    /// TCP congestion control variant.
+    spec: CongestionSpec by name;
+    /// The congestion control of a connection with its parameters (resolved).
+    cfg: CongestionConfig;
+    /// One connection's algorithm, dispatched statically (no `dyn` on the per-ACK path).
+    #[derive(Clone, Debug)]
+    any: AnyCongestion;
+    context: CongestionKeys; environment: (); dispatch: dispatch_congestion;
+    entries: [
+        Tahoe = "tahoe", "slow start, congestion avoidance, timeouts; no fast retransmit (seed 001's vanilla TCP)":
+            TahoeConfig => Tahoe as Tahoe;
+        Reno = "reno", "tahoe plus fast retransmit and fast recovery (4.3BSD-Reno, RFC 5681)":
+            RenoConfig => Reno as Reno;
+        NewReno = "newreno", "reno that stays in fast recovery over partial ACKs (RFC 6582)":
+            NewRenoConfig => NewReno as NewReno;
+        Sack = "sack", "SACK receiver (RFC 2018) and conservative SACK loss recovery (RFC 6675)":
+            SackConfig => Sack as Sack;
+        NoControl = "none", "no congestion control: limited by the receiver's window only":
+            NoControlConfig => NoControl as NoControl;
+    ]
+}
+
+impl CongestionConfig {
+    /// SACK blocks the receiver sends (0: no SACK option).
+    pub fn sack_blocks(&self) -> usize {
+        dispatch_congestion!(@cfg self, c: T => T::receiver_sack_blocks(c))
+    }
+}
+
+impl AnyCongestion {
+    /// The algorithm `cfg` selects.
+    pub fn new(cfg: &CongestionConfig) -> Self {
+        Self::build(cfg, &())
+    }
+
+    /// See [`CongestionControl::init`].
+    pub fn init(&mut self, w: &mut Window) {
+        dispatch_congestion!(self, c => c.init(w))
+    }
+
+    /// See [`CongestionControl::on_sack`].
+    #[inline]
+    pub fn on_sack(&mut self, seq: Seq, ack: u32, blocks: &[SackBlock]) {
+        dispatch_congestion!(self, c => c.on_sack(seq, ack, blocks))
+    }
+
+    /// See [`CongestionControl::on_new_ack`].
+    #[inline]
+    pub fn on_new_ack(&mut self, w: &mut Window, seq: Seq, ack: u32) -> AckTimer {
+        dispatch_congestion!(self, c => c.on_new_ack(w, seq, ack))
+    }
+
+    /// See [`CongestionControl::on_dup_ack`].
+    #[inline]
+    pub fn on_dup_ack(&mut self, w: &mut Window, seq: Seq, timer_running: bool) -> DupAck {
+        dispatch_congestion!(self, c => c.on_dup_ack(w, seq, timer_running))
+    }
+
+    /// See [`CongestionControl::on_timeout`].
+    #[inline]
+    pub fn on_timeout(&mut self, w: &mut Window, seq: Seq) {
+        dispatch_congestion!(self, c => c.on_timeout(w, seq))
+    }
+
+    /// See [`CongestionControl::next_send`].
+    #[inline]
+    pub fn next_send(&mut self, w: &mut Window, seq: Seq) -> Send {
+        dispatch_congestion!(self, c => c.next_send(w, seq))
+    }
+}
+
+impl Default for CongestionSpec {
+    /// Tahoe, seed 001's "TCP Fast Retransmit and Recovery disabled".
+    fn default() -> Self {
+        CongestionSpec::Tahoe
+    }
 }
 
 impl Default for CongestionConfig {
@@ -362,21 +417,47 @@ mod tests {
     use super::*;
 
     #[test]
-    fn registry_names_are_unique_and_round_trip() {
-        let cfgs = [
-            CongestionConfig::NoControl(NoControlConfig),
-            CongestionConfig::Tahoe(TahoeConfig),
-            CongestionConfig::Reno(RenoConfig::default()),
-            CongestionConfig::NewReno(NewRenoConfig::default()),
-            CongestionConfig::Sack(SackConfig::default()),
-        ];
-        assert_eq!(cfgs.len(), CongestionConfig::NAMES.len());
-        for (cfg, (name, doc)) in cfgs.iter().zip(CongestionConfig::NAMES) {
-            assert_eq!(cfg.name(), *name);
-            assert_eq!(AnyCongestion::new(cfg).name(), *name);
-            assert!(!doc.is_empty());
+    fn every_registered_algorithm_round_trips_through_its_name() {
+        assert_eq!(CongestionSpec::ALL.len(), CONGESTION_CONTROLS.len());
+        let mut sack = 0;
+        for (spec, reg) in CongestionSpec::ALL.iter().zip(CONGESTION_CONTROLS) {
+            let parsed: CongestionSpec = serde_json::from_str(&format!("{:?}", reg.name)).unwrap();
+            assert_eq!(parsed, *spec);
+            let cfg = resolve_congestion(*spec, "tcp.congestion", &CongestionKeys::default())
+                .expect("defaults resolve");
+            assert_eq!(cfg.name(), reg.name);
+            assert_eq!(AnyCongestion::new(&cfg).name(), reg.name);
+            assert!(!reg.doc.is_empty());
+            sack += (cfg.sack_blocks() > 0) as usize;
         }
-        assert_eq!(cfgs.iter().filter(|c| c.sack_blocks() > 0).count(), 1);
+        assert_eq!(sack, 1, "only sack asks the receiver for SACK blocks");
+        assert_eq!(CongestionSpec::default().name(), CongestionConfig::default().name());
+    }
+
+    #[test]
+    fn a_parameter_is_refused_by_the_algorithms_that_do_not_take_it() {
+        let keys = CongestionKeys {
+            dupthresh: (Some(2), "tcp.dupthresh".into()),
+            ..Default::default()
+        };
+        let takes = |s: &CongestionSpec| s.keys().contains(&"dupthresh");
+        assert!(CongestionSpec::ALL.iter().any(takes) && !CongestionSpec::ALL.iter().all(takes));
+        for spec in CongestionSpec::ALL {
+            let r = resolve_congestion(*spec, "tcp.congestion", &keys);
+            if takes(spec) {
+                assert!(r.is_ok(), "{}", spec.name());
+                continue;
+            }
+            let e = r.unwrap_err().to_string();
+            let (_, after) = e.split_once("applies to").expect(&e);
+            assert!(e.contains("tcp.dupthresh") && e.contains(&format!("= \"{}\"", spec.name())), "{e}");
+            for other in CongestionSpec::ALL {
+                let quoted = format!("\"{}\"", other.name());
+                assert_eq!(after.contains(&quoted), takes(other), "{e}");
+            }
+        }
+        assert_eq!(quoted_list(&["a", "b", "c"]), "\"a\", \"b\" and \"c\"");
+        assert_eq!(quoted_list(&["sack"]), "\"sack\" only");
     }
 
     #[test]

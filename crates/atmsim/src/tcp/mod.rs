@@ -5,7 +5,7 @@
 //!   bulk sender with sender-side silly-window avoidance only ever sends full segments.
 //! * [`congestion`]: the congestion-control seam (trait, registry, static dispatch) and the
 //!   algorithms, one file each: [`tahoe`], [`reno`], [`newreno`] (RFC 6582), [`sack`]
-//!   (RFC 2018 / RFC 6675, with its [`scoreboard`]).
+//!   (RFC 2018 / RFC 6675, with its [`scoreboard`]), and [`none`] (no congestion control).
 //! * [`receiver`]: cumulative ACKs, out-of-order segments kept, optional delayed ACKs, SACK
 //!   blocks (RFC 2018) carried to the sender through a per-connection record ring.
 //! * [`rto`]: the Jacobson/Karels retransmission-timeout estimator, on coarse ticks
@@ -14,6 +14,7 @@
 pub mod config;
 pub mod congestion;
 pub mod newreno;
+pub mod none;
 pub mod receiver;
 pub mod reno;
 pub mod rto;

@@ -20,7 +20,11 @@
 //!
 //! No timer-running condition on duplicate ACKs (that is a 4.4BSD detail of Reno).
 
-use super::congestion::{standard_send, AckTimer, CongestionControl, DupAck, Send, Seq, Window};
+use super::congestion::{
+    standard_send, AckTimer, CongestionControl, CongestionKeys, DupAck, Send, Seq, Window,
+};
+use crate::config::ConfigError;
+use crate::registry::ResolveNamed;
 
 /// NewReno's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,6 +36,16 @@ pub struct NewRenoConfig {
 impl Default for NewRenoConfig {
     fn default() -> Self {
         NewRenoConfig { dupthresh: 3 }
+    }
+}
+
+impl ResolveNamed<CongestionKeys> for NewRenoConfig {
+    const KEYS: &'static [&'static str] = &["dupthresh"];
+
+    fn resolve_named(_path: &str, keys: &CongestionKeys) -> Result<Self, ConfigError> {
+        Ok(NewRenoConfig {
+            dupthresh: keys.dupthresh_or(Self::default().dupthresh)?,
+        })
     }
 }
 

@@ -8,7 +8,11 @@
 //! A duplicate ACK while the timer is off resets the count (BSD). A partial ACK ends the
 //! recovery (no NewReno).
 
-use super::congestion::{standard_send, AckTimer, CongestionControl, DupAck, Send, Seq, Window};
+use super::congestion::{
+    standard_send, AckTimer, CongestionControl, CongestionKeys, DupAck, Send, Seq, Window,
+};
+use crate::config::ConfigError;
+use crate::registry::ResolveNamed;
 
 /// Reno's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,6 +24,16 @@ pub struct RenoConfig {
 impl Default for RenoConfig {
     fn default() -> Self {
         RenoConfig { dupthresh: 3 }
+    }
+}
+
+impl ResolveNamed<CongestionKeys> for RenoConfig {
+    const KEYS: &'static [&'static str] = &["dupthresh"];
+
+    fn resolve_named(_path: &str, keys: &CongestionKeys) -> Result<Self, ConfigError> {
+        Ok(RenoConfig {
+            dupthresh: keys.dupthresh_or(Self::default().dupthresh)?,
+        })
     }
 }
 

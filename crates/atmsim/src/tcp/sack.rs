@@ -24,8 +24,11 @@
 //! none either), D-SACK (RFC 2883) generation.
 
 use super::congestion::{
-    standard_send, AckTimer, CongestionControl, DupAck, SackBlock, Send, Seq, Window,
+    standard_send, AckTimer, CongestionControl, CongestionKeys, DupAck, SackBlock, Send, Seq,
+    Window, MAX_SACK_BLOCKS,
 };
+use crate::config::{err, ConfigError};
+use crate::registry::ResolveNamed;
 use super::scoreboard::Scoreboard;
 
 /// SACK's parameters.
@@ -43,6 +46,27 @@ impl Default for SackConfig {
             dupthresh: 3,
             blocks: 3,
         }
+    }
+}
+
+impl ResolveNamed<CongestionKeys> for SackConfig {
+    const KEYS: &'static [&'static str] = &["dupthresh", "sack_blocks"];
+
+    /// `sack_blocks` 1 to 4; a receiver that discards out-of-order segments is refused.
+    fn resolve_named(path: &str, keys: &CongestionKeys) -> Result<Self, ConfigError> {
+        let def = Self::default();
+        let blocks = match keys.sack_blocks.0 {
+            None => def.blocks,
+            Some(b) if (1..=MAX_SACK_BLOCKS as u32).contains(&b) => b as usize,
+            Some(b) => return err(&keys.sack_blocks.1, format!("{b} is not allowed; sack_blocks must be 1 to 4 (RFC 2018: at most 4 fit the TCP options)")),
+        };
+        if keys.keep_out_of_order.0 == Some(false) {
+            return err(&keys.keep_out_of_order.1, format!("false does not go with congestion = \"sack\" (set at {path}): a receiver that discards out-of-order segments has no blocks to report"));
+        }
+        Ok(SackConfig {
+            dupthresh: keys.dupthresh_or(def.dupthresh)?,
+            blocks,
+        })
     }
 }
 

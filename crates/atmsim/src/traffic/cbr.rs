@@ -1,9 +1,32 @@
 //! Constant bit rate source (seed 003 section 5.7): one cell every `1 / rate`.
 
-use super::{Start, TrafficCfg, TrafficModel};
+use super::{positive_rate, SourceEnv, Start, TrafficCfg, TrafficModel};
 use crate::abr::source::cell_interval;
+use crate::cell::ServiceClass;
 use crate::network::CellDir;
+use crate::units::Rate;
+use crate::config::ConfigError;
+use crate::registry::{Build, Resolve};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use atmsim_kernel::{RngStream, Time};
+
+/// `kind = "cbr"`: constant bit rate, one cell every 1/rate.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CbrSpec {
+    /// Cell rate.
+    pub rate: Rate,
+}
+
+impl Resolve<Time> for CbrSpec {
+    type Cfg = CbrCfg;
+    fn resolve(&self, path: &str, _start: &Time) -> Result<CbrCfg, ConfigError> {
+        Ok(CbrCfg {
+            rate: positive_rate(&format!("{path}.rate"), self.rate, "the rate")?,
+        })
+    }
+}
 
 /// Resolved configuration of a CBR source.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,15 +41,20 @@ pub struct Cbr {
     rate: f64,
 }
 
-impl TrafficCfg for CbrCfg {
-    type Model = Cbr;
-
-    fn build(&self, _seed: u64, _conn: &str) -> Cbr {
-        Cbr { rate: self.rate }
+impl Build<CbrCfg, SourceEnv<'_>> for Cbr {
+    fn build(cfg: &CbrCfg, _: &SourceEnv<'_>) -> Self {
+        Cbr { rate: cfg.rate }
     }
+}
 
+impl TrafficCfg for CbrCfg {
     fn demand(&self) -> Option<f64> {
         Some(self.rate)
+    }
+
+    /// Reserved-rate traffic (CBR, VBR) or best effort.
+    fn classes(&self) -> &'static [ServiceClass] {
+        &[ServiceClass::Cbr, ServiceClass::Vbr, ServiceClass::Ubr]
     }
 }
 

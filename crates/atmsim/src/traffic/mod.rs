@@ -1,18 +1,24 @@
-//! Cell-level traffic sources (seed 003 sections 5.2-5.7; seed 004 sections 5.2 and 6).
+//! Traffic sources (seed 003 sections 5.2-5.7; seed 004 sections 5.2 and 6).
 //!
-//! Each kind is one file: its resolved configuration (`...Cfg`, what the scenario layer
-//! builds), and its running state behind [`TrafficModel`], whose hooks have defaults.
-//! One line per kind in the [`traffic_registry!`] list below generates:
+//! Each cell-level kind is one file: its spec (the keys a scenario writes, with
+//! [`Resolve`] against the connection's start: the only place its defaults and ranges are
+//! checked), its resolved configuration (`...Cfg`, implementing [`TrafficCfg`]), and its
+//! running state behind [`TrafficModel`] (hooks with defaults; [`Build`] from the cfg).
+//! One line per kind in the [`registry!`](crate::registry) call below generates:
+//! - [`TrafficSpec`], the tagged spec enum (`traffic = { kind = ... }`, in the JSON Schema);
 //! - [`CellApp`], the resolved configuration enum (what a connection carries);
 //! - [`AnyTraffic`], the running source with static dispatch (no `dyn`);
-//! - [`TRAFFIC_KINDS`], the names with their one-line docs, and [`CellApp::name`].
+//! - [`TRAFFIC_KINDS`], the names with their one-line docs, and `name()` on all three.
+//!
+//! `tcp` is a spec-only kind of the same registry: listed and accepted here, resolved by
+//! `tcp::config` and run by `sim::tcp_host`.
 //!
 //! A source fills the backlog of a connection direction ([`CellDir`]); the end system's
 //! transmitter drains it (`sim::abr_host`). The engine (`sim::cell_host`) calls the
 //! hooks on `Start`, `Gen`, `Think` and message-delivery events.
 //!
-//! Adding a kind: a new file with its `...Cfg` (implementing [`TrafficCfg`]) and its
-//! model (implementing [`TrafficModel`]), and one registry line.
+//! Adding a kind: a new file with its spec, `...Cfg` and model, and one registry line (see
+//! CONTRIBUTING.md).
 
 mod cbr;
 mod on_off;
@@ -21,15 +27,32 @@ mod request_response;
 mod sessions;
 mod video;
 
-pub use cbr::{Cbr, CbrCfg};
-pub use on_off::{OnOff, OnOffCfg};
-pub use persistent::{Persistent, PersistentCfg};
-pub use request_response::{RequestResponse, RequestResponseCfg};
-pub use sessions::{Sessions, SessionsCfg};
-pub use video::{Video, VideoParams};
+pub use cbr::{Cbr, CbrCfg, CbrSpec};
+pub use on_off::{OnOff, OnOffCfg, OnOffSpec};
+pub use persistent::{Persistent, PersistentCfg, PersistentSpec};
+pub use request_response::{RequestResponse, RequestResponseCfg, RequestResponseSpec};
+pub use sessions::{PeriodDistribution, Sessions, SessionsCfg, SessionsSpec};
+pub use video::{FrameArrival, Video, VideoParams, VideoSpec};
 
+use crate::cell::ServiceClass;
+use crate::config::{err, ConfigError};
 use crate::network::CellDir;
+use crate::registry::registry;
+#[cfg(doc)]
+use crate::registry::{Build, Resolve};
+use crate::tcp::config::TcpTrafficSpec;
+use crate::units::{Duration, Rate};
 use atmsim_kernel::{RngStream, Time};
+
+/// Where a source is built: the run seed and the connection's name (its random streams
+/// are named after it).
+#[derive(Clone, Copy, Debug)]
+pub struct SourceEnv<'a> {
+    /// The run seed.
+    pub seed: u64,
+    /// The connection's name.
+    pub conn: &'a str,
+}
 
 /// What a source does when its connection starts.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -54,14 +77,8 @@ pub enum OnMessage {
 }
 
 /// The resolved configuration of a traffic kind: what the engine needs to know before
-/// the run (sizes, demand, shaping), and how to build the running source.
+/// the run (sizes, demand, shaping, service classes).
 pub trait TrafficCfg {
-    /// The running source.
-    type Model: TrafficModel;
-
-    /// The running source of connection `conn` (named for its random streams).
-    fn build(&self, seed: u64, conn: &str) -> Self::Model;
-
     /// Long-run demand of the forward direction in cells/s (None: unbounded), used by
     /// the max-min oracle.
     fn demand(&self) -> Option<f64>;
@@ -84,6 +101,13 @@ pub trait TrafficCfg {
     /// The token-bucket shaper of the forward transmitter, if any.
     fn shaper(&self) -> Option<crate::video::TokenBucket> {
         None
+    }
+
+    /// The service classes the kind may use (`connection.service`), in the order the
+    /// error message lists them. Default: ABR and UBR (sources that need feedback or
+    /// best effort).
+    fn classes(&self) -> &'static [ServiceClass] {
+        &[ServiceClass::Abr, ServiceClass::Ubr]
     }
 }
 
@@ -112,94 +136,109 @@ pub trait TrafficModel {
     }
 }
 
-/// Generates the configuration enum, the running-source enum with static dispatch, and
-/// the list of names with their docs, from one line per kind.
-macro_rules! traffic_registry {
-    ($( $(#[doc = $doc:literal])+ $name:literal => $Variant:ident($Cfg:ty, $Model:ty); )+) => {
-        /// A resolved cell-level application: its kind and configuration.
-        #[derive(Clone, Debug, PartialEq)]
-        pub enum CellApp {
-            $( $(#[doc = $doc])+ $Variant($Cfg), )+
-        }
-
-        /// A running cell-level source (static dispatch to its kind's model).
-        #[derive(Debug)]
-        pub enum AnyTraffic {
-            $( $(#[doc = $doc])+ $Variant($Model), )+
-        }
-
-        /// Registered traffic kinds: name as written in a scenario, one-line doc.
-        pub const TRAFFIC_KINDS: &[(&str, &str)] = &[ $( ($name, concat!($($doc),+)), )+ ];
-
-        impl CellApp {
-            /// The kind's name (as written in a scenario and in results).
-            pub fn name(&self) -> &'static str {
-                match self { $( CellApp::$Variant(_) => $name, )+ }
-            }
-            /// See [`TrafficCfg::demand`].
-            pub fn demand(&self) -> Option<f64> {
-                match self { $( CellApp::$Variant(c) => c.demand(), )+ }
-            }
-            /// See [`TrafficCfg::message_cells`].
-            pub fn message_cells(&self) -> [u32; 2] {
-                match self { $( CellApp::$Variant(c) => c.message_cells(), )+ }
-            }
-            /// See [`TrafficCfg::reverse_sends`].
-            pub fn reverse_sends(&self) -> bool {
-                match self { $( CellApp::$Variant(c) => c.reverse_sends(), )+ }
-            }
-            /// See [`TrafficCfg::signals_per_session`].
-            pub fn signals_per_session(&self) -> bool {
-                match self { $( CellApp::$Variant(c) => c.signals_per_session(), )+ }
-            }
-            /// See [`TrafficCfg::shaper`].
-            pub fn shaper(&self) -> Option<crate::video::TokenBucket> {
-                match self { $( CellApp::$Variant(c) => c.shaper(), )+ }
-            }
-            /// The running source of connection `conn`.
-            pub fn build(&self, seed: u64, conn: &str) -> AnyTraffic {
-                match self { $( CellApp::$Variant(c) => AnyTraffic::$Variant(c.build(seed, conn)), )+ }
-            }
-        }
-
-        impl TrafficModel for AnyTraffic {
-            #[inline]
-            fn start(&mut self, now: Time, fwd: &mut CellDir, rng: &mut RngStream) -> Start {
-                match self { $( AnyTraffic::$Variant(m) => m.start(now, fwd, rng), )+ }
-            }
-            #[inline]
-            fn on_gen(&mut self, now: Time, dir: &mut CellDir) -> Option<Time> {
-                match self { $( AnyTraffic::$Variant(m) => m.on_gen(now, dir), )+ }
-            }
-            #[inline]
-            fn on_think(&mut self, fwd: &mut CellDir) {
-                match self { $( AnyTraffic::$Variant(m) => m.on_think(fwd), )+ }
-            }
-            #[inline]
-            fn on_message(&mut self, now: Time, reverse: bool, dirs: &mut [CellDir; 2]) -> OnMessage {
-                match self { $( AnyTraffic::$Variant(m) => m.on_message(now, reverse, dirs), )+ }
-            }
-            #[inline]
-            fn next_period(&mut self, opening: bool, rng: &mut RngStream) -> Time {
-                match self { $( AnyTraffic::$Variant(m) => m.next_period(opening, rng), )+ }
-            }
-        }
-    };
+registry! { $
+    /// The traffic kinds, as scenario files name them (`traffic = { kind = ... }`).
+    names: TRAFFIC_KINDS;
+    /// The traffic of a connection, chosen by `kind`.
+    spec: TrafficSpec;
+    /// A resolved cell-level application: its kind and configuration.
+    cfg: CellApp;
+    /// A running cell-level source (static dispatch to its kind's model).
+    #[derive(Debug)]
+    any: AnyTraffic;
+    context: Time; environment: SourceEnv<'_>; dispatch: dispatch_traffic;
+    spec_only: [
+        Tcp = "tcp", "TCP over UBR or ABR: bulk transfer, or application = periodic (seed 002)":
+            TcpTrafficSpec;
+    ]
+    entries: [
+        Persistent = "persistent", "always has cells; with a cap, at most a given rate until a given time (seed 003 5.7.2)":
+            PersistentSpec => Persistent as Persistent;
+        RequestResponse = "request_response", "request/response exchanges with a think time between them (seed 003 5.7.1)":
+            RequestResponseSpec => RequestResponse as RequestResponse;
+        OnOff = "on_off", "deterministic on/off at a peak rate (seed 003 5.6)":
+            OnOffSpec => OnOff as OnOff;
+        Cbr = "cbr", "constant bit rate: one cell every 1/rate":
+            CbrSpec => Cbr as Cbr;
+        Sessions = "sessions", "greedy while open; the connection opens and closes (seed 004 section 6)":
+            SessionsSpec => Sessions as Sessions;
+        Video = "video", "Heyman DAR(1) video through a token bucket (seed 004 section 5.2)":
+            VideoSpec => Video as Video;
+    ]
 }
 
-traffic_registry! {
-    /// Always has cells; with a cap, at most a given rate until a given time.
-    "persistent" => Persistent(PersistentCfg, Persistent);
-    /// Request/response exchanges with a think time between them.
-    "request_response" => RequestResponse(RequestResponseCfg, RequestResponse);
-    /// Deterministic on/off at a peak rate.
-    "on_off" => OnOff(OnOffCfg, OnOff);
-    /// Constant bit rate.
-    "cbr" => Cbr(CbrCfg, Cbr);
-    /// Greedy while open; the connection opens and closes (seed 004 section 6).
-    "sessions" => Sessions(SessionsCfg, Sessions);
-    /// Heyman DAR(1) video through a token bucket (seed 004 section 5.2).
-    "video" => Video(VideoParams, Video);
+impl CellApp {
+    /// See [`TrafficCfg::demand`].
+    pub fn demand(&self) -> Option<f64> {
+        dispatch_traffic!(@cfg self, c => c.demand())
+    }
+    /// See [`TrafficCfg::message_cells`].
+    pub fn message_cells(&self) -> [u32; 2] {
+        dispatch_traffic!(@cfg self, c => c.message_cells())
+    }
+    /// See [`TrafficCfg::reverse_sends`].
+    pub fn reverse_sends(&self) -> bool {
+        dispatch_traffic!(@cfg self, c => c.reverse_sends())
+    }
+    /// See [`TrafficCfg::signals_per_session`].
+    pub fn signals_per_session(&self) -> bool {
+        dispatch_traffic!(@cfg self, c => c.signals_per_session())
+    }
+    /// See [`TrafficCfg::shaper`].
+    pub fn shaper(&self) -> Option<crate::video::TokenBucket> {
+        dispatch_traffic!(@cfg self, c => c.shaper())
+    }
+    /// See [`TrafficCfg::classes`].
+    pub fn classes(&self) -> &'static [ServiceClass] {
+        dispatch_traffic!(@cfg self, c => c.classes())
+    }
+    /// The running source of connection `conn` in a run with seed `seed`.
+    pub fn build(&self, seed: u64, conn: &str) -> AnyTraffic {
+        AnyTraffic::build(self, &SourceEnv { seed, conn })
+    }
+}
+
+impl TrafficModel for AnyTraffic {
+    #[inline]
+    fn start(&mut self, now: Time, fwd: &mut CellDir, rng: &mut RngStream) -> Start {
+        dispatch_traffic!(self, m => m.start(now, fwd, rng))
+    }
+    #[inline]
+    fn on_gen(&mut self, now: Time, dir: &mut CellDir) -> Option<Time> {
+        dispatch_traffic!(self, m => m.on_gen(now, dir))
+    }
+    #[inline]
+    fn on_think(&mut self, fwd: &mut CellDir) {
+        dispatch_traffic!(self, m => m.on_think(fwd))
+    }
+    #[inline]
+    fn on_message(&mut self, now: Time, reverse: bool, dirs: &mut [CellDir; 2]) -> OnMessage {
+        dispatch_traffic!(self, m => m.on_message(now, reverse, dirs))
+    }
+    #[inline]
+    fn next_period(&mut self, opening: bool, rng: &mut RngStream) -> Time {
+        dispatch_traffic!(self, m => m.next_period(opening, rng))
+    }
+}
+
+/// A rate above 0 (and finite) at key path `key`, in cells/s. NaN is refused too.
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
+pub fn positive_rate(key: &str, r: Rate, what: &str) -> Result<f64, ConfigError> {
+    if !(r.cells_per_sec() > 0.0) || !r.bps().is_finite() {
+        return err(
+            key,
+            format!("{r} is not allowed; {what} must be above 0 bps"),
+        );
+    }
+    Ok(r.cells_per_sec())
+}
+
+/// A period longer than 0 s at key path `key`.
+pub fn positive_time(key: &str, d: Duration) -> Result<Time, ConfigError> {
+    if d.ps() == 0 {
+        return err(key, "must be longer than 0 s");
+    }
+    Ok(d.ps())
 }
 
 #[cfg(test)]
@@ -208,12 +247,13 @@ mod tests {
 
     #[test]
     fn every_kind_is_listed_once_with_a_doc() {
-        let mut names: Vec<&str> = TRAFFIC_KINDS.iter().map(|(n, _)| *n).collect();
-        assert_eq!(names.len(), 6);
+        let mut names: Vec<&str> = TRAFFIC_KINDS.iter().map(|r| r.name).collect();
+        assert_eq!(names[0], "tcp", "the spec-only kind is listed first");
+        let n = names.len();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 6);
-        assert!(TRAFFIC_KINDS.iter().all(|(_, d)| !d.trim().is_empty()));
+        assert_eq!(names.len(), n);
+        assert!(TRAFFIC_KINDS.iter().all(|r| !r.doc.trim().is_empty()));
     }
 
     #[test]
@@ -221,5 +261,16 @@ mod tests {
         let app = CellApp::Cbr(CbrCfg { rate: 10.0 });
         assert_eq!(app.name(), "cbr");
         assert_eq!(app.demand(), Some(10.0));
+        assert_eq!(app.build(1, "c").name(), "cbr");
+    }
+
+    #[test]
+    fn tcp_is_accepted_but_resolved_elsewhere() {
+        let t: TrafficSpec = serde_json::from_str(r#"{"kind": "tcp"}"#).unwrap();
+        assert_eq!(t.name(), "tcp");
+        assert_eq!(t.resolve("connection[0].traffic", &0), Ok(None));
+        let c: TrafficSpec = serde_json::from_str(r#"{"kind": "cbr", "rate": "1 Mbps"}"#).unwrap();
+        let app = c.resolve("connection[0].traffic", &0).unwrap().unwrap();
+        assert_eq!(app.name(), c.name());
     }
 }

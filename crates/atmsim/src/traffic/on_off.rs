@@ -2,10 +2,45 @@
 //! each on period, nothing during the off periods; the first on period starts after
 //! `phase`.
 
-use super::{Start, TrafficCfg, TrafficModel};
+use super::{positive_rate, positive_time, SourceEnv, Start, TrafficCfg, TrafficModel};
 use crate::abr::source::cell_interval;
+use crate::cell::ServiceClass;
 use crate::network::CellDir;
+use crate::units::{Duration, Rate};
+use crate::config::ConfigError;
+use crate::registry::{Build, Resolve};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use atmsim_kernel::{RngStream, Time};
+
+/// `kind = "on_off"`: deterministic on/off source: cells at `peak_rate` during `on`,
+/// silence during `off`, the first on period starting at `phase` after the connection's
+/// start (seed 003 5.6).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffSpec {
+    /// Cell rate while on.
+    pub peak_rate: Rate,
+    /// On period.
+    pub on: Duration,
+    /// Off period.
+    pub off: Duration,
+    /// Offset of the first on period (default `"0 s"`).
+    #[serde(default)]
+    pub phase: Option<Duration>,
+}
+
+impl Resolve<Time> for OnOffSpec {
+    type Cfg = OnOffCfg;
+    fn resolve(&self, path: &str, _start: &Time) -> Result<OnOffCfg, ConfigError> {
+        Ok(OnOffCfg {
+            peak: positive_rate(&format!("{path}.peak_rate"), self.peak_rate, "the peak rate")?,
+            on: positive_time(&format!("{path}.on"), self.on)?,
+            off: self.off.ps(),
+            phase: self.phase.map(|d| d.ps()).unwrap_or(0),
+        })
+    }
+}
 
 /// Resolved configuration of an on/off source.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,18 +63,23 @@ pub struct OnOff {
     on_end: Time,
 }
 
-impl TrafficCfg for OnOffCfg {
-    type Model = OnOff;
-
-    fn build(&self, _seed: u64, _conn: &str) -> OnOff {
+impl Build<OnOffCfg, SourceEnv<'_>> for OnOff {
+    fn build(cfg: &OnOffCfg, _: &SourceEnv<'_>) -> Self {
         OnOff {
-            cfg: self.clone(),
+            cfg: cfg.clone(),
             on_end: 0,
         }
     }
+}
 
+impl TrafficCfg for OnOffCfg {
     fn demand(&self) -> Option<f64> {
         Some(self.peak * self.on as f64 / (self.on + self.off) as f64)
+    }
+
+    /// Any class.
+    fn classes(&self) -> &'static [ServiceClass] {
+        &[ServiceClass::Vbr, ServiceClass::Cbr, ServiceClass::Abr, ServiceClass::Ubr]
     }
 }
 

@@ -2,10 +2,60 @@
 //! at no more than the cap's rate until the cap ends (an ACR-retaining source), then is
 //! greedy.
 
-use super::{Start, TrafficCfg, TrafficModel};
+use super::{positive_rate, SourceEnv, Start, TrafficCfg, TrafficModel};
 use crate::abr::source::cell_interval;
+use crate::config::err;
 use crate::network::CellDir;
+use crate::units::{Duration, Rate};
+use crate::config::ConfigError;
+use crate::registry::{Build, Resolve};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use atmsim_kernel::{RngStream, Time};
+
+/// `kind = "persistent"`: a persistent (greedy) cell source: always has cells to send (seed
+/// 003, section 3). With `rate_cap` it is an ACR-retaining source: its application hands
+/// cells no faster than `rate_cap` until `cap_until`, then as fast as it is allowed (seed
+/// 003, 5.7.2).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PersistentSpec {
+    /// Application rate limit (default: none).
+    #[serde(default)]
+    pub rate_cap: Option<Rate>,
+    /// When the limit ends (default: never, if `rate_cap` is set).
+    #[serde(default)]
+    pub cap_until: Option<Duration>,
+}
+
+impl Resolve<Time> for PersistentSpec {
+    type Cfg = PersistentCfg;
+    /// The cap: a rate above 0, until an optional time after the connection's start.
+    fn resolve(&self, path: &str, start: &Time) -> Result<PersistentCfg, ConfigError> {
+        let cap = match (self.rate_cap, self.cap_until) {
+            (None, None) => None,
+            (None, Some(_)) => {
+                return err(
+                    format!("{path}.cap_until"),
+                    "is set without rate_cap; give the application's rate limit too",
+                )
+            }
+            (Some(r), u) => {
+                let rate = positive_rate(&format!("{path}.rate_cap"), r, "a rate cap")?;
+                if let Some(u) = u {
+                    if u.ps() <= *start {
+                        return err(
+                            format!("{path}.cap_until"),
+                            format!("{u} is not after the connection's start"),
+                        );
+                    }
+                }
+                Some((rate, u.map(|d| d.ps())))
+            }
+        };
+        Ok(PersistentCfg { cap })
+    }
+}
 
 /// Resolved configuration of a persistent source.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,13 +70,13 @@ pub struct Persistent {
     cap: Option<(f64, Option<Time>)>,
 }
 
-impl TrafficCfg for PersistentCfg {
-    type Model = Persistent;
-
-    fn build(&self, _seed: u64, _conn: &str) -> Persistent {
-        Persistent { cap: self.cap }
+impl Build<PersistentCfg, SourceEnv<'_>> for Persistent {
+    fn build(cfg: &PersistentCfg, _: &SourceEnv<'_>) -> Self {
+        Persistent { cap: cfg.cap }
     }
+}
 
+impl TrafficCfg for PersistentCfg {
     /// A cap counts only if it never ends.
     fn demand(&self) -> Option<f64> {
         match self.cap {

@@ -2,9 +2,57 @@
 //! `request` cells; when it has arrived the server answers with `response` cells; when
 //! the response has arrived the client thinks for `think`, then asks again.
 
-use super::{OnMessage, Start, TrafficCfg, TrafficModel};
+use super::{OnMessage, SourceEnv, Start, TrafficCfg, TrafficModel};
+use crate::config::err;
 use crate::network::CellDir;
+use crate::units::{CellCount, Duration};
+use crate::config::ConfigError;
+use crate::registry::{Build, Resolve};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use atmsim_kernel::{RngStream, Time};
+
+/// `kind = "request_response"`: the source sends a request of `request` cells; when the
+/// destination has received it, it answers with `response` cells on the reverse direction;
+/// when the whole response has arrived the source waits `think_time` and asks again (seed
+/// 003, section 5.7.1). Both directions are sources and destinations.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RequestResponseSpec {
+    /// Request size (default `"16 cells"`).
+    #[serde(default)]
+    pub request: Option<CellCount>,
+    /// Response size, e.g. `"128 cells"`.
+    pub response: CellCount,
+    /// Pause between the end of a response and the next request (default `"0 s"`).
+    #[serde(default)]
+    pub think_time: Option<Duration>,
+}
+
+impl Resolve<Time> for RequestResponseSpec {
+    type Cfg = RequestResponseCfg;
+    /// Request and response of at least 1 cell (request default 16 cells); think time.
+    fn resolve(&self, path: &str, _start: &Time) -> Result<RequestResponseCfg, ConfigError> {
+        let request = self.request.map(|c| c.0).unwrap_or(16);
+        if request == 0 {
+            return err(
+                format!("{path}.request"),
+                "0 cells is not allowed; a request is at least 1 cell",
+            );
+        }
+        if self.response.0 == 0 {
+            return err(
+                format!("{path}.response"),
+                "0 cells is not allowed; a response is at least 1 cell",
+            );
+        }
+        Ok(RequestResponseCfg {
+            request,
+            response: self.response.0,
+            think: self.think_time.map(|d| d.ps()).unwrap_or(0),
+        })
+    }
+}
 
 /// Resolved configuration of a request/response exchange.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,13 +71,13 @@ pub struct RequestResponse {
     cfg: RequestResponseCfg,
 }
 
-impl TrafficCfg for RequestResponseCfg {
-    type Model = RequestResponse;
-
-    fn build(&self, _seed: u64, _conn: &str) -> RequestResponse {
-        RequestResponse { cfg: self.clone() }
+impl Build<RequestResponseCfg, SourceEnv<'_>> for RequestResponse {
+    fn build(cfg: &RequestResponseCfg, _: &SourceEnv<'_>) -> Self {
+        RequestResponse { cfg: cfg.clone() }
     }
+}
 
+impl TrafficCfg for RequestResponseCfg {
     /// No steady demand: outside the max-min allocation.
     fn demand(&self) -> Option<f64> {
         Some(0.0)

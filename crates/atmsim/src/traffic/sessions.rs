@@ -2,9 +2,52 @@
 //! closes, with fixed or exponential open and closed periods. Opening and closing are
 //! signalled to the ports on the route (`sim::cell_host`).
 
-use super::{Start, TrafficCfg, TrafficModel};
+use super::{positive_time, SourceEnv, Start, TrafficCfg, TrafficModel};
 use crate::network::CellDir;
+use crate::units::Duration;
+use crate::config::ConfigError;
+use crate::registry::{Build, Resolve};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use atmsim_kernel::{RngStream, Time};
+
+/// `kind = "sessions"`: a greedy cell source whose connection opens and closes (seed 004
+/// section 6): open and sending as fast as it is allowed for an on period, closed
+/// (signalled to the switches, sending nothing) for an off period, alternately from its
+/// start. Each opening starts the ABR source again from ICR.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsSpec {
+    /// Mean (or fixed) on period, e.g. `"100 ms"`.
+    pub on: Duration,
+    /// Mean (or fixed) off period.
+    pub off: Duration,
+    /// `exponential` (default) or `fixed` periods.
+    #[serde(default)]
+    pub distribution: Option<PeriodDistribution>,
+}
+
+/// How on and off periods are drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PeriodDistribution {
+    /// Exponential with the given mean.
+    #[default]
+    Exponential,
+    /// Exactly the given length.
+    Fixed,
+}
+
+impl Resolve<Time> for SessionsSpec {
+    type Cfg = SessionsCfg;
+    fn resolve(&self, path: &str, _start: &Time) -> Result<SessionsCfg, ConfigError> {
+        Ok(SessionsCfg {
+            on: positive_time(&format!("{path}.on"), self.on)?,
+            off: positive_time(&format!("{path}.off"), self.off)?,
+            exponential: self.distribution.unwrap_or_default() == PeriodDistribution::Exponential,
+        })
+    }
+}
 
 /// Resolved configuration of a sessions source.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,13 +66,13 @@ pub struct Sessions {
     cfg: SessionsCfg,
 }
 
-impl TrafficCfg for SessionsCfg {
-    type Model = Sessions;
-
-    fn build(&self, _seed: u64, _conn: &str) -> Sessions {
-        Sessions { cfg: self.clone() }
+impl Build<SessionsCfg, SourceEnv<'_>> for Sessions {
+    fn build(cfg: &SessionsCfg, _: &SourceEnv<'_>) -> Self {
+        Sessions { cfg: cfg.clone() }
     }
+}
 
+impl TrafficCfg for SessionsCfg {
     fn demand(&self) -> Option<f64> {
         None
     }
