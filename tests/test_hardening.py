@@ -360,3 +360,156 @@ def test_fuzz_short():
                         "--seed", os.environ.get("ATMSIM_FUZZ_SEED", str(int(time.time()) % 1000)), "--cli", "25"],
                        capture_output=True, text=True, env=ENV, timeout=seconds + 120)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ---------------------------------------------------------------- per-point limits in the sweep file
+
+
+def _limited_sweep(tmp_path: Path, limits: str, durations: str = '["20 ms", "500 s"]') -> Path:
+    f = tmp_path / "lim.toml"
+    f.write_text(f'name = "t"\n[base]\nscenario = "{SMALL}"\n[sweep]\nseeds = 1\n{limits}\n'
+                 f'[sweep.parameters]\n"measurement.duration" = {durations}\n')
+    return f
+
+
+def test_the_sweep_file_sets_the_per_point_time_limit(tmp_path):
+    f = _limited_sweep(tmp_path, 'point_timeout = "1 s"')
+    from atmsim.sweeps import load_sweep_file
+
+    spec = load_sweep_file(f)
+    assert spec.point_timeout == 1.0 and spec.point_memory is None
+    assert "per-point limits: 1 s of wall time" in spec.describe()
+    t0 = time.monotonic()
+    res = atmsim.sweep(f, out=tmp_path / "s", workers=2, progress=False)
+    assert time.monotonic() - t0 < 60
+    assert len(res.ok) == 1 and len(res.failed) == 1, res.df
+    assert res.failed.error_type[0] == "PointTimeout" and "time limit of 1 s" in res.failed.error[0]
+
+
+def test_the_sweep_file_sets_the_per_point_memory_limit(tmp_path):
+    f = _limited_sweep(tmp_path, 'point_memory = "1 MiB"\n', durations='["0.2 s"]').read_text()
+    f = f.replace('"measurement.duration" = ["0.2 s"]', '"measurement.duration" = ["0.2 s"]\n'
+                  '"measurement.sample_interval" = ["2 us"]')
+    (tmp_path / "mem.toml").write_text(f)
+    res = atmsim.sweep(tmp_path / "mem.toml", out=tmp_path / "s", workers=1, progress=False)
+    assert len(res.failed) == 1 and res.failed.error_type[0] == "PointMemory", res.df
+    assert "memory limit of 1 MiB" in res.failed.error[0]
+
+
+def test_the_options_override_the_sweep_file(tmp_path):
+    # The file's 1 ms would fail the 20 ms point too; the option's 60 s lets it run.
+    f = _limited_sweep(tmp_path, 'point_timeout = 0.001', durations='["20 ms"]')
+    r = cli("sweep", str(f), "--out", str(tmp_path / "s"), "--point-timeout", "60", "--no-progress")
+    no_traceback(r)
+    assert r.returncode == 0, r.stderr
+    res = atmsim.load_sweep(tmp_path / "s")
+    assert len(res.ok) == 1
+
+
+@pytest.mark.parametrize("limits, words", [
+    ('point_timeout = 0', ["sweep.point_timeout = 0", "above 0 s"]),
+    ('point_timeout = -5', ["sweep.point_timeout = -5", "above 0 s"]),
+    ('point_timeout = nan', ["sweep.point_timeout = nan", "above 0 s"]),
+    ('point_timeout = inf', ["sweep.point_timeout = inf", "below 1e9 s"]),
+    ('point_timeout = "1e12 s"', ["sweep.point_timeout", "1e12 s", "below 1e9 s"]),
+    ('point_timeout = "10 fortnights"', ["sweep.point_timeout", "unknown unit 'fortnights'", "ms, s, min, h"]),
+    ('point_timeout = true', ["sweep.point_timeout = true", "a number of seconds"]),
+    ('point_timeout = [1]', ["sweep.point_timeout = [1]", "a number of seconds"]),
+    ('point_memory = 0.5', ["sweep.point_memory = 0.5", "from 1 MiB to 1 PiB"]),
+    ('point_memory = "2 PiB"', ["sweep.point_memory", "unknown unit 'PiB'", "GiB"]),
+    ('point_memory = "1e30 B"', ["sweep.point_memory", "from 1 MiB to 1 PiB"]),
+    ('point_memory = "lots"', ["sweep.point_memory", "a number of MiB"]),
+    (f'point_memory = "{"9" * 5000} GiB"', ["sweep.point_memory", "characters)"]),
+    ('point_limit = 5', ["sweep.point_limit: unknown key", "point_timeout, point_memory"]),
+])
+def test_bad_limits_in_the_sweep_file_get_one_clear_error(tmp_path, limits, words):
+    f = _limited_sweep(tmp_path, limits)
+    r = cli("sweep", str(f), "--out", str(tmp_path / "s"), "--dry-run")
+    no_traceback(r)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and len(lines[0]) < 400, r.stderr
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize("option, value, words", [
+    ("--point-memory", "nan", ["--point-memory", "nan", "MiB"]),  # was an internal error (int(nan))
+    ("--point-memory", "inf", ["--point-memory", "inf", "MiB"]),  # was an internal error (OverflowError)
+    ("--point-memory", "0.5", ["--point-memory", "from 1 MiB"]),
+    ("--point-timeout", "inf", ["--point-timeout", "inf"]),
+    ("--point-timeout", "0", ["--point-timeout", "above 0 s"]),
+])
+def test_bad_limit_options_get_one_clear_error(tmp_path, option, value, words):
+    r = cli("sweep", str(_tiny_sweep(tmp_path, seeds=1)), "--out", str(tmp_path / "s"), f"{option}={value}")
+    no_traceback(r)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    for w in words:
+        assert w in r.stderr, (w, r.stderr)
+
+
+def test_a_memory_limit_in_the_file_needs_the_local_backend(tmp_path):
+    f = _limited_sweep(tmp_path, 'point_memory = "512 MiB"', durations='["20 ms"]')
+    with pytest.raises(atmsim.SweepError, match=r"sweep.point_memory = 512 MiB: .*local backend .*'threads'"):
+        atmsim.sweep(f, out=tmp_path / "s", backend="threads", progress=False)
+    assert not (tmp_path / "s").exists()
+
+
+# ---------------------------------------------------------------- two sweeps, Ctrl-C
+
+
+def test_a_second_sweep_process_on_a_busy_store_is_refused(tmp_path):
+    """Two `atmsim sweep` processes on one store: the second is refused with one line, exit
+    2, and the first finishes unharmed."""
+    f = _limited_sweep(tmp_path, "", durations='["20 ms", "30 s"]')
+    out = tmp_path / "s"
+    first = subprocess.Popen([sys.executable, "-m", "atmsim.cli", "sweep", str(f), "--out", str(out), "--workers", "1",
+                              "--no-progress", "--point-timeout", "4"], env=ENV, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (out / "manifest.json").exists():
+            time.sleep(0.05)
+        assert (out / "manifest.json").exists()
+        second = cli("sweep", str(f), "--out", str(out), "--no-progress")
+        no_traceback(second)
+        assert second.returncode == 2, second.stderr
+        assert second.stderr.strip().splitlines() == [
+            f"atmsim: error: another atmsim sweep is writing to {str(out)!r}; wait for it to finish or give another --out"]
+        _, err = first.communicate(timeout=120)
+    finally:
+        first.kill()
+    assert first.returncode == 1, err  # the 30 s point passes its 4 s limit
+    res = atmsim.load_sweep(out)
+    assert len(res.ok) == 1 and res.failed.error_type.tolist() == ["PointTimeout"]
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
+def test_ctrl_c_stops_atmsim_run_at_once(tmp_path):
+    """SIGINT to `atmsim run` of a long scenario (issue 18: it ran on 15 s after it): exit 130
+    within a second, one line, and no half-written --out."""
+    import signal
+
+    sc = atmsim.load_scenario(SMALL)
+    sc["measurement"]["duration"] = "1000 s"
+    f = tmp_path / "long.toml"
+    f.write_text(atmsim.to_toml(sc))
+    out = tmp_path / "res"
+    p = subprocess.Popen([sys.executable, "-m", "atmsim.cli", "run", str(f), "--out", str(out), "--no-plot"],
+                         env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as in a terminal
+    try:
+        time.sleep(3)  # past start-up, into the run
+        assert p.poll() is None
+        os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group
+        t0 = time.monotonic()
+        _, err = p.communicate(timeout=30)
+        took = time.monotonic() - t0
+    finally:
+        p.kill()
+    no_traceback(subprocess.CompletedProcess([], p.returncode, "", err))
+    assert p.returncode == 130, err
+    assert took < 1.0, f"{took:.2f} s"
+    assert err.strip().splitlines()[-1] == "atmsim: interrupted", err
+    assert not out.exists() and not list(tmp_path.glob(".res*"))
