@@ -132,8 +132,42 @@ def test_max_wall_stops_a_run():
 def test_bad_budgets_are_refused():
     with pytest.raises(ValueError, match="max_events"):
         atmsim.run(SMALL, max_events=0)
+    with pytest.raises(ValueError, match="max_events"):
+        atmsim.run(SMALL, max_events=2**64)  # was an OverflowError from the extension
     with pytest.raises(ValueError, match="max_wall"):
         atmsim.run(SMALL, max_wall=-1)
+    r = cli("run", str(SMALL), "--max-events", str(2**70))
+    no_traceback(r)
+    assert r.returncode == 2 and "--max-events" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_watched_bounded_run_gives_the_same_results():
+    """Bounded runs are watched now (for Ctrl-C): the events, and so the results, are those
+    of the unwatched bounded run."""
+    from atmsim import _core
+
+    text = json.dumps(atmsim.load_scenario(SMALL))
+    for budget in ({"max_events": 20_000}, {"max_events": 10**12, "max_wall": 100.0}):
+        plain = json.loads(_core.run_json(text, **budget))
+        watched = json.loads(_core.run_json_watched(text, None, **budget))
+        for r in (plain, watched):
+            for k in ("wall_seconds", "cell_hops_per_second", "events_per_second"):
+                r["summary"].pop(k)
+        assert plain == watched
+
+
+def test_a_real_engine_panic_is_one_line_with_the_scenario_saved(tmp_path):
+    """A panic inside the extension (ATMSIM_DEBUG_PANIC makes one) reaches the user as one
+    line, exit status 3, with the scenario saved; never "panicked" or a backtrace."""
+    r = subprocess.run([sys.executable, "-m", "atmsim.cli", "run", str(SMALL)], capture_output=True, text=True,
+                       timeout=120, env=dict(ENV, ATMSIM_DEBUG_PANIC="1"))
+    no_traceback(r)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 3 and len(lines) == 1, r.stderr
+    assert "internal error" in lines[0] and "ATMSIM_DEBUG_PANIC is set" in lines[0] and "lib.rs" in lines[0], lines
+    saved = lines[0].split("the scenario is saved in ")[1].split()[0]
+    assert json.loads(Path(saved).read_text())["name"] == atmsim.load_scenario(SMALL)["name"]
+    os.unlink(saved)
 
 
 def test_cli_says_partial(tmp_path):
@@ -145,19 +179,47 @@ def test_cli_says_partial(tmp_path):
 # ---------------------------------------------------------------- I/O faults
 
 
-@pytest.mark.skipif(IS_ROOT, reason="root writes to read-only directories")
-def test_run_out_on_a_read_only_directory(tmp_path):
+@pytest.fixture
+def read_only_dir(tmp_path):
+    """A directory nobody may write into: mode 555, or for root (who ignores modes) the
+    immutable attribute (chattr +i; skipped where the file system has none)."""
     ro = tmp_path / "ro"
     ro.mkdir()
-    ro.chmod(0o555)
-    try:
-        r = cli("run", str(SMALL), "--out", str(ro / "res"), "--no-plot")
-    finally:
+    if IS_ROOT:
+        if subprocess.run(["chattr", "+i", str(ro)], capture_output=True).returncode != 0:
+            pytest.skip("root, and no chattr +i here")
+        yield ro
+        subprocess.run(["chattr", "-i", str(ro)], check=True)
+    else:
+        ro.chmod(0o555)
+        yield ro
         ro.chmod(0o755)
+
+
+def test_run_out_on_a_read_only_directory(read_only_dir):
+    ro = read_only_dir
+    r = cli("run", str(SMALL), "--out", str(ro / "res"), "--no-plot")
     no_traceback(r)
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("atmsim:")]
     assert r.returncode == 1 and len(lines) == 1 and str(ro) in lines[0], r.stderr
     assert not any(ro.iterdir())
+
+
+def test_sweep_out_on_a_read_only_directory(read_only_dir, tmp_path):
+    ro = read_only_dir
+    r = cli("sweep", str(_tiny_sweep(tmp_path, seeds=1)), "--out", str(ro / "s"), "--no-progress")
+    no_traceback(r)
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("atmsim:")]
+    assert r.returncode == 1 and len(lines) == 1 and str(ro / "s") in lines[0], r.stderr
+    assert not any(ro.iterdir())
+
+
+def test_out_under_a_missing_parent_directory_is_made(tmp_path):
+    """A missing parent directory is created (for run and sweep alike), not an error."""
+    r = cli("sweep", str(_tiny_sweep(tmp_path, seeds=1)), "--out", str(tmp_path / "no" / "such" / "s"),
+            "--no-progress", "--backend", "threads")
+    no_traceback(r)
+    assert r.returncode == 0 and (tmp_path / "no" / "such" / "s" / "manifest.json").is_file(), r.stderr
 
 
 def _file_size_limit(n: int):
@@ -486,9 +548,11 @@ def test_a_second_sweep_process_on_a_busy_store_is_refused(tmp_path):
 
 
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
-def test_ctrl_c_stops_atmsim_run_at_once(tmp_path):
+@pytest.mark.parametrize("budget", [[], ["--max-wall", "600"], ["--max-events", "1000000000000"]])
+def test_ctrl_c_stops_atmsim_run_at_once(tmp_path, budget):
     """SIGINT to `atmsim run` of a long scenario (issue 18: it ran on 15 s after it): exit 130
-    within a second, one line, and no half-written --out."""
+    within a second, one line, and no half-written --out; bounded runs too (they were not
+    watched, and ran on to their bound)."""
     import signal
 
     sc = atmsim.load_scenario(SMALL)
@@ -496,7 +560,7 @@ def test_ctrl_c_stops_atmsim_run_at_once(tmp_path):
     f = tmp_path / "long.toml"
     f.write_text(atmsim.to_toml(sc))
     out = tmp_path / "res"
-    p = subprocess.Popen([sys.executable, "-m", "atmsim.cli", "run", str(f), "--out", str(out), "--no-plot"],
+    p = subprocess.Popen([sys.executable, "-m", "atmsim.cli", "run", str(f), "--out", str(out), "--no-plot", *budget],
                          env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as in a terminal
     try:
@@ -513,3 +577,42 @@ def test_ctrl_c_stops_atmsim_run_at_once(tmp_path):
     assert took < 1.0, f"{took:.2f} s"
     assert err.strip().splitlines()[-1] == "atmsim: interrupted", err
     assert not out.exists() and not list(tmp_path.glob(".res*"))
+
+
+# ---------------------------------------------------------------- the fuzzer's clamp oracle
+
+
+def _oracle():
+    sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
+    import oracle
+
+    return oracle
+
+
+@pytest.mark.parametrize("text, bad", [
+    ("155.52 Mbps", False), ("0 bps", False), ("424 bps", False), ("423 bps", True), ("1e13 bps", True),
+    ("1 ps", False), ("0.4 ps", True), ("1e6 s", False), ("1.1e6 s", True), ("1e12 s", True),
+    ("1000000 km", False), ("1000001 km", True), ("1 TiB", False), ("0.5 B", True), ("1099511627777 B", True),
+    ("4294967295 cells", False), ("4294967296 cells", True), ("100 %", False), ("101 %", True),
+    ("nan Mbps", True), ("-1 s", True), ("exact", False), ("5 furlongs", False),
+])
+def test_the_oracle_knows_the_stated_ranges(text, bad):
+    assert (_oracle().out_of_range(text) is not None) == bad, text
+
+
+def test_the_oracle_finds_a_clamp_and_passes_an_honest_run():
+    oracle = _oracle()
+    sc = atmsim.load_scenario(SMALL)
+    sc["measurement"]["duration"] = "20 ms"
+    sc["link"][0]["rate"] = "100 Mbps"
+    r = atmsim.run(sc)
+    assert oracle.silent_clamps(sc, r.raw) == []
+    # What a clamp would look like: the run or a port not matching what was written.
+    forged = json.loads(json.dumps(r.raw))
+    forged["summary"]["duration_s"] = 0.01
+    a, b = sc["link"][0]["between"]
+    next(p for p in forged["ports"] if p["name"] == f"{a}->{b}")["rate_bps"] = 1e8 + 5
+    found = oracle.silent_clamps(sc, forged)
+    assert len(found) == 2 and "measurement.duration" in found[0] and "link[0].rate" in found[1], found
+    sc["defaults"]["switch_buffer"] = "1e10 cells"
+    assert any("defaults.switch_buffer" in f for f in oracle.silent_clamps(sc, r.raw))

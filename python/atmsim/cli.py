@@ -158,8 +158,8 @@ def _ray_note(a) -> None:
 def cmd_run(a) -> int:
     import atmsim
 
-    if a.max_events is not None and a.max_events < 1:
-        raise UserError(f"--max-events {a.max_events}: give a whole number >= 1")
+    if a.max_events is not None and not 1 <= a.max_events < 2**64:
+        raise UserError(f"--max-events {a.max_events}: give a whole number from 1 to 2^64 - 1")
     if a.max_wall is not None and not 0 < a.max_wall < 1e9:
         raise UserError(f"--max-wall {a.max_wall}: give seconds, above 0")
     try:

@@ -153,7 +153,7 @@ def mutate_more(rng: random.Random, sc: dict, paths: list[tuple]) -> Optional[st
             path = rng.choice(lists)
             items = _get(sc, path)
             k = rng.choice([10, 100, 1000, 5000])
-            item = rng.choice(items)
+            item = rng.choice([x for x in items if isinstance(x, dict)])
             for i in range(k):
                 c = copy.deepcopy(item)
                 if isinstance(c.get("name"), str):

@@ -36,7 +36,7 @@ PERCENT = {"%": 1.0}
 TEXT_KEYS = {"name", "description", "kind", "from", "to", "node", "toward", "between", "route", "service",
              "congestion", "tick_phase", "distribution", "arrival", "scheme", "averaging", "policy"}
 
-_QUANTITY = re.compile(r"^\s*([0-9.eE+-]+)\s*(\S+)\s*$")
+_QUANTITY = re.compile(r"^\s*([0-9.eE+-]+|[-+]?(?i:nan|inf|infinity))\s*(\S+)\s*$")
 
 
 def out_of_range(text: str) -> Optional[str]:
