@@ -51,6 +51,11 @@ def no_traceback(r: subprocess.CompletedProcess) -> None:
     ("tcp_granularity_1ps", ["timer_granularity", "1 ps", "events per simulated second"]),
     ("periodic_1ps", ["segment_interval", "events per simulated second"]),
     ("sessions_1ps", ["connection[0].traffic.on/off", "events per simulated second"]),
+    # Found by the campaign that closed issue 18 (seed 20261124):
+    ("abr_150_sources_one_host", ["connection[100].abr.pcr", "the 101 cell sources", '"a->sw"',
+                                  "at most 100 times"]),
+    ("abr_rif_1e300", ["defaults.abr.rif: 1e300 is not allowed"]),
+    ("length_bare_1e300", ["link[1].length", "invalid length 1e300"]),
 ])
 def test_reproducers_get_one_clear_error(case, words):
     t0 = time.monotonic()
