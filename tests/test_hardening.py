@@ -51,11 +51,15 @@ def no_traceback(r: subprocess.CompletedProcess) -> None:
     ("tcp_granularity_1ps", ["timer_granularity", "1 ps", "events per simulated second"]),
     ("periodic_1ps", ["segment_interval", "events per simulated second"]),
     ("sessions_1ps", ["connection[0].traffic.on/off", "events per simulated second"]),
+    ("truncated_value", ["(line 17)", 'at "length = \\"1"']),  # was "invalid scenario:  (line 19)"
+    ("huge_integer_seed", ['"seed = 99999999999999999999999"', "-2^63 .. 2^63 - 1"]),  # had no key
+    ("link_rate_zero", ["defaults.link_rate", "above 0 bps"]),
     # Found by the campaign that closed issue 18 (seed 20261124):
     ("abr_150_sources_one_host", ["connection[100].abr.pcr", "the 101 cell sources", '"a->sw"',
                                   "at most 100 times"]),
     ("abr_rif_1e300", ["defaults.abr.rif: 1e300 is not allowed"]),
     ("length_bare_1e300", ["link[1].length", "invalid length 1e300"]),
+    ("series_1e7_values", ["measurement.sample_interval", "16 us", "allowed: at most 1e7 values"]),
 ])
 def test_reproducers_get_one_clear_error(case, words):
     t0 = time.monotonic()
@@ -128,6 +132,7 @@ def test_max_events_stops_a_run_with_partial_results():
 def test_max_wall_stops_a_run():
     sc = atmsim.load_scenario(SMALL)
     sc["measurement"]["duration"] = "1000 s"
+    sc["measurement"]["sample_interval"] = "50 ms"  # 5 ms: more than the 1e7 values allowed
     t0 = time.monotonic()
     r = atmsim.run(sc, max_wall=0.5)
     assert time.monotonic() - t0 < 5
@@ -562,6 +567,7 @@ def test_ctrl_c_stops_atmsim_run_at_once(tmp_path, budget):
 
     sc = atmsim.load_scenario(SMALL)
     sc["measurement"]["duration"] = "1000 s"
+    sc["measurement"]["sample_interval"] = "50 ms"
     f = tmp_path / "long.toml"
     f.write_text(atmsim.to_toml(sc))
     out = tmp_path / "res"

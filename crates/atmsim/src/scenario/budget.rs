@@ -22,9 +22,11 @@ pub const MAX_EVENTS_PER_SIM_SECOND: f64 = 1e9;
 /// rate; beyond it the excess only fills the host's queue.
 pub const MAX_OVERLOAD: f64 = 100.0;
 
-/// The most time-series values a run may record (samples times series): about 200 MB in the
-/// engine, several times that once handed to Python as JSON and tables.
-pub const MAX_SERIES_VALUES: f64 = 2e7;
+/// The most time-series values a run may record (samples times series): about 100 MB in the
+/// engine, and about 1 GB at its peak once handed to Python as JSON and tables (the fuzzer
+/// found 1.5e7 values, 5003 TCP connections for 0.1 s, taking 1.5 GB in `atmsim.run`, past
+/// its 2 GB limit with the rest). The largest reproduction records 5.6e6 (worst-case, N = 100).
+pub const MAX_SERIES_VALUES: f64 = 1e7;
 
 /// One contribution to the event rate: the key, its value as written, events per second.
 #[derive(Clone, Debug, PartialEq)]
@@ -192,12 +194,12 @@ fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
             return Err(ScenarioError::new(
                 format!("connection[{i}].{key}"),
                 format!(
-                    "the {} cell sources that start at port {:?} can send {} together (their rate, \
-                     peak_rate or ABR pcr), {:.0} times its rate of {} bps; allowed: at most \
+                    "the {} cell sources that start at port {:?} can send {:.1} Mbps together (their \
+                     rate, peak_rate or ABR pcr), {:.0} times its rate of {} bps; allowed: at most \
                      {MAX_OVERLOAD} times (the excess would only pile up in the host's queue)",
                     n + 1,
                     link.name,
-                    bps(together[p].0),
+                    together[p].0 * 424.0 / 1e6,
                     together[p].0 / link_cells,
                     link.rate_bps
                 ),
@@ -257,7 +259,6 @@ pub fn estimated_events(sc: &Scenario) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::load_toml;
 
     const BASE: &str = r#"
         name = "t"
@@ -319,6 +320,7 @@ mod tests {
         let e = check(&conns(101)).unwrap_err();
         assert_eq!(e.path, "connection[100].abr.pcr (or defaults.abr)");
         assert!(e.message.starts_with("the 101 cell sources that start at port \"a->b\""), "{e}");
+        assert!(e.message.contains("send 15707.5 Mbps together"), "{e}");
         assert!(e.message.contains("101 times its rate of 155520000 bps"), "{e}");
     }
 
@@ -361,7 +363,7 @@ mod tests {
         }
         let e = check(&big).unwrap_err();
         assert_eq!(e.path, "measurement.sample_interval");
-        assert!(e.message.contains("allowed: at most 2e7 values"), "{e}");
+        assert!(e.message.contains("allowed: at most 1e7 values"), "{e}");
         sc.sample_interval = Some(atmsim_kernel::PS_PER_MS);
         check(&sc).unwrap();
     }
