@@ -314,6 +314,12 @@ def check(text: str) -> tuple[str, str, str]:
     return ("ok", "run", f"{s['events']} events, {s['wall_seconds']:.2f} s")
 
 
+def check_wire(text: str) -> tuple[str, str, str]:
+    """:func:`check` for the worker: its verdict and detail as JSON (a worker hands back only
+    the second item of an ``ok``)."""
+    return ("ok", json.dumps(check(text)), "")
+
+
 def _clamps(text: str, raw: dict) -> list[str]:
     """The silent-clamp oracle's findings for a run (see ``oracle.py``)."""
     import tomllib
@@ -344,7 +350,7 @@ class Runner:
 
     def run(self, text: str) -> tuple[str, str, str, float]:
         if self.w is None:
-            self.w = self.parallel._Worker("fuzz:check", self.limits)
+            self.w = self.parallel._Worker("fuzz:check_wire", self.limits)
         w = self.w
         fired = threading.Event()
 
@@ -356,7 +362,7 @@ class Runner:
         timer.start()
         t0 = time.monotonic()
         try:
-            out = w.run(text)
+            out = tuple(json.loads(w.run(text)[1]))
         except (OSError, EOFError, ValueError):
             code = w.proc.wait()
             tail = w.stderr_tail()
