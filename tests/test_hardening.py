@@ -51,6 +51,15 @@ def no_traceback(r: subprocess.CompletedProcess) -> None:
     ("tcp_granularity_1ps", ["timer_granularity", "1 ps", "events per simulated second"]),
     ("periodic_1ps", ["segment_interval", "events per simulated second"]),
     ("sessions_1ps", ["connection[0].traffic.on/off", "events per simulated second"]),
+    ("truncated_value", ["(line 17)", 'at "length = \\"1"']),  # was "invalid scenario:  (line 19)"
+    ("huge_integer_seed", ['"seed = 99999999999999999999999"', "-2^63 .. 2^63 - 1"]),  # had no key
+    ("link_rate_zero", ["defaults.link_rate", "above 0 bps"]),
+    # Found by the campaign that closed issue 18 (seed 20261124):
+    ("abr_150_sources_one_host", ["connection[100].abr.pcr", "the 101 cell sources", '"a->sw"',
+                                  "at most 100 times"]),
+    ("abr_rif_1e300", ["defaults.abr.rif: 1e300 is not allowed"]),
+    ("length_bare_1e300", ["link[1].length", "invalid length 1e300"]),
+    ("series_1e7_values", ["measurement.sample_interval", "16 us", "allowed: at most 1e7 values"]),
 ])
 def test_reproducers_get_one_clear_error(case, words):
     t0 = time.monotonic()
@@ -123,6 +132,7 @@ def test_max_events_stops_a_run_with_partial_results():
 def test_max_wall_stops_a_run():
     sc = atmsim.load_scenario(SMALL)
     sc["measurement"]["duration"] = "1000 s"
+    sc["measurement"]["sample_interval"] = "50 ms"  # 5 ms: more than the 1e7 values allowed
     t0 = time.monotonic()
     r = atmsim.run(sc, max_wall=0.5)
     assert time.monotonic() - t0 < 5
@@ -132,8 +142,42 @@ def test_max_wall_stops_a_run():
 def test_bad_budgets_are_refused():
     with pytest.raises(ValueError, match="max_events"):
         atmsim.run(SMALL, max_events=0)
+    with pytest.raises(ValueError, match="max_events"):
+        atmsim.run(SMALL, max_events=2**64)  # was an OverflowError from the extension
     with pytest.raises(ValueError, match="max_wall"):
         atmsim.run(SMALL, max_wall=-1)
+    r = cli("run", str(SMALL), "--max-events", str(2**70))
+    no_traceback(r)
+    assert r.returncode == 2 and "--max-events" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_a_watched_bounded_run_gives_the_same_results():
+    """Bounded runs are watched now (for Ctrl-C): the events, and so the results, are those
+    of the unwatched bounded run."""
+    from atmsim import _core
+
+    text = json.dumps(atmsim.load_scenario(SMALL))
+    for budget in ({"max_events": 20_000}, {"max_events": 10**12, "max_wall": 100.0}):
+        plain = json.loads(_core.run_json(text, **budget))
+        watched = json.loads(_core.run_json_watched(text, None, **budget))
+        for r in (plain, watched):
+            for k in ("wall_seconds", "cell_hops_per_second", "events_per_second"):
+                r["summary"].pop(k)
+        assert plain == watched
+
+
+def test_a_real_engine_panic_is_one_line_with_the_scenario_saved(tmp_path):
+    """A panic inside the extension (ATMSIM_DEBUG_PANIC makes one) reaches the user as one
+    line, exit status 3, with the scenario saved; never "panicked" or a backtrace."""
+    r = subprocess.run([sys.executable, "-m", "atmsim.cli", "run", str(SMALL)], capture_output=True, text=True,
+                       timeout=120, env=dict(ENV, ATMSIM_DEBUG_PANIC="1"))
+    no_traceback(r)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 3 and len(lines) == 1, r.stderr
+    assert "internal error" in lines[0] and "ATMSIM_DEBUG_PANIC is set" in lines[0] and "lib.rs" in lines[0], lines
+    saved = lines[0].split("the scenario is saved in ")[1].split()[0]
+    assert json.loads(Path(saved).read_text())["name"] == atmsim.load_scenario(SMALL)["name"]
+    os.unlink(saved)
 
 
 def test_cli_says_partial(tmp_path):
@@ -145,19 +189,47 @@ def test_cli_says_partial(tmp_path):
 # ---------------------------------------------------------------- I/O faults
 
 
-@pytest.mark.skipif(IS_ROOT, reason="root writes to read-only directories")
-def test_run_out_on_a_read_only_directory(tmp_path):
+@pytest.fixture
+def read_only_dir(tmp_path):
+    """A directory nobody may write into: mode 555, or for root (who ignores modes) the
+    immutable attribute (chattr +i; skipped where the file system has none)."""
     ro = tmp_path / "ro"
     ro.mkdir()
-    ro.chmod(0o555)
-    try:
-        r = cli("run", str(SMALL), "--out", str(ro / "res"), "--no-plot")
-    finally:
+    if IS_ROOT:
+        if subprocess.run(["chattr", "+i", str(ro)], capture_output=True).returncode != 0:
+            pytest.skip("root, and no chattr +i here")
+        yield ro
+        subprocess.run(["chattr", "-i", str(ro)], check=True)
+    else:
+        ro.chmod(0o555)
+        yield ro
         ro.chmod(0o755)
+
+
+def test_run_out_on_a_read_only_directory(read_only_dir):
+    ro = read_only_dir
+    r = cli("run", str(SMALL), "--out", str(ro / "res"), "--no-plot")
     no_traceback(r)
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("atmsim:")]
     assert r.returncode == 1 and len(lines) == 1 and str(ro) in lines[0], r.stderr
     assert not any(ro.iterdir())
+
+
+def test_sweep_out_on_a_read_only_directory(read_only_dir, tmp_path):
+    ro = read_only_dir
+    r = cli("sweep", str(_tiny_sweep(tmp_path, seeds=1)), "--out", str(ro / "s"), "--no-progress")
+    no_traceback(r)
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("atmsim:")]
+    assert r.returncode == 1 and len(lines) == 1 and str(ro / "s") in lines[0], r.stderr
+    assert not any(ro.iterdir())
+
+
+def test_out_under_a_missing_parent_directory_is_made(tmp_path):
+    """A missing parent directory is created (for run and sweep alike), not an error."""
+    r = cli("sweep", str(_tiny_sweep(tmp_path, seeds=1)), "--out", str(tmp_path / "no" / "such" / "s"),
+            "--no-progress", "--backend", "threads")
+    no_traceback(r)
+    assert r.returncode == 0 and (tmp_path / "no" / "such" / "s" / "manifest.json").is_file(), r.stderr
 
 
 def _file_size_limit(n: int):
@@ -360,3 +432,198 @@ def test_fuzz_short():
                         "--seed", os.environ.get("ATMSIM_FUZZ_SEED", str(int(time.time()) % 1000)), "--cli", "25"],
                        capture_output=True, text=True, env=ENV, timeout=seconds + 120)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ---------------------------------------------------------------- per-point limits in the sweep file
+
+
+def _limited_sweep(tmp_path: Path, limits: str, durations: str = '["20 ms", "500 s"]') -> Path:
+    f = tmp_path / "lim.toml"
+    f.write_text(f'name = "t"\n[base]\nscenario = "{SMALL}"\n[sweep]\nseeds = 1\n{limits}\n'
+                 f'[sweep.parameters]\n"measurement.duration" = {durations}\n')
+    return f
+
+
+def test_the_sweep_file_sets_the_per_point_time_limit(tmp_path):
+    f = _limited_sweep(tmp_path, 'point_timeout = "1 s"')
+    from atmsim.sweeps import load_sweep_file
+
+    spec = load_sweep_file(f)
+    assert spec.point_timeout == 1.0 and spec.point_memory is None
+    assert "per-point limits: 1 s of wall time" in spec.describe()
+    t0 = time.monotonic()
+    res = atmsim.sweep(f, out=tmp_path / "s", workers=2, progress=False)
+    assert time.monotonic() - t0 < 60
+    assert len(res.ok) == 1 and len(res.failed) == 1, res.df
+    assert res.failed.error_type[0] == "PointTimeout" and "time limit of 1 s" in res.failed.error[0]
+
+
+def test_the_sweep_file_sets_the_per_point_memory_limit(tmp_path):
+    f = _limited_sweep(tmp_path, 'point_memory = "1 MiB"\n', durations='["0.2 s"]').read_text()
+    f = f.replace('"measurement.duration" = ["0.2 s"]', '"measurement.duration" = ["0.2 s"]\n'
+                  '"measurement.sample_interval" = ["2 us"]')
+    (tmp_path / "mem.toml").write_text(f)
+    res = atmsim.sweep(tmp_path / "mem.toml", out=tmp_path / "s", workers=1, progress=False)
+    assert len(res.failed) == 1 and res.failed.error_type[0] == "PointMemory", res.df
+    assert "memory limit of 1 MiB" in res.failed.error[0]
+
+
+def test_the_options_override_the_sweep_file(tmp_path):
+    # The file's 1 ms would fail the 20 ms point too; the option's 60 s lets it run.
+    f = _limited_sweep(tmp_path, 'point_timeout = 0.001', durations='["20 ms"]')
+    r = cli("sweep", str(f), "--out", str(tmp_path / "s"), "--point-timeout", "60", "--no-progress")
+    no_traceback(r)
+    assert r.returncode == 0, r.stderr
+    res = atmsim.load_sweep(tmp_path / "s")
+    assert len(res.ok) == 1
+
+
+@pytest.mark.parametrize("limits, words", [
+    ('point_timeout = 0', ["sweep.point_timeout = 0", "above 0 s"]),
+    ('point_timeout = -5', ["sweep.point_timeout = -5", "above 0 s"]),
+    ('point_timeout = nan', ["sweep.point_timeout = nan", "above 0 s"]),
+    ('point_timeout = inf', ["sweep.point_timeout = inf", "below 1e9 s"]),
+    ('point_timeout = "1e12 s"', ["sweep.point_timeout", "1e12 s", "below 1e9 s"]),
+    ('point_timeout = "10 fortnights"', ["sweep.point_timeout", "unknown unit 'fortnights'", "ms, s, min, h"]),
+    ('point_timeout = true', ["sweep.point_timeout = true", "a number of seconds"]),
+    ('point_timeout = [1]', ["sweep.point_timeout = [1]", "a number of seconds"]),
+    ('point_memory = 0.5', ["sweep.point_memory = 0.5", "from 1 MiB to 1 PiB"]),
+    ('point_memory = "2 PiB"', ["sweep.point_memory", "unknown unit 'PiB'", "GiB"]),
+    ('point_memory = "1e30 B"', ["sweep.point_memory", "from 1 MiB to 1 PiB"]),
+    ('point_memory = "lots"', ["sweep.point_memory", "a number of MiB"]),
+    (f'point_memory = "{"9" * 5000} GiB"', ["sweep.point_memory", "characters)"]),
+    ('point_limit = 5', ["sweep.point_limit: unknown key", "point_timeout, point_memory"]),
+])
+def test_bad_limits_in_the_sweep_file_get_one_clear_error(tmp_path, limits, words):
+    f = _limited_sweep(tmp_path, limits)
+    r = cli("sweep", str(f), "--out", str(tmp_path / "s"), "--dry-run")
+    no_traceback(r)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and len(lines[0]) < 400, r.stderr
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize("option, value, words", [
+    ("--point-memory", "nan", ["--point-memory", "nan", "MiB"]),  # was an internal error (int(nan))
+    ("--point-memory", "inf", ["--point-memory", "inf", "MiB"]),  # was an internal error (OverflowError)
+    ("--point-memory", "0.5", ["--point-memory", "from 1 MiB"]),
+    ("--point-timeout", "inf", ["--point-timeout", "inf"]),
+    ("--point-timeout", "0", ["--point-timeout", "above 0 s"]),
+])
+def test_bad_limit_options_get_one_clear_error(tmp_path, option, value, words):
+    r = cli("sweep", str(_tiny_sweep(tmp_path, seeds=1)), "--out", str(tmp_path / "s"), f"{option}={value}")
+    no_traceback(r)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    for w in words:
+        assert w in r.stderr, (w, r.stderr)
+
+
+def test_a_memory_limit_in_the_file_needs_the_local_backend(tmp_path):
+    f = _limited_sweep(tmp_path, 'point_memory = "512 MiB"', durations='["20 ms"]')
+    with pytest.raises(atmsim.SweepError, match=r"sweep.point_memory = 512 MiB: .*local backend .*'threads'"):
+        atmsim.sweep(f, out=tmp_path / "s", backend="threads", progress=False)
+    assert not (tmp_path / "s").exists()
+
+
+# ---------------------------------------------------------------- two sweeps, Ctrl-C
+
+
+def test_a_second_sweep_process_on_a_busy_store_is_refused(tmp_path):
+    """Two `atmsim sweep` processes on one store: the second is refused with one line, exit
+    2, and the first finishes unharmed."""
+    f = _limited_sweep(tmp_path, "", durations='["20 ms", "30 s"]')
+    out = tmp_path / "s"
+    first = subprocess.Popen([sys.executable, "-m", "atmsim.cli", "sweep", str(f), "--out", str(out), "--workers", "1",
+                              "--no-progress", "--point-timeout", "4"], env=ENV, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (out / "manifest.json").exists():
+            time.sleep(0.05)
+        assert (out / "manifest.json").exists()
+        second = cli("sweep", str(f), "--out", str(out), "--no-progress")
+        no_traceback(second)
+        assert second.returncode == 2, second.stderr
+        assert second.stderr.strip().splitlines() == [
+            f"atmsim: error: another atmsim sweep is writing to {str(out)!r}; wait for it to finish or give another --out"]
+        _, err = first.communicate(timeout=120)
+    finally:
+        first.kill()
+    assert first.returncode == 1, err  # the 30 s point passes its 4 s limit
+    res = atmsim.load_sweep(out)
+    assert len(res.ok) == 1 and res.failed.error_type.tolist() == ["PointTimeout"]
+
+
+@pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
+@pytest.mark.parametrize("budget", [[], ["--max-wall", "600"], ["--max-events", "1000000000000"]])
+def test_ctrl_c_stops_atmsim_run_at_once(tmp_path, budget):
+    """SIGINT to `atmsim run` of a long scenario (issue 18: it ran on 15 s after it): exit 130
+    within a second, one line, and no half-written --out; bounded runs too (they were not
+    watched, and ran on to their bound)."""
+    import signal
+
+    sc = atmsim.load_scenario(SMALL)
+    sc["measurement"]["duration"] = "1000 s"
+    sc["measurement"]["sample_interval"] = "50 ms"
+    f = tmp_path / "long.toml"
+    f.write_text(atmsim.to_toml(sc))
+    out = tmp_path / "res"
+    p = subprocess.Popen([sys.executable, "-m", "atmsim.cli", "run", str(f), "--out", str(out), "--no-plot", *budget],
+                         env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as in a terminal
+    try:
+        time.sleep(3)  # past start-up, into the run
+        assert p.poll() is None
+        os.killpg(p.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group
+        t0 = time.monotonic()
+        _, err = p.communicate(timeout=30)
+        took = time.monotonic() - t0
+    finally:
+        p.kill()
+    no_traceback(subprocess.CompletedProcess([], p.returncode, "", err))
+    assert p.returncode == 130, err
+    assert took < 1.0, f"{took:.2f} s"
+    assert err.strip().splitlines()[-1] == "atmsim: interrupted", err
+    assert not out.exists() and not list(tmp_path.glob(".res*"))
+
+
+# ---------------------------------------------------------------- the fuzzer's clamp oracle
+
+
+def _oracle():
+    sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
+    import oracle
+
+    return oracle
+
+
+@pytest.mark.parametrize("text, bad", [
+    ("155.52 Mbps", False), ("0 bps", False), ("424 bps", False), ("423 bps", True), ("1e13 bps", True),
+    ("1 ps", False), ("0.4 ps", True), ("1e6 s", False), ("1.1e6 s", True), ("1e12 s", True),
+    ("1000000 km", False), ("1000001 km", True), ("1 TiB", False), ("0.5 B", True), ("1099511627777 B", True),
+    ("4294967295 cells", False), ("4294967296 cells", True), ("100 %", False), ("101 %", True),
+    ("nan Mbps", True), ("-1 s", True), ("exact", False), ("5 furlongs", False),
+])
+def test_the_oracle_knows_the_stated_ranges(text, bad):
+    assert (_oracle().out_of_range(text) is not None) == bad, text
+
+
+def test_the_oracle_finds_a_clamp_and_passes_an_honest_run():
+    oracle = _oracle()
+    sc = atmsim.load_scenario(SMALL)
+    sc["measurement"]["duration"] = "20 ms"
+    sc["link"][0]["rate"] = "100 Mbps"
+    r = atmsim.run(sc)
+    assert oracle.silent_clamps(sc, r.raw) == []
+    # What a clamp would look like: the run or a port not matching what was written.
+    forged = json.loads(json.dumps(r.raw))
+    forged["summary"]["duration_s"] = 0.01
+    a, b = sc["link"][0]["between"]
+    next(p for p in forged["ports"] if p["name"] == f"{a}->{b}")["rate_bps"] = 1e8 + 5
+    found = oracle.silent_clamps(sc, forged)
+    assert len(found) == 2 and "measurement.duration" in found[0] and "link[0].rate" in found[1], found
+    sc["defaults"]["switch_buffer"] = "1e10 cells"
+    assert any("defaults.switch_buffer" in f for f in oracle.silent_clamps(sc, r.raw))

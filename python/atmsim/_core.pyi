@@ -18,9 +18,11 @@ def run_toml(text: str) -> str:
 def run_json(text: str) -> str:
     """Runs a scenario given as JSON text; returns the result as JSON text."""
 
-def run_json_watched(text: str, progress: Optional[Callable[[float], object]] = None) -> str:
+def run_json_watched(text: str, progress: Optional[Callable[[float], object]] = None,
+                     max_events: Optional[int] = None, max_wall: Optional[float] = None) -> str:
     """Like :func:`run_json`, but every ~50 ms of wall time checks for signals (Ctrl-C raises
-    ``KeyboardInterrupt``) and calls ``progress(simulated_seconds)``."""
+    ``KeyboardInterrupt``) and calls ``progress(simulated_seconds)``; ``max_events`` and
+    ``max_wall`` bound the run as for ``run_json``."""
 
 def validate(text: str, toml: bool = True) -> str:
     """Validates a scenario (TOML text if ``toml``, else JSON); returns a JSON summary

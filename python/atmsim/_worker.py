@@ -40,6 +40,9 @@ def _limit_memory() -> None:
     except (OSError, ValueError):
         now = 0
     limit = now + int(extra)
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)  # an unprivileged process cannot raise its hard limit
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 

@@ -158,8 +158,8 @@ def _ray_note(a) -> None:
 def cmd_run(a) -> int:
     import atmsim
 
-    if a.max_events is not None and a.max_events < 1:
-        raise UserError(f"--max-events {a.max_events}: give a whole number >= 1")
+    if a.max_events is not None and not 1 <= a.max_events < 2**64:
+        raise UserError(f"--max-events {a.max_events}: give a whole number from 1 to 2^64 - 1")
     if a.max_wall is not None and not 0 < a.max_wall < 1e9:
         raise UserError(f"--max-wall {a.max_wall}: give seconds, above 0")
     try:
@@ -258,8 +258,10 @@ def cmd_sweep(a) -> int:
     import atmsim
     from .sweeps import load_sweep_file
 
-    from .sweeps import SweepError
+    from .sweeps import SweepError, parse_point_memory, parse_point_timeout
 
+    timeout = None if a.point_timeout is None else parse_point_timeout(a.point_timeout, "--point-timeout")
+    memory = None if a.point_memory is None else parse_point_memory(a.point_memory, "--point-memory")
     try:
         spec = load_sweep_file(Path(a.file))
     except SweepError:
@@ -273,8 +275,7 @@ def cmd_sweep(a) -> int:
     res = atmsim.sweep(spec, out=a.out, backend=a.backend, workers=a.workers, address=a.address,
                        progress=not a.no_progress, rerun_failed=a.rerun_failed,
                        log=lambda s: print(s, file=sys.stderr, flush=True),
-                       point_timeout=a.point_timeout,
-                       point_memory=None if a.point_memory is None else int(a.point_memory * 2**20))
+                       point_timeout=timeout, point_memory=memory)
     df = res.df
     with pd_options():
         failed = res.failed
@@ -538,10 +539,12 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--dry-run", action="store_true", help="expand and check the grid, say what would run, run nothing")
     sw.add_argument("--rerun-failed", action="store_true", help="run points that failed before again")
     sw.add_argument("--report", action="store_true", help="also write DIR/report.html")
-    sw.add_argument("--point-timeout", type=float, metavar="SECONDS",
-                    help="stop a point after SECONDS of wall time; it is recorded as failed (PointTimeout)")
-    sw.add_argument("--point-memory", type=float, metavar="MIB",
-                    help="local backend: a point may use at most MIB more memory; past it, it is recorded as failed (PointMemory)")
+    sw.add_argument("--point-timeout", metavar="SECONDS",
+                    help="stop a point after SECONDS of wall time (or e.g. '10 min'); it is recorded as failed "
+                         "(PointTimeout). Overrides the sweep file's point_timeout")
+    sw.add_argument("--point-memory", metavar="MIB",
+                    help="local backend: a point may use at most MIB more memory (or e.g. '2 GiB'); past it, it is "
+                         "recorded as failed (PointMemory). Overrides the sweep file's point_memory")
     sw.add_argument("--no-progress", action="store_true", help="no progress bar")
     sw.set_defaults(func=cmd_sweep)
 

@@ -503,8 +503,8 @@ def check_limits(backend: str, point_timeout: Optional[float], point_memory: Opt
                                       or not 0 < point_timeout < 1e9):
         raise BackendError(f"point timeout = {point_timeout!r}: give seconds, above 0")
     if point_memory is not None:
-        if isinstance(point_memory, bool) or not isinstance(point_memory, int) or point_memory < 2**20:
-            raise BackendError(f"point memory = {point_memory!r}: give bytes, at least 1 MiB")
+        if isinstance(point_memory, bool) or not isinstance(point_memory, int) or not 2**20 <= point_memory <= 2**50:
+            raise BackendError(f"point memory = {point_memory!r}: give bytes, from 1 MiB to 1 PiB")
         if backend != "local":
             raise BackendError(f"a per-point memory limit needs the local backend (backend is {backend!r})")
 

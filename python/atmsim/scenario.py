@@ -95,23 +95,23 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: 
     ``result.partial`` (and ``summary["partial"]``) saying why. An engine bug raises
     :class:`atmsim.InternalError` with the scenario saved to a file.
     """
-    if max_events is not None and (isinstance(max_events, bool) or not isinstance(max_events, int) or max_events < 1):
-        raise ValueError(f"max_events = {max_events!r}: give a whole number >= 1")
+    if max_events is not None and (isinstance(max_events, bool) or not isinstance(max_events, int)
+                                   or not 1 <= max_events < 2**64):
+        raise ValueError(f"max_events = {max_events!r}: give a whole number from 1 to 2^64 - 1")
     if max_wall is not None and (isinstance(max_wall, bool) or not isinstance(max_wall, (int, float))
                                  or not 0 < max_wall < 1e9):
         raise ValueError(f"max_wall = {max_wall!r}: give seconds, above 0 and below 1e9")
     sc = load_scenario(scenario)
     text = json.dumps(sc)
     try:
-        if max_events is not None or max_wall is not None:
-            raw = json.loads(_core.run_json(text, max_events=max_events, max_wall=max_wall))
-        else:
-            bar = _ProgressBar(text, sc.get("name"), progress)
-            try:
-                raw = json.loads(_core.run_json_watched(text, bar.update if progress is not False else None))
-                bar.finish()
-            finally:
-                bar.close()
+        bar = _ProgressBar(text, sc.get("name"), progress)
+        try:
+            # Watched with or without a budget, so that Ctrl-C stops every run (issue 18).
+            raw = json.loads(_core.run_json_watched(text, bar.update if progress is not False else None,
+                                                    max_events=max_events, max_wall=max_wall))
+            bar.finish()
+        finally:
+            bar.close()
     except _core.InternalError as e:
         raise _internal_error(e, sc) from None
     return RunResult(raw, sc)

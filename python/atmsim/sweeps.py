@@ -49,7 +49,7 @@ def reserved_columns() -> frozenset:
 
 _TOP_KEYS = ("name", "description", "base", "sweep")
 _BASE_KEYS = ("scenario", "topology", "args", "set")
-_SWEEP_KEYS = ("seeds", "parameters", "zip")
+_SWEEP_KEYS = ("seeds", "parameters", "zip", "point_timeout", "point_memory")
 _SPEC_KEYS = ("values", "labels", "name", "start", "stop", "step", "from", "to", "num", "scale", "integer", "unit")
 
 
@@ -264,6 +264,78 @@ def check_scenario_path(path: str, base: Optional[dict[str, Any]], where: str) -
                                  f"allowed: {', '.join(allowed)}")
             cur = cur.get(part) if isinstance(cur, dict) else None
         walked.append(str(part))
+
+
+# --------------------------------------------------------------------------- per-point limits
+
+#: Wall-clock units of ``point_timeout`` (seconds each). Issue 18, "sweeps take a per-point
+#: time and memory limit".
+WALL_UNITS = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
+#: Memory units of ``point_memory`` (bytes each).
+MEMORY_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+                "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+#: The per-point time limit must be below this (about 31 years: no limit to speak of).
+MAX_POINT_TIMEOUT = 1e9
+#: The smallest and largest per-point memory limits (a worker cannot even start in less).
+MIN_POINT_MEMORY = 2**20
+MAX_POINT_MEMORY = 2**50
+
+
+def _limit_quantity(value: Any, where: str, units: dict[str, float], plain: str, example: str) -> float:
+    """A limit written as a number (in the ``plain`` unit) or a string "NUMBER UNIT"."""
+    if _is_num(value):
+        return float(value) * units[plain]
+    if isinstance(value, str):
+        text = value.strip()
+        num, _, unit = text.partition(" ")
+        if not unit:  # "10s", "2GiB"
+            i = len(text.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+            num, unit = text[:i], text[i:]
+        unit = unit.strip() or plain  # "60": a number in the plain unit (as the CLI's options)
+        try:
+            n = float(num)
+        except ValueError:
+            n = None
+        if n is not None and unit in units:
+            return n * units[unit]
+        if n is not None and unit:
+            raise SweepError(f"{where} = {_cut(fmt(value))}: unknown unit {_cut(unit)!r}; allowed: "
+                             f"{', '.join(units)} (e.g. {example})")
+    word = {"s": "seconds"}.get(plain, plain)
+    raise SweepError(f"{where} = {_cut(fmt(value))}: give a number of {word} or a string with a unit, e.g. {example}")
+
+
+def _cut(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else f"{text[:n]}... ({len(text)} characters)"
+
+
+def parse_point_timeout(value: Any, where: str = "point_timeout") -> float:
+    """A per-point wall-time limit in seconds: a number of seconds or ``"10 min"``; refused
+    (naming ``where``) unless above 0 and below :data:`MAX_POINT_TIMEOUT`."""
+    t = _limit_quantity(value, where, WALL_UNITS, "s", '"90 s" or "10 min"')
+    if not (math.isfinite(t) and 0 < t < MAX_POINT_TIMEOUT):
+        raise SweepError(f"{where} = {_cut(fmt(value))}: the wall time a point may take must be above 0 s and "
+                         f"below 1e9 s")
+    return t
+
+
+def parse_point_memory(value: Any, where: str = "point_memory") -> int:
+    """A per-point memory limit in bytes: a number of MiB or ``"2 GiB"``; refused (naming
+    ``where``) below 1 MiB or above 1 PiB."""
+    m = _limit_quantity(value, where, MEMORY_UNITS, "MiB", '"512 MiB" or "2 GiB"')
+    if not (math.isfinite(m) and MIN_POINT_MEMORY <= m <= MAX_POINT_MEMORY):
+        raise SweepError(f"{where} = {_cut(fmt(value))}: the memory a point may use must be from 1 MiB to 1 PiB")
+    return int(m)
+
+
+def describe_limits(point_timeout: Optional[float], point_memory: Optional[int]) -> str:
+    """``"90 s of wall time, 512 MiB"`` (empty without limits)."""
+    parts = []
+    if point_timeout is not None:
+        parts.append(f"{point_timeout:g} s of wall time")
+    if point_memory is not None:
+        parts.append(f"{point_memory / 2**20:g} MiB of memory")
+    return ", ".join(parts)
 
 
 # --------------------------------------------------------------------------- parameters
@@ -517,6 +589,8 @@ class SweepSpec:
     source: dict[str, Any] = field(default_factory=dict)  # the sweep file as parsed
     source_text: Optional[str] = None  # the sweep file's text
     source_path: Optional[Path] = None
+    point_timeout: Optional[float] = None  # [sweep] point_timeout, in seconds of wall time
+    point_memory: Optional[int] = None  # [sweep] point_memory, in bytes
 
     @property
     def parameters(self) -> list[Parameter]:
@@ -552,6 +626,9 @@ class SweepSpec:
             for j, p in enumerate(a.params):
                 zipped = "  (zipped with " + ", ".join(q.name for q in a.params if q is not p) + ")" if len(a.params) > 1 else ""
                 lines.append(f"  {p.name:<{w}}  {p.describe()}{zipped}")
+        limits = describe_limits(self.point_timeout, self.point_memory)
+        if limits:
+            lines.append(f"  per-point limits: {limits} (from the sweep file)")
         return "\n".join(lines)
 
     def _base_args_scenario(self) -> dict[str, Any]:
@@ -744,7 +821,9 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
     unknown = [k for k in sw if k not in _SWEEP_KEYS]
     if unknown:
         raise SweepError(f"sweep.{unknown[0]}: unknown key{_close(unknown[0], list(_SWEEP_KEYS))}; "
-                         f"allowed: seeds, parameters, [[sweep.zip]]")
+                         f"allowed: seeds, point_timeout, point_memory, parameters, [[sweep.zip]]")
+    spec.point_timeout = parse_point_timeout(sw["point_timeout"], "sweep.point_timeout") if "point_timeout" in sw else None
+    spec.point_memory = parse_point_memory(sw["point_memory"], "sweep.point_memory") if "point_memory" in sw else None
     base_seed = base_sc.get("seed", 0)
     base_seed = base_seed if isinstance(base_seed, int) and not isinstance(base_seed, bool) and base_seed >= 0 else 0
     seeds = sw.get("seeds", 1)
@@ -833,6 +912,18 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
 # --------------------------------------------------------------------------- running a sweep
 
 
+def _limits(spec: SweepSpec, backend: str, point_timeout: Optional[float],
+            point_memory: Optional[int]) -> tuple[Optional[float], Optional[int]]:
+    """The per-point limits of a run: those given to :func:`sweep` (the CLI's options), else
+    the sweep file's ``[sweep] point_timeout`` / ``point_memory``."""
+    if point_memory is None and spec.point_memory is not None and backend != "local":
+        raise SweepError(f"sweep.point_memory = {spec.point_memory / 2**20:g} MiB: a per-point "
+                         f"memory limit needs the local backend (backend is {backend!r}); remove it from the sweep "
+                         f"file to run on {backend!r}")
+    return (point_timeout if point_timeout is not None else spec.point_timeout,
+            point_memory if point_memory is not None else spec.point_memory)
+
+
 def sweep(
     sweep: Union[SweepLike, SweepSpec],
     out: Union[str, os.PathLike, None] = None,
@@ -859,7 +950,7 @@ def sweep(
     (default: stderr when ``progress`` is true). ``point_timeout`` (seconds) and
     ``point_memory`` (bytes, local backend) limit each point: a point past either is
     recorded as failed with the reason (``PointTimeout``, ``PointMemory``) and the sweep
-    goes on. Every point in the store is verified first; one whose files do not read back
+    goes on. They override the sweep file's ``[sweep] point_timeout`` and ``point_memory``. Every point in the store is verified first; one whose files do not read back
     is run again.
     """
     from . import parallel
@@ -868,6 +959,7 @@ def sweep(
     spec = sweep if isinstance(sweep, SweepSpec) else load_sweep_file(sweep, base_dir=base_dir)
     parallel.check_backend(backend, workers, address)
     parallel.check_limits(backend, point_timeout, point_memory)
+    point_timeout, point_memory = _limits(spec, backend, point_timeout, point_memory)
     if log is None:
         log = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
     out = Path(out) if out is not None else Path("results") / "sweeps" / spec.name

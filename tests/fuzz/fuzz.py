@@ -11,15 +11,19 @@ Each case runs in a worker process with an address-space limit of 2 GiB above it
 and a 30 s wall-clock limit. It passes when it gets a clear error (an
 :class:`atmsim.ScenarioError` of one line, naming something, at most 600 characters) or a
 run whose invariants hold (the engine checks conservation and the per-port counter
-identities at the end of every run, and raises otherwise). It fails on an internal error
-(a panic), any other exception, a run past the limits, or an unclear message.
+identities at the end of every run, and raises otherwise) and in which nothing was clamped
+silently (``oracle.py``: every quantity written is within its stated range, and the run's
+duration, seed and link rates read back as written). It fails on an internal error (a
+panic), any other exception, a run past the limits, a clamp, or an unclear message (more
+than one line, no key, or a value echoed whole).
 
 Usage::
 
     python tests/fuzz/fuzz.py --cases 3000 --seed 1          # summary counts, failures listed
     python tests/fuzz/fuzz.py --seconds 60                    # as many cases as fit
     python tests/fuzz/fuzz.py --corpus                        # only the seed corpus
-    python tests/fuzz/fuzz.py --cli 50                        # also run 50 cases through the CLI
+    python tests/fuzz/fuzz.py --cli 50                        # also run every 50th case through the CLI
+    python tests/fuzz/fuzz.py --cases 10000 --log cases.jsonl --progress 500   # a campaign
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ CORPUS = HERE / "corpus"
 WALL_LIMIT = 30.0
 MEMORY_LIMIT = 2 * 2**30
 MAX_DURATION = "0.1 s"
+#: A message with a word longer than this echoes a value whole (issue 18: "cut long values").
+LONGEST_WORD = 120
 
 QUANTITIES = [
     "1 ps", "0.1 ps", "0 s", "1e-12 s", "1e12 s", "1e8 s", "1.9e7 s", "18446744073709551616 ps", "-1 s",
@@ -105,9 +111,65 @@ def _cap_duration(sc: dict) -> None:
             m["warmup"] = "0 s"
 
 
+UNITS = ["ps", "ns", "us", "ms", "s", "min", "bps", "kbps", "Mbps", "Gbps", "cells/s", "m", "km", "B", "KB",
+         "MB", "MiB", "cells", "%", "furlongs", ""]
+
+
+def mutate_more(rng: random.Random, sc: dict, paths: list[tuple]) -> Optional[str]:
+    """The rarer structure-aware mutations (added for the second campaign, issue 18): a
+    quantity's unit swapped, a plain number scaled by 10^k, a table turned into a list (or
+    a list into a table), or a list entry copied many times (renamed, so the copies are
+    legal: big scenarios). Returns a description, or None when nothing applied."""
+    roll = rng.random()
+    if roll < 0.3:
+        qs = [p for p in paths if isinstance(_get(sc, p), str) and _NUMBER.match(_get(sc, p))]
+        if qs:
+            path = rng.choice(qs)
+            m = _NUMBER.match(_get(sc, path))
+            new = f"{m.group(1)} {rng.choice(UNITS)}".strip()
+            _get(sc, path[:-1])[path[-1]] = new
+            return f"{'.'.join(map(str, path))} = {new!r}"
+    elif roll < 0.55:
+        ns = [p for p in paths if isinstance(_get(sc, p), (int, float)) and not isinstance(_get(sc, p), bool)]
+        if ns:
+            path = rng.choice(ns)
+            v = _get(sc, path) * 10.0 ** rng.choice([-300, -12, -3, -1, 1, 3, 9, 18, 300])
+            if isinstance(_get(sc, path), int) and rng.random() < 0.5 and abs(v) < 1e30:
+                v = int(v)
+            _get(sc, path[:-1])[path[-1]] = v
+            return f"{'.'.join(map(str, path))} = {v!r}"
+    elif roll < 0.7:
+        path = rng.choice(paths)
+        v = _get(sc, path)
+        if isinstance(v, dict):
+            _get(sc, path[:-1])[path[-1]] = [v]
+            return f"{'.'.join(map(str, path))} made a list"
+        if isinstance(v, list) and v and isinstance(v[0], dict):
+            _get(sc, path[:-1])[path[-1]] = v[0]
+            return f"{'.'.join(map(str, path))} made a table"
+    else:
+        lists = [p for p in paths if isinstance(_get(sc, p), list) and _get(sc, p) and isinstance(_get(sc, p)[0], dict)]
+        if lists:
+            path = rng.choice(lists)
+            items = _get(sc, path)
+            k = rng.choice([10, 100, 1000, 5000])
+            item = rng.choice([x for x in items if isinstance(x, dict)])
+            for i in range(k):
+                c = copy.deepcopy(item)
+                if isinstance(c.get("name"), str):
+                    c["name"] = f"{c['name']}~{i}"
+                items.append(c)
+            return f"{'.'.join(map(str, path))}: one entry copied {k} times"
+    return None
+
+
 def mutate(rng: random.Random, sc: dict) -> tuple[dict, str]:
     """One structure-aware mutation of the scenario dict; returns it and a description."""
     paths = [p for p in _paths(sc) if p]
+    if rng.random() < 0.2:
+        what = mutate_more(rng, sc, paths)
+        if what is not None:
+            return sc, what
     scalable = [p for p in paths if isinstance(_get(sc, p), str) and _NUMBER.match(_get(sc, p))
                 and p != ("measurement", "duration")]  # the limits are for runs of <= 0.1 s
     if scalable and rng.random() < 0.35:
@@ -230,7 +292,8 @@ def check(text: str) -> tuple[str, str, str]:
         r = atmsim.run(text if "\n" in text else text + "\n")
     except atmsim.ScenarioError as e:
         msg = str(e)
-        if "\n" in msg or len(msg) > 600 or not msg.strip() or (": " not in msg and "(line " not in msg):
+        if ("\n" in msg or len(msg) > 600 or not msg.strip() or (": " not in msg and "(line " not in msg)
+                or max(map(len, msg.split()), default=0) > LONGEST_WORD):
             return ("error", "unclear", msg[:300])
         return ("ok", "error", msg[:300])
     except (atmsim.InternalError, atmsim.InvariantError) as e:
@@ -240,12 +303,34 @@ def check(text: str) -> tuple[str, str, str]:
     except BaseException as e:  # noqa: BLE001 - a panic surfaces as a BaseException
         return ("error", type(e).__name__, str(e)[:500])
     s = r.summary
+    clamps = _clamps(text, r.raw)
+    if clamps:
+        return ("error", "clamp", "; ".join(clamps)[:500])
     if not s.get("conservation_ok"):
         return ("error", "conservation", json.dumps(s)[:300])
     times = (r.raw.get("timeseries") or {}).get("time_s") or []
     if any(b <= a for a, b in zip(times, times[1:])) or any(t < 0 or t > s["duration_s"] + 1e-9 for t in times):
         return ("error", "time", f"sample times not increasing within the run: {times[:5]}...")
     return ("ok", "run", f"{s['events']} events, {s['wall_seconds']:.2f} s")
+
+
+def check_wire(text: str) -> tuple[str, str, str]:
+    """:func:`check` for the worker: its verdict and detail as JSON (a worker hands back only
+    the second item of an ``ok``)."""
+    return ("ok", json.dumps(check(text)), "")
+
+
+def _clamps(text: str, raw: dict) -> list[str]:
+    """The silent-clamp oracle's findings for a run (see ``oracle.py``)."""
+    import tomllib
+
+    from oracle import silent_clamps
+
+    try:
+        sc = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return []  # the engine read what Python's parser does not: nothing to compare
+    return silent_clamps(sc, raw)
 
 
 # ---------------------------------------------------------------- the driver
@@ -265,7 +350,7 @@ class Runner:
 
     def run(self, text: str) -> tuple[str, str, str, float]:
         if self.w is None:
-            self.w = self.parallel._Worker("fuzz:check", self.limits)
+            self.w = self.parallel._Worker("fuzz:check_wire", self.limits)
         w = self.w
         fired = threading.Event()
 
@@ -277,7 +362,7 @@ class Runner:
         timer.start()
         t0 = time.monotonic()
         try:
-            out = w.run(text)
+            out = tuple(json.loads(w.run(text)[1]))
         except (OSError, EOFError, ValueError):
             code = w.proc.wait()
             tail = w.stderr_tail()
@@ -324,6 +409,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--corpus", action="store_true", help="run only the seed corpus")
     ap.add_argument("--cli", type=int, default=0, metavar="N", help="also run every N-th case through the CLI")
     ap.add_argument("--json", metavar="FILE", help="write every case's verdict here")
+    ap.add_argument("--log", metavar="FILE", help="append every case's verdict here as it comes (JSON lines)")
+    ap.add_argument("--progress", type=int, default=0, metavar="N", help="print the counts every N cases")
     a = ap.parse_args(argv)
     if a.corpus:
         todo: Iterator[tuple[str, str]] = iter([(f"corpus {n}", t) for n, t in seeds()])
@@ -335,6 +422,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     records = []
     t0 = time.monotonic()
     slowest = 0.0
+    log = open(a.log, "a", encoding="utf-8", errors="surrogatepass") if a.log else None
     try:
         for i, (what, text) in enumerate(todo):
             if a.seconds is not None and time.monotonic() - t0 > a.seconds:
@@ -351,8 +439,17 @@ def main(argv: Optional[list[str]] = None) -> int:
             records.append({"case": what, "verdict": key, "detail": detail, "wall": round(wall, 3)})
             if status != "ok":
                 failures.append((what, key, detail, text))
+            if log is not None:
+                rec = dict(records[-1], text=text if status != "ok" else None)
+                log.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                log.flush()
+            if a.progress and len(records) % a.progress == 0:
+                print(f"[{time.monotonic() - t0:.0f} s] {len(records)} cases: "
+                      + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), file=sys.stderr, flush=True)
     finally:
         runner.close()
+        if log is not None:
+            log.close()
     total = len(records)
     print(f"{total} cases in {time.monotonic() - t0:.0f} s (slowest {slowest:.1f} s): "
           + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))

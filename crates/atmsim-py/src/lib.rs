@@ -60,6 +60,14 @@ fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
     }
 }
 
+/// Panics when the environment variable `ATMSIM_DEBUG_PANIC` is set: the tests' way to
+/// reach the internal-error path (a real panic, caught by [`guard`]) end to end.
+fn debug_panic() {
+    if std::env::var_os("ATMSIM_DEBUG_PANIC").is_some() {
+        panic!("ATMSIM_DEBUG_PANIC is set (a test of the internal-error path)");
+    }
+}
+
 fn to_py(e: atmsim::RunError) -> PyErr {
     match e {
         atmsim::RunError::Scenario(s) => ScenarioError::new_err(s.to_string()),
@@ -96,6 +104,7 @@ fn run_json(
     };
     let r = py.detach(|| {
         guard(|| {
+            debug_panic();
             let f = atmsim::scenario::from_json_str(&text)
                 .map_err(|e| to_py(atmsim::RunError::Scenario(e)))?;
             let sc = atmsim::scenario::resolve::resolve(&f)
@@ -119,16 +128,28 @@ const WATCH_PERIOD: std::time::Duration = std::time::Duration::from_millis(50);
 /// Runs a scenario given as JSON text like `run_json`, but about every 50 ms of wall time
 /// briefly takes the GIL to check for signals (Ctrl-C, a notebook's "interrupt kernel":
 /// the run stops and `KeyboardInterrupt` is raised) and to call `progress(simulated_s)`
-/// if given (an exception it raises stops the run too).
+/// if given (an exception it raises stops the run too). `max_events` and `max_wall`
+/// bound the run as for `run_json` (issue 18: Ctrl-C stops a bounded run at once too).
 #[pyfunction]
-#[pyo3(signature = (text, progress = None))]
-fn run_json_watched(py: Python<'_>, text: String, progress: Option<Py<PyAny>>) -> PyResult<String> {
+#[pyo3(signature = (text, progress = None, max_events = None, max_wall = None))]
+fn run_json_watched(
+    py: Python<'_>,
+    text: String,
+    progress: Option<Py<PyAny>>,
+    max_events: Option<u64>,
+    max_wall: Option<f64>,
+) -> PyResult<String> {
+    let budget = atmsim::RunBudget {
+        max_events,
+        max_wall_seconds: max_wall,
+    };
     guard(|| {
+        debug_panic();
         let mut stopped: Option<PyErr> = None;
         let r = py.detach(|| {
             let f = atmsim::scenario::from_json_str(&text)?;
             let sc = atmsim::scenario::resolve::resolve(&f)?;
-            atmsim::run_observed(&sc, WATCH_PERIOD, |reached| {
+            let look = |reached: u64| {
                 Python::attach(|py| {
                     let step = py.check_signals().and_then(|()| match &progress {
                         Some(cb) => cb.call1(py, (reached as f64 / 1e12,)).map(drop),
@@ -136,7 +157,12 @@ fn run_json_watched(py: Python<'_>, text: String, progress: Option<Py<PyAny>>) -
                     });
                     step.map_err(|e| stopped = Some(e)).is_ok()
                 })
-            })
+            };
+            if budget == atmsim::RunBudget::default() {
+                atmsim::run_observed(&sc, WATCH_PERIOD, look)
+            } else {
+                atmsim::run_observed_with_budget(&sc, budget, WATCH_PERIOD, look)
+            }
         });
         if let Some(e) = stopped {
             return Err(e);
@@ -153,16 +179,20 @@ fn run_json_watched(py: Python<'_>, text: String, progress: Option<Py<PyAny>>) -
 /// for the memory available, like a full run.
 #[pyfunction]
 fn run_counts(py: Python<'_>, text: String) -> PyResult<(u64, u64)> {
-    let r = py.detach(|| -> Result<(u64, u64), atmsim::RunError> {
-        let f = atmsim::scenario::from_json_str(&text)?;
-        let sc = atmsim::scenario::resolve::resolve(&f)?;
-        atmsim::footprint::check(&sc, None)
-            .map_err(|e| atmsim::ScenarioError::new("", e.to_string()))?;
-        let mut sim = atmsim::sim::Sim::new(&sc);
-        sim.run();
-        Ok((sim.totals.cell_hops, sim.q.events_processed()))
-    });
-    r.map_err(to_py)
+    py.detach(|| {
+        guard(|| {
+            let r = (|| -> Result<(u64, u64), atmsim::RunError> {
+                let f = atmsim::scenario::from_json_str(&text)?;
+                let sc = atmsim::scenario::resolve::resolve(&f)?;
+                atmsim::footprint::check(&sc, None)
+                    .map_err(|e| atmsim::ScenarioError::new("", e.to_string()))?;
+                let mut sim = atmsim::sim::Sim::new(&sc);
+                sim.run();
+                Ok((sim.totals.cell_hops, sim.q.events_processed()))
+            })();
+            r.map_err(to_py)
+        })
+    })
 }
 
 /// Validates a scenario (TOML text if `toml` is true, else JSON); returns a JSON summary

@@ -22,7 +22,7 @@ impl ConfigError {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         ConfigError {
             path: cut_long_values(path.into()),
-            message: cut_long_values(message.into()),
+            message: compact_long_numbers(cut_long_values(message.into())),
         }
     }
 }
@@ -77,6 +77,48 @@ pub fn cut_long_values(m: String) -> String {
             i = (j + 1).min(chars.len().max(j + 1));
         }
     }
+    out
+}
+
+/// Digits in a row beyond which a number in a message is written in scientific notation.
+const LONG_NUMBER: usize = 21;
+
+/// Writes every long plain number of a message (a value such as `1e300` that a message
+/// formatted with `{}`, which spells out all 301 digits) in scientific notation, `1e300`,
+/// so that messages stay short (issue 18: "cut long values"). Numbers that are part of a
+/// word (a name such as `n123...`) are left alone.
+pub fn compact_long_numbers(m: String) -> String {
+    let b = m.as_bytes();
+    let is_num = |c: u8| c.is_ascii_digit() || c == b'.';
+    let mut out = String::with_capacity(m.len().min(4 * crate::units::ECHO_CHARS));
+    let (mut i, mut last, mut quoted) = (0, 0, false);
+    while i < b.len() {
+        if b[i] == b'"' && (i == 0 || b[i - 1] != b'\\') {
+            quoted = !quoted; // an echo of the text as written: kept as it is
+        }
+        if quoted
+            || !b[i].is_ascii_digit()
+            || (i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+        {
+            i += 1;
+            continue;
+        }
+        let start = if i > 0 && b[i - 1] == b'-' { i - 1 } else { i };
+        let mut j = i;
+        while j < b.len() && is_num(b[j]) {
+            j += 1;
+        }
+        let word = j < b.len() && (b[j].is_ascii_alphabetic() || b[j] == b'_');
+        if j - i > LONG_NUMBER && !word {
+            if let Ok(v) = m[start..j].parse::<f64>() {
+                out.push_str(&m[last..start]);
+                out.push_str(&format!("{v:e}"));
+                last = j;
+            }
+        }
+        i = j;
+    }
+    out.push_str(&m[last..]);
     out
 }
 
@@ -183,6 +225,21 @@ mod tests {
 #[cfg(test)]
 mod cut_tests {
     use super::*;
+
+    #[test]
+    fn long_numbers_are_written_short() {
+        let e = ConfigError::new("defaults.abr.rif", format!("{} is not allowed; RIF must satisfy 0 < x <= 1", 1e300));
+        assert_eq!(e.message, "1e300 is not allowed; RIF must satisfy 0 < x <= 1");
+        let e = ConfigError::new("p", format!("{} % is above 100 %; or {}", 1.5e250, -2e40));
+        assert_eq!(e.message, "1.5e250 % is above 100 %; or -2e40");
+        let e = ConfigError::new("p", format!("{} is not allowed", 1e-300));
+        assert_eq!(e.message, "1e-300 is not allowed");
+        // Short numbers, and digits inside names, stay as written.
+        let name = format!("n{}", "1".repeat(30));
+        let digits = "9".repeat(40);
+        let short = format!("0.95 and 155520000 and 18446744073709551615 and {name:?} and {name}x and \"{digits} B\"");
+        assert_eq!(compact_long_numbers(short.clone()), short);
+    }
 
     #[test]
     fn long_quoted_values_are_cut() {

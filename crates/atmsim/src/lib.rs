@@ -71,6 +71,7 @@ pub fn run_observed(
     period: std::time::Duration,
     mut observer: impl FnMut(u64) -> bool,
 ) -> Result<Option<RunResult>, RunError> {
+    footprint::check(sc, None).map_err(|e| ScenarioError::new("", e.to_string()))?;
     let start = std::time::Instant::now();
     let mut sim = sim::Sim::new(sc);
     let end = sc.duration;
@@ -123,12 +124,63 @@ pub fn run_with_budget(sc: &Scenario, budget: RunBudget) -> Result<RunResult, Ru
     if budget == RunBudget::default() {
         return run(sc);
     }
+    footprint::check(sc, None).map_err(|e| ScenarioError::new("", e.to_string()))?;
     let start = std::time::Instant::now();
     let deadline = budget
         .max_wall_seconds
         .map(|s| start + std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9)));
     let mut sim = sim::Sim::new(sc);
     let stopped = sim.run_bounded(budget.max_events.unwrap_or(u64::MAX), deadline);
+    budgeted_result(sim, sc, budget, start, stopped)
+}
+
+/// Runs like [`run_with_budget`], and hands control to `observer` about every `period` of
+/// wall time as [`run_observed`] does (so that Ctrl-C stops a bounded run at once too,
+/// issue 18); when it returns `false` the run stops and `Ok(None)` is returned. The run
+/// advances by [`sim::Sim::run_bounded`] in slices of wall time, which resume where the
+/// last one stopped: the events, and so the results, are those of [`run_with_budget`].
+pub fn run_observed_with_budget(
+    sc: &Scenario,
+    budget: RunBudget,
+    period: std::time::Duration,
+    mut observer: impl FnMut(u64) -> bool,
+) -> Result<Option<RunResult>, RunError> {
+    footprint::check(sc, None).map_err(|e| ScenarioError::new("", e.to_string()))?;
+    let start = std::time::Instant::now();
+    let deadline = budget
+        .max_wall_seconds
+        .map(|s| start + std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+    let max_events = budget.max_events.unwrap_or(u64::MAX);
+    let mut sim = sim::Sim::new(sc);
+    let mut reached = 0;
+    let stopped = loop {
+        let look = std::time::Instant::now() + period;
+        let slice_end = deadline.map_or(look, |d| d.min(look));
+        let left = max_events.saturating_sub(sim.q.events_processed());
+        match sim.run_bounded(left, Some(slice_end)) {
+            None => break None,
+            Some(t) => reached = reached.max(t),
+        }
+        let now = std::time::Instant::now();
+        if sim.q.events_processed() >= max_events || deadline.is_some_and(|d| now >= d) {
+            break Some(reached);
+        }
+        if !observer(reached) {
+            return Ok(None);
+        }
+    };
+    budgeted_result(sim, sc, budget, start, stopped).map(Some)
+}
+
+/// The results of a bounded run: whole when it reached its end (`stopped` is `None`), else
+/// cut at the simulated time reached, with `summary.partial` naming the bound.
+fn budgeted_result(
+    sim: sim::Sim<'_>,
+    sc: &Scenario,
+    budget: RunBudget,
+    start: std::time::Instant,
+    stopped: Option<atmsim_kernel::Time>,
+) -> Result<RunResult, RunError> {
     let wall = start.elapsed().as_secs_f64();
     let Some(reached) = stopped else {
         return check_invariants(RunResult::collect(sim, sc, wall));

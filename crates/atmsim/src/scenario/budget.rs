@@ -28,9 +28,11 @@ pub const MAX_EVENTS_PER_SIM_SECOND: f64 = 1e9;
 /// rate; beyond it the excess only fills the host's queue.
 pub const MAX_OVERLOAD: f64 = 100.0;
 
-/// The most time-series values a run may record (samples times series): about 200 MB in the
-/// engine, several times that once handed to Python as JSON and tables.
-pub const MAX_SERIES_VALUES: f64 = 2e7;
+/// The most time-series values a run may record (samples times series): about 100 MB in the
+/// engine, and about 1 GB at its peak once handed to Python as JSON and tables (the fuzzer
+/// found 1.5e7 values, 5003 TCP connections for 0.1 s, taking 1.5 GB in `atmsim.run`, past
+/// its 2 GB limit with the rest). The largest reproduction records 5.6e6 (worst-case, N = 100).
+pub const MAX_SERIES_VALUES: f64 = 1e7;
 
 /// One contribution to the event rate: the key, its value as written, events per second.
 #[derive(Clone, Debug, PartialEq)]
@@ -182,21 +184,52 @@ pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
     ))
 }
 
-/// A CBR source or an on/off source's peak more than [`MAX_OVERLOAD`] times its first link.
+/// The most a cell-level source can send into its first port, cells/s, and the key that
+/// sets it: a CBR rate, an on/off peak, or a greedy ABR source's PCR (its ACR may reach it,
+/// and the host's queue does not hold it back: the forward RM cells wait in that queue too).
+fn source_rate(c: &super::ConnectionCfg) -> Option<(&'static str, f64)> {
+    match (&c.app, &c.abr) {
+        (Some(CellApp::Cbr(CbrCfg { rate })), _) => Some(("traffic.rate", *rate)),
+        (Some(CellApp::OnOff(OnOffCfg { peak, .. })), _) => Some(("traffic.peak_rate", *peak)),
+        (Some(CellApp::Persistent(_)), Some(a)) => Some(("abr.pcr (or defaults.abr)", a.pcr)),
+        _ => None,
+    }
+}
+
+/// A CBR source or an on/off source's peak more than [`MAX_OVERLOAD`] times its first link;
+/// or the cell-level sources that share a first port (one host's link) asking together for
+/// more than [`MAX_OVERLOAD`] times its rate (the fuzzer found 1001 greedy ABR sources on one
+/// host link filling its queue at 300 million cells per simulated second, past 2 GB in 0.05 s).
 fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
+    let mut together = vec![(0.0f64, 0usize); sc.ports.len()];
     for (i, c) in sc.connections.iter().enumerate() {
-        let (key, rate) = match &c.app {
-            Some(CellApp::Cbr(CbrCfg { rate })) => ("rate", *rate),
-            Some(CellApp::OnOff(OnOffCfg { peak, .. })) => ("peak_rate", *peak),
-            _ => continue,
+        let Some((key, rate)) = source_rate(c) else {
+            continue;
         };
-        let Some(link) = c.fwd_ports.first().and_then(|&p| sc.ports.get(p)) else {
+        let Some((p, link)) = c.fwd_ports.first().and_then(|&p| sc.ports.get(p).map(|l| (p, l))) else {
             continue;
         };
         let link_cells = link.rate_bps as f64 / 424.0;
+        let (sum, n) = together[p];
+        together[p] = (sum + rate, n + 1);
+        if n > 0 && together[p].0 > MAX_OVERLOAD * link_cells {
+            return Err(ScenarioError::new(
+                format!("connection[{i}].{key}"),
+                format!(
+                    "the {} cell sources that start at port {:?} can send {:.1} Mbps together (their \
+                     rate, peak_rate or ABR pcr), {:.0} times its rate of {} bps; allowed: at most \
+                     {MAX_OVERLOAD} times (the excess would only pile up in the host's queue)",
+                    n + 1,
+                    link.name,
+                    together[p].0 * 424.0 / 1e6,
+                    together[p].0 / link_cells,
+                    link.rate_bps
+                ),
+            ));
+        }
         if rate > MAX_OVERLOAD * link_cells {
             return Err(ScenarioError::new(
-                format!("connection[{i}].traffic.{key}"),
+                format!("connection[{i}].{key}"),
                 format!(
                     "{} is {:.0} times the rate of its first link {:?} ({} bps); allowed: at most \
                      {MAX_OVERLOAD} times (the excess would only pile up in the host's queue, \
@@ -248,7 +281,6 @@ pub fn estimated_events(sc: &Scenario) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::load_toml;
 
     const BASE: &str = r#"
         name = "t"
@@ -294,6 +326,27 @@ mod tests {
     }
 
     #[test]
+    fn many_greedy_sources_on_one_host_link_are_refused() {
+        let conns = |n: usize| {
+            let mut t = String::new();
+            for i in 0..n {
+                t.push_str(&format!(
+                    "[[connection]]\nname = \"c{i}\"\nfrom = \"a\"\nto = \"b\"\nservice = \"abr\"\n\
+                     [connection.traffic]\nkind = \"persistent\"\n"
+                ));
+            }
+            let f = crate::scenario::from_toml_str(&format!("{BASE}\n{t}")).expect("parses");
+            crate::scenario::resolve::resolve_unchecked(&f).expect("resolves")
+        };
+        check(&conns(100)).unwrap(); // 100 times the link: allowed
+        let e = check(&conns(101)).unwrap_err();
+        assert_eq!(e.path, "connection[100].abr.pcr (or defaults.abr)");
+        assert!(e.message.starts_with("the 101 cell sources that start at port \"a->b\""), "{e}");
+        assert!(e.message.contains("send 15707.5 Mbps together"), "{e}");
+        assert!(e.message.contains("101 times its rate of 155520000 bps"), "{e}");
+    }
+
+    #[test]
     fn one_ps_on_off_periods_are_refused() {
         let sc = with(
             "[connection.traffic]\nkind = \"on_off\"\npeak_rate = \"10 Mbps\"\non = \"1 ps\"\noff = \"1 ps\"",
@@ -332,7 +385,7 @@ mod tests {
         }
         let e = check(&big).unwrap_err();
         assert_eq!(e.path, "measurement.sample_interval");
-        assert!(e.message.contains("allowed: at most 2e7 values"), "{e}");
+        assert!(e.message.contains("allowed: at most 1e7 values"), "{e}");
         sc.sample_interval = Some(atmsim_kernel::PS_PER_MS);
         check(&sc).unwrap();
     }
