@@ -175,12 +175,16 @@ impl Gw {
         }
     }
 
-    /// Activity levels and ExcessFairShare (98-0408 eqs 20-21), over the active VCs.
+    /// Activity levels and ExcessFairShare (98-0408 eqs 20-21), over the active VCs; with
+    /// `activity_level = false`, AL = 1: the paper's ExcessFairShare before its extension,
+    /// w_i (A - mu) / sum_j w_j (section 3, algorithm A).
     fn account_activity(&mut self, excess: f64) {
         let mut sum_wal = 0.0;
         let mut sum_w = 0.0;
         for v in self.vcs.iter().filter(|v| v.seen) {
-            let al = if v.efs > 0.0 {
+            let al = if !self.cfg.activity_level {
+                1.0
+            } else if v.efs > 0.0 {
                 ((v.rate - v.mcr).max(0.0) / v.efs).min(1.0)
             } else {
                 1.0

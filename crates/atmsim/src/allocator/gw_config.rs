@@ -52,6 +52,11 @@ pub struct GwSpec {
     /// section 4.4, "decay factor"; default 1: no averaging).
     #[serde(default)]
     pub alpha: Option<f64>,
+    /// Algorithms A and B: weigh each VC by its activity level AL (eqs 20-21; default true).
+    /// `false` takes AL = 1, the paper's ExcessFairShare before that extension: it avoids the
+    /// ExcessFairShare wind-up on WAN links (docs/models/gw.md).
+    #[serde(default)]
+    pub activity_level: Option<bool>,
     /// Queue control hyperbola parameter a, queues above T0 (default 1.15).
     #[serde(default)]
     pub a: Option<f64>,
@@ -81,6 +86,8 @@ pub struct GwCfg {
     pub per_vc_ccr: bool,
     /// Weight of the newest interval in averaging z and sum_j w_j AL(j) (1: none).
     pub alpha: f64,
+    /// Activity levels in ExcessFairShare (eqs 20-21); false: AL = 1.
+    pub activity_level: bool,
     /// The dynamic queue control (98-0408 section 2: the ERICA+ function of seed 003 4.4).
     pub queue: QueueControl,
 }
@@ -96,6 +103,7 @@ impl Default for GwCfg {
             delta: 0.1,
             per_vc_ccr: false,
             alpha: 1.0,
+            activity_level: true,
             queue: QueueControl::default(),
         }
     }
@@ -140,6 +148,7 @@ impl Resolve<()> for GwSpec {
             delta,
             per_vc_ccr: self.per_vc_ccr.unwrap_or(d.per_vc_ccr),
             alpha: unit_fraction(path, "alpha", self.alpha, d.alpha, false)?,
+            activity_level: self.activity_level.unwrap_or(d.activity_level),
             queue: q.queue_control(path)?,
         })
     }

@@ -219,3 +219,31 @@ fn excess_fair_share_winds_up_while_the_link_is_underloaded() {
     g.on_backward_rm(0, &mut b);
     assert!(close(b.er as f64, 100_000.0), "{}", b.er);
 }
+
+#[test]
+fn without_activity_levels_the_excess_fair_share_is_the_plain_weighted_split() {
+    // activity_level = false: ExcessFairShare(i) = Target w_i / sum_j w_j (98-0408 section 3,
+    // before eqs 20-21), whatever the VCs send: the same underloaded link as the wind-up
+    // test keeps EFS at 100 000 / 2 = 50 000, and the ER is max(EFS, VCShare) = max(50 000,
+    // 20 000 / 0.4) = 50 000.
+    let mut g = Gw::new(
+        GwCfg {
+            activity_level: false,
+            ..cfg(GwScheme::A)
+        },
+        100_000.0,
+        4,
+    );
+    let vcs = [(20_000.0, 0.0), (20_000.0, 0.0)];
+    for _ in 0..10 {
+        interval_at_rates(&mut g, &vcs, 0);
+        assert!(
+            close(g.excess_fair_share(0), 50_000.0),
+            "{}",
+            g.excess_fair_share(0)
+        );
+    }
+    let mut b = brm(0, 0.0, 1.0);
+    g.on_backward_rm(0, &mut b);
+    assert!(close(b.er as f64, 50_000.0), "{}", b.er);
+}
