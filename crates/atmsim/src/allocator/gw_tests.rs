@@ -247,3 +247,23 @@ fn without_activity_levels_the_excess_fair_share_is_the_plain_weighted_split() {
     g.on_backward_rm(0, &mut b);
     assert!(close(b.er as f64, 50_000.0), "{}", b.er);
 }
+
+#[test]
+fn alpha_outside_zero_one_is_refused_naming_the_key() {
+    use crate::allocator::gw_config::GwSpec;
+    use crate::registry::Resolve;
+    for bad in [0.0, 1.5, f64::NAN] {
+        let spec = GwSpec {
+            alpha: Some(bad),
+            ..GwSpec::default()
+        };
+        let e = spec
+            .resolve("defaults.allocator", &())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("defaults.allocator.alpha") && e.contains("(0, 1]"),
+            "{e}"
+        );
+    }
+}
