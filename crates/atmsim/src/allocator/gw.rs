@@ -7,10 +7,10 @@
 //! `interval_time`), the common structure of section 3 (eqs 14-19) is
 //!
 //! ```text
-//! ABRCap = f(Tq) (LinkRate dt - VBRCBRCells) / dt      (ERICA+ queue control, seed 003 4.4)
-//! mu     = sum of the MCRs of the VCs active in the interval
-//! z      = (ABRInputRate - mu) / (ABRCap - mu)          (the overload of the excess)
-//! on a backward RM cell of VC i: ER = min(MCR_i + Excess_ER(i), ABRCap)
+//! mu     = sum over the VCs active in the interval of min(SourceRate(i), MCR_i)
+//! Target = f(Tq) (LinkRate - VBR/CBR rate - mu)         (eq 14; f: ERICA+ queue control)
+//! z      = (ABRInputRate - mu) / Target                 (eq 15, the overload of the excess)
+//! on a backward RM cell of VC i: ER = min(MCR_i + Excess_ER(i), Target + mu)   (eqs 17-19)
 //! ```
 //!
 //! and Excess_ER is one of (see [`GwScheme`]): A, max(ExcessFairShare(i), VCShare) with
@@ -20,7 +20,8 @@
 //! max(w_i WtMaxAllocPrevious, VCShare), WtMaxAllocCurrent = max(.., Excess_ER / w_i)
 //! (eqs 29-32). MCR_i and w_i are read from the RM cells ([`Cell::rm_mcr`],
 //! [`Cell::rm_weight`]); SourceRate is the CCR of forward RM cells, or the measured rate
-//! with `per_vc_ccr` (the paper's figure 7). Rates are cells/s.
+//! with `per_vc_ccr` (the paper's figure 7). With `alpha` < 1, z and sum_j w_j AL(j) are
+//! averaged exponentially (section 4.4). Rates are cells/s.
 
 use super::gw_config::{GwCfg, GwScheme};
 use super::RateAllocator;
@@ -41,12 +42,14 @@ struct Vc {
 /// The values of the last completed interval, for inspection and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GwState {
-    /// ABR capacity, cells/s.
+    /// Target ABR capacity plus mu: the most a VC is offered, cells/s.
     pub abr_cap: f64,
-    /// Sum of the MCRs of the active VCs, cells/s.
+    /// sum_i min(SourceRate(i), MCR_i) over the active VCs, cells/s.
     pub mu: f64,
     /// Overload factor of the excess, z.
     pub z: f64,
+    /// Algorithms A and B: sum_j w_j AL(j), averaged with `alpha` (eq 21's denominator).
+    pub sum_wal: f64,
     /// Algorithm D: WtMaxAllocPrevious, cells/s per unit weight.
     pub wt_max_prev: f64,
     /// Algorithm D: WtMaxAllocCurrent so far.
@@ -93,6 +96,7 @@ impl Gw {
                 abr_cap: link_rate,
                 mu: 0.0,
                 z: 0.0,
+                sum_wal: 0.0,
                 wt_max_prev: link_rate,
                 wt_max_cur: 0.0,
                 intervals: 0,
@@ -106,30 +110,40 @@ impl Gw {
     }
 
     /// Ends the averaging interval (98-0408 eqs 14-16 and End_of_Interval_Accounting).
+    ///
+    /// Eq 14: Total ABR Capacity = LinkRate - VBR - sum_i min(SourceRate(i), MCR_i), and
+    /// the queue control's Fraction f(Tq) applies to it (Target ABR Capacity, the excess
+    /// the VCs share); eq 15: z = (ABR input - sum_i min(SourceRate(i), MCR_i)) / Target.
+    /// With `alpha` < 1, z and sum_j w_j AL(j) are averaged (section 4.4).
     fn end_interval(&mut self, now: Time, abr_queue: u32) {
         let dt = time::to_secs_f64(now.saturating_sub(self.start)).max(1e-12);
-        let total = (self.link_rate * dt - self.vbr_cells as f64).max(0.0);
-        let tq = if total > 0.0 {
-            abr_queue as f64 / (total / dt)
+        let capacity = (self.link_rate * dt - self.vbr_cells as f64).max(0.0) / dt;
+        let tq = if capacity > 0.0 {
+            abr_queue as f64 / capacity
         } else {
             f64::INFINITY
         };
-        let abr_cap = self.cfg.queue.factor(tq) * total / dt;
         if self.cfg.per_vc_ccr {
             for v in &mut self.vcs {
                 v.rate = v.cells as f64 / dt;
                 v.cells = 0;
             }
         }
-        let mu: f64 = self.vcs.iter().filter(|v| v.seen).map(|v| v.mcr).sum();
-        let excess = (abr_cap - mu).max(0.0);
+        let mu: f64 = self
+            .vcs
+            .iter()
+            .filter(|v| v.seen)
+            .map(|v| v.rate.min(v.mcr))
+            .sum();
+        let excess = self.cfg.queue.factor(tq) * (capacity - mu).max(0.0);
         let input = self.abr_cells as f64 / dt;
-        self.st.z = if excess > 0.0 {
+        let z = if excess > 0.0 {
             (input - mu).max(0.0) / excess
         } else {
             f64::INFINITY
         };
-        self.st.abr_cap = abr_cap;
+        self.st.z = self.average(self.st.z, z);
+        self.st.abr_cap = excess + mu;
         self.st.mu = mu;
         match self.cfg.scheme {
             GwScheme::A | GwScheme::B => self.account_activity(excess),
@@ -150,12 +164,27 @@ impl Gw {
         self.gen = self.gen.wrapping_add(1);
     }
 
-    /// Activity levels and ExcessFairShare (98-0408 eqs 20-21), over the active VCs.
+    /// `old` averaged with `new` (weight `alpha` on the newest, section 4.4); an infinite
+    /// value, or the first interval, is taken as it is.
+    fn average(&self, old: f64, new: f64) -> f64 {
+        let a = self.cfg.alpha;
+        if a >= 1.0 || self.st.intervals == 0 || !old.is_finite() || !new.is_finite() {
+            new
+        } else {
+            (1.0 - a) * old + a * new
+        }
+    }
+
+    /// Activity levels and ExcessFairShare (98-0408 eqs 20-21), over the active VCs; with
+    /// `activity_level = false`, AL = 1: the paper's ExcessFairShare before its extension,
+    /// w_i (A - mu) / sum_j w_j (section 3, algorithm A).
     fn account_activity(&mut self, excess: f64) {
         let mut sum_wal = 0.0;
         let mut sum_w = 0.0;
         for v in self.vcs.iter().filter(|v| v.seen) {
-            let al = if v.efs > 0.0 {
+            let al = if !self.cfg.activity_level {
+                1.0
+            } else if v.efs > 0.0 {
                 ((v.rate - v.mcr).max(0.0) / v.efs).min(1.0)
             } else {
                 1.0
@@ -163,6 +192,12 @@ impl Gw {
             sum_wal += v.weight * al;
             sum_w += v.weight;
         }
+        let sum_wal = if self.st.sum_wal > 0.0 && sum_wal > 0.0 {
+            self.average(self.st.sum_wal, sum_wal)
+        } else {
+            sum_wal
+        };
+        self.st.sum_wal = sum_wal;
         let denom = if sum_wal > 0.0 {
             sum_wal
         } else {
@@ -204,7 +239,10 @@ impl Gw {
         }
     }
 
-    /// The explicit rate of VC `vc` now: MCR plus its excess, at most ABRCap (eqs 17-19).
+    /// The explicit rate of VC `vc` now: MCR plus its excess (eqs 17-18), at most Target +
+    /// mu. Eq 19 as printed caps at Target ABR Capacity, the excess alone; that would hold
+    /// the paper's own three-source case (MCR 50 + 19.92 Mb/s, Target 59.76) below its
+    /// stated 69.92 Mb/s, so the cap is the whole ABR capacity the VCs may use.
     pub fn explicit_rate(&mut self, vc: usize) -> f64 {
         let mcr = self.vcs[vc].mcr;
         (mcr + self.excess_er(vc)).min(self.st.abr_cap.max(mcr))

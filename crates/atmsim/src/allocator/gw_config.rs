@@ -6,7 +6,7 @@ use super::erica_config::EricaSpec;
 use super::erica_plus::QueueControl;
 use super::gw::Gw;
 use super::PortEnv;
-use crate::config::{err, ConfigError};
+use crate::config::{err, unit_fraction, ConfigError};
 use crate::registry::{Build, Resolve};
 use crate::units::{CellCount, Duration};
 use atmsim_kernel::{Time, PS_PER_MS};
@@ -47,6 +47,16 @@ pub struct GwSpec {
     /// forward RM cells (98-0408 figure 7; default false).
     #[serde(default)]
     pub per_vc_ccr: Option<bool>,
+    /// Weight of the newest interval in the exponential averaging of the overload z and
+    /// of the weighted number of active VCs sum_j w_j AL(j), 0 < alpha <= 1 (98-0408
+    /// section 4.4, "decay factor"; default 1: no averaging).
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// Algorithms A and B: weigh each VC by its activity level AL (eqs 20-21; default true).
+    /// `false` takes AL = 1, the paper's ExcessFairShare before that extension: it avoids the
+    /// ExcessFairShare wind-up on WAN links (docs/models/gw.md).
+    #[serde(default)]
+    pub activity_level: Option<bool>,
     /// Queue control hyperbola parameter a, queues above T0 (default 1.15).
     #[serde(default)]
     pub a: Option<f64>,
@@ -74,6 +84,10 @@ pub struct GwCfg {
     pub delta: f64,
     /// Per-VC rate measurement.
     pub per_vc_ccr: bool,
+    /// Weight of the newest interval in averaging z and sum_j w_j AL(j) (1: none).
+    pub alpha: f64,
+    /// Activity levels in ExcessFairShare (eqs 20-21); false: AL = 1.
+    pub activity_level: bool,
     /// The dynamic queue control (98-0408 section 2: the ERICA+ function of seed 003 4.4).
     pub queue: QueueControl,
 }
@@ -88,6 +102,8 @@ impl Default for GwCfg {
             interval_time: PS_PER_MS,
             delta: 0.1,
             per_vc_ccr: false,
+            alpha: 1.0,
+            activity_level: true,
             queue: QueueControl::default(),
         }
     }
@@ -131,6 +147,8 @@ impl Resolve<()> for GwSpec {
             interval_time,
             delta,
             per_vc_ccr: self.per_vc_ccr.unwrap_or(d.per_vc_ccr),
+            alpha: unit_fraction(path, "alpha", self.alpha, d.alpha, false)?,
+            activity_level: self.activity_level.unwrap_or(d.activity_level),
             queue: q.queue_control(path)?,
         })
     }

@@ -133,3 +133,137 @@ fn scheme_d_uses_the_weighted_max_allocation_near_z_one() {
     assert!(close(b.er as f64, 1000.0), "{}", b.er);
     assert!(close(g.st.wt_max_cur, 1000.0));
 }
+
+/// One interval of 10 ms in which VC c (ccr, mcr) sends `ccr / 100` cells, ended with an
+/// ABR queue of `queue` cells.
+fn interval_at_rates(g: &mut Gw, vcs: &[(f64, f64)], queue: u32) {
+    let now = g.start;
+    for (c, &(ccr, mcr)) in vcs.iter().enumerate() {
+        for _ in 0..(ccr / 100.0).round() as u32 {
+            g.on_arrival(now, &mut frm(c as u32, ccr, mcr, 1.0), 0);
+        }
+    }
+    g.on_timer(now + 10 * PS_PER_MS, queue);
+}
+
+#[test]
+fn queue_control_scales_the_excess_and_a_slow_vc_reserves_what_it_sends() {
+    // 98-0408 section 3, eqs 14-15: Total ABR Capacity = Link - VBR - sum_i min(SourceRate(i),
+    // MCR_i); Target = Fraction x Total; z = (ABR input - sum_i min(SourceRate(i), MCR_i)) /
+    // Target. Link 100 000 cells/s; VCs (rate, MCR) = (60 000, 40 000), (35 000, 0) and
+    // (5 000, 20 000): the last sends below its MCR and reserves only 5 000. mu = 45 000.
+    // A queue of 10 s gives Fraction = QDLF = 0.5: Target = 0.5 (100 000 - 45 000) =
+    // 27 500, z = (100 000 - 45 000) / 27 500 = 2. (Fraction x Link - sum MCR, as before
+    // this fix, gave a Target of 50 000 - 60 000 < 0: z infinite, every VC held at its MCR.)
+    let mut g = Gw::new(cfg(GwScheme::A), 100_000.0, 6);
+    let vcs = [(60_000.0, 40_000.0), (35_000.0, 0.0), (5_000.0, 20_000.0)];
+    interval_at_rates(&mut g, &vcs, 1_000_000);
+    assert!(close(g.st.mu, 45_000.0), "{:?}", g.st);
+    assert!(close(g.st.z, 2.0), "{:?}", g.st);
+    assert!(close(g.st.abr_cap, 27_500.0 + 45_000.0), "{:?}", g.st);
+    // eqs 20-21 with ExcessFairShare = the link before any allocation: AL = (0.2, 0.35, 0),
+    // so ExcessFairShare = 27 500 / 0.55 = 50 000, and VC 1's ER = max(50 000, 35 000 / 2)
+    // = 50 000 (below Target + mu = 72 500).
+    assert!(
+        close(g.excess_fair_share(1), 50_000.0),
+        "{}",
+        g.excess_fair_share(1)
+    );
+    let mut b = brm(1, 0.0, 1.0);
+    g.on_backward_rm(0, &mut b);
+    assert!(close(b.er as f64, 50_000.0), "{}", b.er);
+}
+
+#[test]
+fn alpha_averages_the_overload_and_the_number_of_vcs() {
+    // 98-0408 section 4.4: z and sum_j w_j AL(j) averaged with weight alpha on the newest
+    // interval. Link 100 000; one VC at 50 000 then 100 000 (empty queue, f = 1): z = 0.5
+    // then 1.0, averaged 0.2 x 0.5 + 0.8 x 1.0 = 0.9.
+    let mut g = Gw::new(
+        GwCfg {
+            alpha: 0.8,
+            ..cfg(GwScheme::A)
+        },
+        100_000.0,
+        2,
+    );
+    interval_at_rates(&mut g, &[(50_000.0, 0.0)], 0);
+    assert!(close(g.st.z, 0.5), "{:?}", g.st);
+    // AL = 50 000 / 100 000 (the initial ExcessFairShare): sum w AL = 0.5, EFS = 200 000.
+    assert!(close(g.st.sum_wal, 0.5), "{:?}", g.st);
+    interval_at_rates(&mut g, &[(100_000.0, 0.0)], 0);
+    assert!(close(g.st.z, 0.9), "{:?}", g.st);
+    // AL = 100 000 / 200 000 = 0.5 again: the average stays 0.5.
+    assert!(close(g.st.sum_wal, 0.5), "{:?}", g.st);
+}
+
+#[test]
+fn excess_fair_share_winds_up_while_the_link_is_underloaded() {
+    // The mechanism of the WAN oscillation (docs/models/gw.md): eqs 20-21 make
+    // ExcessFairShare an integrator. When every VC sends less than ExcessFairShare,
+    // AL(j) = r_j / EFS and EFS' = Target / sum_j (r_j / EFS) = EFS / z: while the sources
+    // have not yet answered (a WAN round trip is tens of intervals), EFS grows by 1/z per
+    // interval without bound. Two VCs at 20 000 on a 100 000 link (z = 0.4): after 10
+    // intervals EFS = 50 000 x 2.5^10.
+    let mut g = Gw::new(cfg(GwScheme::A), 100_000.0, 4);
+    let vcs = [(20_000.0, 0.0), (20_000.0, 0.0)];
+    interval_at_rates(&mut g, &vcs, 0);
+    let first = g.excess_fair_share(0);
+    assert!(close(first, 100_000.0 / 0.4), "{first}");
+    for _ in 0..9 {
+        interval_at_rates(&mut g, &vcs, 0);
+    }
+    assert!(close(g.excess_fair_share(0), first * 2.5f64.powi(9)));
+    // The ER given is the whole link: every VC is told it may send at the link rate.
+    let mut b = brm(0, 0.0, 1.0);
+    g.on_backward_rm(0, &mut b);
+    assert!(close(b.er as f64, 100_000.0), "{}", b.er);
+}
+
+#[test]
+fn without_activity_levels_the_excess_fair_share_is_the_plain_weighted_split() {
+    // activity_level = false: ExcessFairShare(i) = Target w_i / sum_j w_j (98-0408 section 3,
+    // before eqs 20-21), whatever the VCs send: the same underloaded link as the wind-up
+    // test keeps EFS at 100 000 / 2 = 50 000, and the ER is max(EFS, VCShare) = max(50 000,
+    // 20 000 / 0.4) = 50 000.
+    let mut g = Gw::new(
+        GwCfg {
+            activity_level: false,
+            ..cfg(GwScheme::A)
+        },
+        100_000.0,
+        4,
+    );
+    let vcs = [(20_000.0, 0.0), (20_000.0, 0.0)];
+    for _ in 0..10 {
+        interval_at_rates(&mut g, &vcs, 0);
+        assert!(
+            close(g.excess_fair_share(0), 50_000.0),
+            "{}",
+            g.excess_fair_share(0)
+        );
+    }
+    let mut b = brm(0, 0.0, 1.0);
+    g.on_backward_rm(0, &mut b);
+    assert!(close(b.er as f64, 50_000.0), "{}", b.er);
+}
+
+#[test]
+fn alpha_outside_zero_one_is_refused_naming_the_key() {
+    use crate::allocator::gw_config::GwSpec;
+    use crate::registry::Resolve;
+    for bad in [0.0, 1.5, f64::NAN] {
+        let spec = GwSpec {
+            alpha: Some(bad),
+            ..GwSpec::default()
+        };
+        let e = spec
+            .resolve("defaults.allocator", &())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("defaults.allocator.alpha") && e.contains("(0, 1]"),
+            "{e}"
+        );
+    }
+}
