@@ -8,6 +8,7 @@ A cell-hop is one cell crossing one port and its link.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from . import _core
@@ -126,18 +127,31 @@ def scale_scenario(case: str, topology: str, n: int, duration: str = "0.5 s") ->
 
 
 def _peak_rss_bytes() -> int:
+    """This process's peak resident memory. Linux's VmHWM, which starts afresh at exec:
+    ``getrusage``'s ``ru_maxrss`` carries the parent's peak across fork and exec, so a row
+    run from a process that built a 10 000-VC scenario read 0 bytes above baseline."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
 
 
-def scale_row(case: str, topology: str, n: int, duration: str = "0.5 s") -> dict[str, Any]:
+def scale_row(case: str, topology: str, n: int, duration: str = "0.5 s",
+              text: str | None = None) -> dict[str, Any]:
     """Runs one row in this process and measures it: CPU time of the whole run (parse,
     build, event loop, results), its cell-hops and events, and the peak RSS above the
-    process's peak before the run. Meant for a fresh process (see :func:`run_scale`)."""
+    process's peak before the run. Meant for a fresh process (see :func:`run_scale`), given
+    the scenario's JSON ``text`` built elsewhere: building a 10 000-VC scenario as Python
+    dicts here would raise the peak before the run and hide the engine's memory."""
     import time
 
-    text = json.dumps(scale_scenario(case, topology, n, duration))
+    if text is None:
+        text = json.dumps(scale_scenario(case, topology, n, duration))
     base = _peak_rss_bytes()
     t0 = time.process_time()
     if hasattr(_core, "run_counts"):
@@ -147,6 +161,14 @@ def scale_row(case: str, topology: str, n: int, duration: str = "0.5 s") -> dict
         cell_hops, events = s["cell_hops"], s["events"]
     cpu = time.process_time() - t0
     rss = max(0, _peak_rss_bytes() - base)
+    # The set-up alone (parse, resolve, build; no event loop), measured after the peak RSS
+    # was read: the event loop's CPU time is the difference.
+    setup = None
+    if hasattr(_core, "run_counts"):
+        t1 = time.process_time()
+        _core.run_counts(text, False)
+        setup = time.process_time() - t1
+    loop = cpu - setup if setup is not None else None
     return {
         "case": case,
         "topology": topology,
@@ -155,6 +177,8 @@ def scale_row(case: str, topology: str, n: int, duration: str = "0.5 s") -> dict
         "events": events,
         "cpu_seconds": cpu,
         "ns_per_cell_hop": cpu * 1e9 / max(1, cell_hops),
+        "setup_cpu_seconds": setup,
+        "loop_ns_per_cell_hop": None if loop is None else max(0.0, loop) * 1e9 / max(1, cell_hops),
         "events_per_cell_hop": events / max(1, cell_hops),
         "peak_rss_above_baseline": rss,
         "bytes_per_vc": rss / n,
@@ -168,12 +192,16 @@ def run_scale(sizes=SCALE_SIZES, cases=SCALE_CASES, topologies=SCALE_TOPOLOGIES,
     is reported with ``error`` set instead of figures."""
     import subprocess
     import sys
+    import tempfile
 
     rows = []
     for case in cases:
         for topo in topologies:
             for n in sizes:
-                cmd = [sys.executable, "-m", "atmsim.bench", case, topo, str(n), duration]
+                scenario = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+                with scenario:
+                    json.dump(scale_scenario(case, topo, n, duration), scenario)
+                cmd = [sys.executable, "-m", "atmsim.bench", case, topo, str(n), duration, scenario.name]
                 try:
                     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
                     if p.returncode == 0:
@@ -183,13 +211,16 @@ def run_scale(sizes=SCALE_SIZES, cases=SCALE_CASES, topologies=SCALE_TOPOLOGIES,
                         row = {"case": case, "topology": topo, "vcs": n, "error": lines[-1]}
                 except subprocess.TimeoutExpired:
                     row = {"case": case, "topology": topo, "vcs": n, "error": f"timed out after {timeout:g} s"}
+                finally:
+                    Path(scenario.name).unlink(missing_ok=True)
                 rows.append(row)
                 if on_row is not None:
                     on_row(row)
     return rows
 
 
-SCALE_HEADER = f"{'case':<12} {'topology':<12} {'VCs':>6} {'ns/cell-hop':>12} {'events/hop':>11} {'peak RSS':>10} {'B/VC':>8}"
+SCALE_HEADER = (f"{'case':<12} {'topology':<12} {'VCs':>6} {'ns/cell-hop':>12} {'loop ns/hop':>12} "
+                f"{'events/hop':>11} {'peak RSS':>10} {'B/VC':>8}")
 
 
 def format_scale_row(r: dict[str, Any]) -> str:
@@ -197,11 +228,14 @@ def format_scale_row(r: dict[str, Any]) -> str:
     head = f"{r['case']:<12} {r['topology']:<12} {r['vcs']:>6}"
     if "error" in r:
         return f"{head} {r['error']}"
-    return (f"{head} {r['ns_per_cell_hop']:>12.1f} {r['events_per_cell_hop']:>11.2f} "
+    lp = r.get("loop_ns_per_cell_hop")
+    loop = f"{lp:>12.1f}" if lp is not None else f"{'-':>12}"
+    return (f"{head} {r['ns_per_cell_hop']:>12.1f} {loop} {r['events_per_cell_hop']:>11.2f} "
             f"{r['peak_rss_above_baseline'] / 2**20:>8.1f} MB {r['bytes_per_vc']:>8.0f}")
 
 
-if __name__ == "__main__":  # one row of the scale benchmark: CASE TOPOLOGY N DURATION
+if __name__ == "__main__":  # one row of the scale benchmark: CASE TOPOLOGY N DURATION [SCENARIO.json]
     import sys
 
-    print(json.dumps(scale_row(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4])))
+    given = Path(sys.argv[5]).read_text() if len(sys.argv) > 5 else None
+    print(json.dumps(scale_row(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], given)))

@@ -176,9 +176,12 @@ fn run_json_watched(
 
 /// Runs a scenario given as JSON text with results and time series off (the scale
 /// benchmark's memory columns); returns (cell-hops, events). Refuses a scenario too large
-/// for the memory available, like a full run.
+/// for the memory available, like a full run. With `run` false it stops before the event
+/// loop (parse, resolve, build only): the benchmark subtracts that set-up time to report
+/// the event loop's cost per cell-hop apart from the whole run's.
 #[pyfunction]
-fn run_counts(py: Python<'_>, text: String) -> PyResult<(u64, u64)> {
+#[pyo3(signature = (text, run = true))]
+fn run_counts(py: Python<'_>, text: String, run: bool) -> PyResult<(u64, u64)> {
     py.detach(|| {
         guard(|| {
             let r = (|| -> Result<(u64, u64), atmsim::RunError> {
@@ -187,7 +190,9 @@ fn run_counts(py: Python<'_>, text: String) -> PyResult<(u64, u64)> {
                 atmsim::footprint::check(&sc, None)
                     .map_err(|e| atmsim::ScenarioError::new("", e.to_string()))?;
                 let mut sim = atmsim::sim::Sim::new(&sc);
-                sim.run();
+                if run {
+                    sim.run();
+                }
                 Ok((sim.totals.cell_hops, sim.q.events_processed()))
             })();
             r.map_err(to_py)
