@@ -534,7 +534,7 @@ def test_a_memory_limit_in_the_file_needs_the_local_backend(tmp_path):
 def test_a_second_sweep_process_on_a_busy_store_is_refused(tmp_path):
     """Two `atmsim sweep` processes on one store: the second is refused with one line, exit
     2, and the first finishes unharmed."""
-    f = _limited_sweep(tmp_path, "", durations='["20 ms", "30 s"]')
+    f = _limited_sweep(tmp_path, "", durations='["20 ms", "500 s"]')
     out = tmp_path / "s"
     first = subprocess.Popen([sys.executable, "-m", "atmsim.cli", "sweep", str(f), "--out", str(out), "--workers", "1",
                               "--no-progress", "--point-timeout", "4"], env=ENV, stdout=subprocess.PIPE,
@@ -552,7 +552,7 @@ def test_a_second_sweep_process_on_a_busy_store_is_refused(tmp_path):
         _, err = first.communicate(timeout=120)
     finally:
         first.kill()
-    assert first.returncode == 1, err  # the 30 s point passes its 4 s limit
+    assert first.returncode == 1, err  # the 500 s point passes its 4 s limit (30 s of simulated time could finish in 4 s on a fast engine)
     res = atmsim.load_sweep(out)
     assert len(res.ok) == 1 and res.failed.error_type.tolist() == ["PointTimeout"]
 

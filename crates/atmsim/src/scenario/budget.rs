@@ -16,8 +16,7 @@
 //! bounded (a link rate of 1e300 bps is refused), and [`estimated_events`] keeps the ports in
 //! for the up-front warning.
 
-use crate::traffic::{CbrCfg, OnOffCfg, RequestResponseCfg, SessionsCfg};
-use super::{CellApp, Scenario, ScenarioError, TcpApp};
+use super::{Scenario, ScenarioError, TcpApp};
 use atmsim_kernel::{Time, PS_PER_S};
 
 /// The most events per simulated second a scenario may need: about a minute of wall
@@ -96,32 +95,11 @@ pub fn loads(sc: &Scenario) -> Vec<Load> {
     let run_s = sc.duration.max(1) as f64 / PS_PER_S as f64;
     for (i, c) in sc.connections.iter().enumerate() {
         let at = |k: &str| format!("connection[{i}].{k}");
-        match &c.app {
-            Some(CellApp::Cbr(CbrCfg { rate })) => push(at("traffic.rate"), bps(*rate), *rate),
-            Some(CellApp::OnOff(OnOffCfg { peak, on, off, .. })) => {
-                let cycle = on.saturating_add(*off).max(1);
-                let duty = *on as f64 / cycle as f64;
-                push(at("traffic.peak_rate"), bps(*peak), peak * duty);
-                let value = format!("on {} + off {}", secs(*on), secs(*off));
-                push(at("traffic.on/off"), value, 2.0 * per_period(cycle));
+        if let Some(app) = &c.app {
+            // Each kind states its own loads (`TrafficCfg::event_loads`, in its file).
+            for l in app.event_loads(c.fwd_ports.len() + c.bwd_ports.len()) {
+                push(at(l.key), l.value, l.events_per_s);
             }
-            Some(CellApp::Sessions(SessionsCfg { on, off, .. })) => {
-                // Each opening and closing is signalled hop by hop and restarts the ABR
-                // source (ICR, RM cells): counted as 16 events per port of the route, both
-                // ways (the fuzzer found 1 ps on, 10 ns off taking 24 s for 0.05 s).
-                let cycle = on.saturating_add(*off).max(1);
-                let hops = (c.fwd_ports.len() + c.bwd_ports.len()).max(1) as f64;
-                let value = format!("on {} + off {}", secs(*on), secs(*off));
-                push(at("traffic.on/off"), value, 32.0 * hops * per_period(cycle));
-            }
-            Some(CellApp::Video(v)) => {
-                push(at("traffic.frame_rate"), secs(v.frame_time), per_period(v.frame_time));
-                push(at("traffic.bucket_rate"), bps(v.bucket_rate), v.bucket_rate);
-            }
-            Some(CellApp::RequestResponse(RequestResponseCfg { think, .. })) if *think > 0 => {
-                push(at("traffic.think_time"), secs(*think), per_period(*think));
-            }
-            _ => {}
         }
         if let Some(t) = &c.tcp {
             if let Some(tick) = t.tick {
@@ -188,10 +166,10 @@ pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
 /// sets it: a CBR rate, an on/off peak, or a greedy ABR source's PCR (its ACR may reach it,
 /// and the host's queue does not hold it back: the forward RM cells wait in that queue too).
 fn source_rate(c: &super::ConnectionCfg) -> Option<(&'static str, f64)> {
-    match (&c.app, &c.abr) {
-        (Some(CellApp::Cbr(CbrCfg { rate })), _) => Some(("traffic.rate", *rate)),
-        (Some(CellApp::OnOff(OnOffCfg { peak, .. })), _) => Some(("traffic.peak_rate", *peak)),
-        (Some(CellApp::Persistent(_)), Some(a)) => Some(("abr.pcr (or defaults.abr)", a.pcr)),
+    let app = c.app.as_ref()?;
+    match (app.peak_rate(), &c.abr) {
+        (Some(peak), _) => Some(peak),
+        (None, Some(a)) if app.greedy_under_abr() => Some(("abr.pcr (or defaults.abr)", a.pcr)),
         _ => None,
     }
 }

@@ -1,6 +1,6 @@
 //! Constant bit rate source (seed 003 section 5.7): one cell every `1 / rate`.
 
-use super::{positive_rate, SourceEnv, Start, TrafficCfg, TrafficModel};
+use super::{positive_rate, EventLoad, SourceEnv, Start, TrafficCfg, TrafficModel};
 use crate::abr::source::cell_interval;
 use crate::cell::ServiceClass;
 use crate::network::CellDir;
@@ -55,6 +55,14 @@ impl TrafficCfg for CbrCfg {
     /// Reserved-rate traffic (CBR, VBR) or best effort.
     fn classes(&self) -> &'static [ServiceClass] {
         &[ServiceClass::Cbr, ServiceClass::Vbr, ServiceClass::Ubr]
+    }
+
+    fn event_loads(&self, _hops: usize) -> Vec<EventLoad> {
+        vec![EventLoad::cells("traffic.rate", self.rate)]
+    }
+
+    fn peak_rate(&self) -> Option<(&'static str, f64)> {
+        Some(("traffic.rate", self.rate))
     }
 }
 

@@ -76,8 +76,40 @@ pub enum OnMessage {
     ThinkUntil(Time),
 }
 
+/// One contribution of a source to its run's event rate, for the heavy-run guard
+/// (`scenario::budget`, issue 18): the key under `connection[i].` that sets it, its value in
+/// readable units, and the events per simulated second it asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventLoad {
+    /// Key path under the connection (`traffic.rate`).
+    pub key: &'static str,
+    /// The value as a reader would write it.
+    pub value: String,
+    /// Estimated events per simulated second.
+    pub events_per_s: f64,
+}
+
+impl EventLoad {
+    /// A stream of `cells_per_s` cells per second (one event per cell), set by `key`.
+    pub fn cells(key: &'static str, cells_per_s: f64) -> Self {
+        let value = format!("{} bps", cells_per_s * crate::cell::CELL_BITS_F64);
+        EventLoad { key, value, events_per_s: cells_per_s }
+    }
+
+    /// `events` events every `period` picoseconds, set by `key`.
+    pub fn every(key: &'static str, period: Time, events: f64) -> Self {
+        let value = Duration(period).to_string();
+        EventLoad { key, value, events_per_s: events * per_second(period) }
+    }
+}
+
+/// How many times a period of `period` picoseconds fits in a simulated second.
+pub fn per_second(period: Time) -> f64 {
+    atmsim_kernel::PS_PER_S as f64 / period.max(1) as f64
+}
+
 /// The resolved configuration of a traffic kind: what the engine needs to know before
-/// the run (sizes, demand, shaping, service classes).
+/// the run (sizes, demand, shaping, service classes, the events it asks for).
 pub trait TrafficCfg {
     /// Long-run demand of the forward direction in cells/s (None: unbounded), used by
     /// the max-min oracle.
@@ -108,6 +140,26 @@ pub trait TrafficCfg {
     /// best effort).
     fn classes(&self) -> &'static [ServiceClass] {
         &[ServiceClass::Abr, ServiceClass::Ubr]
+    }
+
+    /// The events per simulated second the source asks for by itself (cells it hands,
+    /// its own timers), each with its key, for the heavy-run guard; `hops` is the number of
+    /// ports on the connection's routes, both ways. Default: none (a source that only
+    /// follows its transmitter costs what the ports cost).
+    fn event_loads(&self, _hops: usize) -> Vec<EventLoad> {
+        Vec::new()
+    }
+
+    /// The most cells per second it can hand its first port, with the key that sets it,
+    /// for the guard against sources far above their host's link. Default: none.
+    fn peak_rate(&self) -> Option<(&'static str, f64)> {
+        None
+    }
+
+    /// Whether an ABR source carrying it is greedy, so that its ACR may reach its PCR
+    /// (the guard then counts the PCR as its peak). Default: no.
+    fn greedy_under_abr(&self) -> bool {
+        false
     }
 }
 
@@ -191,6 +243,18 @@ impl CellApp {
     /// See [`TrafficCfg::classes`].
     pub fn classes(&self) -> &'static [ServiceClass] {
         dispatch_traffic!(@cfg self, c => c.classes())
+    }
+    /// See [`TrafficCfg::event_loads`].
+    pub fn event_loads(&self, hops: usize) -> Vec<EventLoad> {
+        dispatch_traffic!(@cfg self, c => c.event_loads(hops))
+    }
+    /// See [`TrafficCfg::peak_rate`].
+    pub fn peak_rate(&self) -> Option<(&'static str, f64)> {
+        dispatch_traffic!(@cfg self, c => c.peak_rate())
+    }
+    /// See [`TrafficCfg::greedy_under_abr`].
+    pub fn greedy_under_abr(&self) -> bool {
+        dispatch_traffic!(@cfg self, c => c.greedy_under_abr())
     }
     /// The running source of connection `conn` in a run with seed `seed`.
     pub fn build(&self, seed: u64, conn: &str) -> AnyTraffic {

@@ -2,7 +2,7 @@
 //! each on period, nothing during the off periods; the first on period starts after
 //! `phase`.
 
-use super::{positive_rate, positive_time, SourceEnv, Start, TrafficCfg, TrafficModel};
+use super::{positive_rate, positive_time, EventLoad, SourceEnv, Start, TrafficCfg, TrafficModel};
 use crate::abr::source::cell_interval;
 use crate::cell::ServiceClass;
 use crate::network::CellDir;
@@ -80,6 +80,21 @@ impl TrafficCfg for OnOffCfg {
     /// Any class.
     fn classes(&self) -> &'static [ServiceClass] {
         &[ServiceClass::Vbr, ServiceClass::Cbr, ServiceClass::Abr, ServiceClass::Ubr]
+    }
+
+    /// The cells of its on periods, and two events per cycle (on, off).
+    fn event_loads(&self, _hops: usize) -> Vec<EventLoad> {
+        let cycle = self.on.saturating_add(self.off).max(1);
+        let duty = self.on as f64 / cycle as f64;
+        let mut peak = EventLoad::cells("traffic.peak_rate", self.peak);
+        peak.events_per_s *= duty;
+        let value = format!("on {} + off {}", Duration(self.on), Duration(self.off));
+        let periods = EventLoad::every("traffic.on/off", cycle, 2.0);
+        vec![peak, EventLoad { value, ..periods }]
+    }
+
+    fn peak_rate(&self) -> Option<(&'static str, f64)> {
+        Some(("traffic.peak_rate", self.peak))
     }
 }
 

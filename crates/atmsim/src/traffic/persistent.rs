@@ -84,6 +84,11 @@ impl TrafficCfg for PersistentCfg {
             _ => None,
         }
     }
+
+    /// Greedy: under ABR its ACR may reach the PCR.
+    fn greedy_under_abr(&self) -> bool {
+        true
+    }
 }
 
 impl TrafficModel for Persistent {

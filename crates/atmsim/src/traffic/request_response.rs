@@ -2,7 +2,7 @@
 //! `request` cells; when it has arrived the server answers with `response` cells; when
 //! the response has arrived the client thinks for `think`, then asks again.
 
-use super::{OnMessage, SourceEnv, Start, TrafficCfg, TrafficModel};
+use super::{EventLoad, OnMessage, SourceEnv, Start, TrafficCfg, TrafficModel};
 use crate::config::err;
 use crate::network::CellDir;
 use crate::units::{CellCount, Duration};
@@ -89,6 +89,14 @@ impl TrafficCfg for RequestResponseCfg {
 
     fn reverse_sends(&self) -> bool {
         true
+    }
+
+    /// A think event per think time (none without thinking).
+    fn event_loads(&self, _hops: usize) -> Vec<EventLoad> {
+        if self.think == 0 {
+            return Vec::new();
+        }
+        vec![EventLoad::every("traffic.think_time", self.think, 1.0)]
     }
 }
 

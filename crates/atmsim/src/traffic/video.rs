@@ -4,7 +4,7 @@
 //! evenly over the frame time (`"spread"`). The first frame starts at a random phase
 //! (spec 7: avoid frame alignment).
 
-use super::{SourceEnv, Start, TrafficCfg, TrafficModel};
+use super::{EventLoad, SourceEnv, Start, TrafficCfg, TrafficModel};
 use crate::cell::ServiceClass;
 use crate::config::{err, ConfigError};
 use crate::network::CellDir;
@@ -202,6 +202,14 @@ impl TrafficCfg for VideoParams {
     /// Reserved-rate traffic (CBR, VBR) or best effort.
     fn classes(&self) -> &'static [ServiceClass] {
         &[ServiceClass::Cbr, ServiceClass::Vbr, ServiceClass::Ubr]
+    }
+
+    /// A frame event per frame time and the shaper's cells.
+    fn event_loads(&self, _hops: usize) -> Vec<EventLoad> {
+        vec![
+            EventLoad::every("traffic.frame_rate", self.frame_time, 1.0),
+            EventLoad::cells("traffic.bucket_rate", self.bucket_rate),
+        ]
     }
 }
 
