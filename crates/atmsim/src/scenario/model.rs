@@ -112,6 +112,8 @@ pub struct Scenario {
     pub connections: Vec<ConnectionCfg>,
     /// Faults to inject.
     pub faults: Vec<FaultCfg>,
+    /// Per-event traces to record (`[trace]`; recorded only when a sink is attached).
+    pub trace: Option<crate::trace::TraceCfg>,
 }
 
 /// Which cells a fault hits.

@@ -36,9 +36,13 @@ impl Sim<'_> {
             if src.next_opportunity(now) == Some(now) {
                 match src.choose(now, data, false) {
                     NextCell::Frm => {
+                        let acr_before = src.acr;
                         let ccr = src.send_frm(now);
                         let (pcr, mw) = (src.p.pcr, (src.p.mcr, src.p.weight));
                         self.emit_rm(now, f, pcr, ccr, mw, false);
+                        if self.trace.on {
+                            self.trace_acr(now, f, None, acr_before);
+                        }
                     }
                     NextCell::Data => {
                         src.sent_data(now);
@@ -135,6 +139,9 @@ impl Sim<'_> {
                 // Rule 1 pacing follows the new ACR from the last cell sent.
                 self.net.dir_mut(g).reset_pacing();
                 self.kick(now, g);
+                if self.trace.on {
+                    self.trace_acr(now, g, Some(&cell), f64::NAN);
+                }
             }
         } else {
             // Destination rule 2: turn the forward RM cell around at once.

@@ -16,13 +16,23 @@ impl Sim<'_> {
     #[inline]
     pub(super) fn offer(&mut self, now: Time, p: usize, mut cell: Cell) {
         if !self.faults.is_empty() && self.fault_takes(now, p, &cell) {
+            if self.trace.on {
+                self.trace_drop(now, p, &cell, None);
+            }
             return;
         }
         let port = &mut self.net.ports[p];
         if port.alloc.is_active() {
             let q = port.buf.class_queued(ServiceClass::Abr);
+            let er_in = cell.er;
             if port.alloc.on_arrival(now, &mut cell, q) {
                 self.arm_interval(p);
+                if self.trace.on {
+                    self.trace_interval(now, p);
+                }
+            }
+            if self.trace.on && cell.is_rm() && !cell.is_backward_rm() {
+                self.trace_feedback(now, p, &cell, er_in, false);
             }
         }
         let port = &mut self.net.ports[p];
@@ -37,10 +47,16 @@ impl Sim<'_> {
                         self.q.schedule(at, Ev::TxDone(p as u32));
                     }
                 }
+                if self.trace.on {
+                    self.trace_queue(now, p);
+                }
             }
-            Admission::Dropped(_) => {
+            Admission::Dropped(reason) => {
                 self.net.flow_mut(cell.flow_id()).cells_dropped += 1;
                 self.totals.cells_dropped += 1;
+                if self.trace.on {
+                    self.trace_drop(now, p, &cell, Some(reason));
+                }
             }
         }
     }
@@ -68,6 +84,9 @@ impl Sim<'_> {
         } else {
             port.tx_pending = false;
         }
+        if self.trace.on {
+            self.trace_queue(now, p);
+        }
     }
 
     #[inline]
@@ -93,9 +112,13 @@ impl Sim<'_> {
                 // its VC at this node gives feedback (spec 2.1).
                 let peer = self.net.peer_port(f, hop);
                 if peer != NO_PORT {
+                    let er_in = cell.er;
                     self.net.ports[peer as usize]
                         .alloc
                         .on_backward_rm(now, &mut cell);
+                    if self.trace.on {
+                        self.trace_feedback(now, peer as usize, &cell, er_in, true);
+                    }
                 }
             }
             let np = self.net.route_port(f, hop);
@@ -123,6 +146,9 @@ impl Sim<'_> {
             let q = port.buf.class_queued(ServiceClass::Abr);
             port.alloc.on_timer(now, q);
             self.arm_interval(p);
+            if self.trace.on {
+                self.trace_interval(now, p);
+            }
         }
     }
 

@@ -9,7 +9,8 @@
 //! - [`abr_host`]: the end systems' transmitters and receivers (ABR source and
 //!   destination, or a fixed peak rate);
 //! - [`faults`]: injected cell losses;
-//! - [`sampling`]: the time-series samples.
+//! - [`sampling`]: the time-series samples;
+//! - [`trace_hooks`]: the per-event traces ([`crate::trace`]), off unless a sink is attached.
 //!
 //! Events are a closed enum ([`Ev`]) dispatched by `match`. Nothing allocates per cell
 //! (queues keep their capacity).
@@ -21,6 +22,7 @@ mod faults;
 mod sampling;
 mod signalling;
 mod tcp_host;
+mod trace_hooks;
 
 pub use faults::FaultState;
 pub use signalling::{SIG_CLOSE, SIG_OPEN, SIG_RELEASE, SIG_RESERVE};
@@ -31,6 +33,7 @@ use crate::metrics::Recorder;
 use crate::network::Ends;
 use crate::network::Network;
 use crate::scenario::Scenario;
+use crate::trace::Tracer;
 use atmsim_kernel::{EventQueue, Time};
 
 /// Engine events.
@@ -101,6 +104,8 @@ pub struct Sim<'a> {
     pub rec: Recorder,
     /// Faults still to inject.
     pub faults: Vec<FaultState>,
+    /// The per-event trace recorder (off unless [`Sim::attach_trace`] is called).
+    pub trace: Tracer<'a>,
 }
 
 impl<'a> Sim<'a> {
@@ -142,6 +147,7 @@ impl<'a> Sim<'a> {
             totals: Totals::default(),
             rec,
             faults,
+            trace: Tracer::off(),
         }
     }
 

@@ -29,11 +29,15 @@ impl Sim<'_> {
             if !f.is_reverse() {
                 self.on_segment(now, c, tag);
             } else {
+                let before = self.tcp_before(now, c);
                 let t = self.net.conns[c].tcp();
                 if let Some((ack, blocks)) = t.rcv.read_ack(tag) {
                     t.snd.on_ack_sack(ack, blocks, now);
                 }
                 self.pump(now, c);
+                if let Some(b) = before {
+                    self.trace_tcp(now, c, b);
+                }
             }
         }
     }
@@ -42,8 +46,12 @@ impl Sim<'_> {
     /// scheduled.
     pub(super) fn on_tick(&mut self, now: Time, c: usize) {
         let tick = self.sc.connections[c].tcp().tick.expect("tick mode");
+        let before = self.tcp_before(now, c);
         if self.net.conns[c].tcp().snd.on_tick() {
             self.pump(now, c);
+            if let Some(b) = before {
+                self.trace_tcp(now, c, b);
+            }
         }
         self.q.schedule(now + tick, Ev::Tick(c as u32));
     }
@@ -202,8 +210,13 @@ impl Sim<'_> {
             return;
         }
         conn.timer_at = None;
+        let before = self.tcp_before(now, c);
+        let conn = self.net.conns[c].tcp();
         if conn.snd.on_deadline(now) {
             self.pump(now, c);
+            if let Some(b) = before {
+                self.trace_tcp(now, c, b);
+            }
         } else {
             self.sync_exact_timer(c);
         }
