@@ -176,7 +176,7 @@ fn run_json_watched(
             Box::new(PySink {
                 obj,
                 error: sink_error.clone(),
-            }) as Box<dyn atmsim::trace::TraceSink>
+            }) as Box<dyn atmsim::trace::TraceSink + Send>
         });
         let r = py.detach(|| {
             let f = atmsim::scenario::from_json_str(&text)?;
@@ -189,7 +189,7 @@ fn run_json_watched(
                     });
                     step.map_err(|e| stopped = Some(e)).is_ok()
                 })
-            }, sink)
+            }, sink.map(|s| s as Box<dyn atmsim::trace::TraceSink>))
         });
         if let Some(e) = stopped {
             return Err(e);
