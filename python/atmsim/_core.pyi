@@ -18,9 +18,15 @@ def run_toml(text: str) -> str:
 def run_json(text: str) -> str:
     """Runs a scenario given as JSON text; returns the result as JSON text."""
 
-def run_json_watched(text: str, progress: Optional[Callable[[float], object]] = None) -> str:
+def run_json_watched(text: str, progress: Optional[Callable[[float], object]] = None,
+                     trace_sink: Optional[object] = None) -> str:
     """Like :func:`run_json`, but every ~50 ms of wall time checks for signals (Ctrl-C raises
-    ``KeyboardInterrupt``) and calls ``progress(simulated_seconds)``."""
+    ``KeyboardInterrupt``) and calls ``progress(simulated_seconds)``. With ``trace_sink`` (an
+    object with ``begin(ports, connections)`` and ``write(kind, rows_bytes)``, such as
+    :class:`atmsim.trace.TraceWriter`), the scenario's ``[trace]`` table is recorded into it."""
+
+def trace_kinds() -> list[tuple[str, str, list[tuple[str, str, list[str], str]]]]:
+    """The per-event trace kinds: ``[(name, doc, [(column, type, labels, doc), ...]), ...]``."""
 
 def validate(text: str, toml: bool = True) -> str:
     """Validates a scenario (TOML text if ``toml``, else JSON); returns a JSON summary
