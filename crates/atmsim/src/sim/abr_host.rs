@@ -36,12 +36,11 @@ impl Sim<'_> {
             if src.next_opportunity(now) == Some(now) {
                 match src.choose(now, data, false) {
                     NextCell::Frm => {
-                        let acr_before = src.acr;
                         let ccr = src.send_frm(now);
                         let (pcr, mw) = (src.p.pcr, (src.p.mcr, src.p.weight));
                         self.emit_rm(now, f, pcr, ccr, mw, false);
                         if self.trace.on {
-                            self.trace_acr(now, f, None, acr_before);
+                            self.trace_acr(now, f, None);
                         }
                     }
                     NextCell::Data => {
@@ -140,7 +139,7 @@ impl Sim<'_> {
                 self.net.dir_mut(g).reset_pacing();
                 self.kick(now, g);
                 if self.trace.on {
-                    self.trace_acr(now, g, Some(&cell), f64::NAN);
+                    self.trace_acr(now, g, Some(&cell));
                 }
             }
         } else {

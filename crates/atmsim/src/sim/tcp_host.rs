@@ -29,15 +29,11 @@ impl Sim<'_> {
             if !f.is_reverse() {
                 self.on_segment(now, c, tag);
             } else {
-                let before = self.tcp_before(now, c);
                 let t = self.net.conns[c].tcp();
                 if let Some((ack, blocks)) = t.rcv.read_ack(tag) {
                     t.snd.on_ack_sack(ack, blocks, now);
                 }
                 self.pump(now, c);
-                if let Some(b) = before {
-                    self.trace_tcp(now, c, b);
-                }
             }
         }
     }
@@ -46,12 +42,8 @@ impl Sim<'_> {
     /// scheduled.
     pub(super) fn on_tick(&mut self, now: Time, c: usize) {
         let tick = self.sc.connections[c].tcp().tick.expect("tick mode");
-        let before = self.tcp_before(now, c);
         if self.net.conns[c].tcp().snd.on_tick() {
             self.pump(now, c);
-            if let Some(b) = before {
-                self.trace_tcp(now, c, b);
-            }
         }
         self.q.schedule(now + tick, Ev::Tick(c as u32));
     }
@@ -118,7 +110,9 @@ impl Sim<'_> {
     }
 
     /// Lets connection `c` send all the segments its window allows (over ABR with a
-    /// bounded source queue, as many as the queue has room for: back-pressure).
+    /// bounded source queue, as many as the queue has room for: back-pressure). Every
+    /// event that changes a sender (an ACK, a timeout, a write) ends here, so the TCP trace
+    /// looks at the sender here.
     pub(super) fn pump(&mut self, now: Time, c: usize) {
         if !self.net.conns[c].started {
             return;
@@ -138,6 +132,9 @@ impl Sim<'_> {
             self.emit_frame(now, FlowId::forward(c), seg);
         }
         self.sync_exact_timer(c);
+        if self.trace.on {
+            self.trace_tcp(now, c);
+        }
     }
 
     /// A TCP connection starts: its ABR end systems begin integrating ACR, a periodic
@@ -210,13 +207,8 @@ impl Sim<'_> {
             return;
         }
         conn.timer_at = None;
-        let before = self.tcp_before(now, c);
-        let conn = self.net.conns[c].tcp();
         if conn.snd.on_deadline(now) {
             self.pump(now, c);
-            if let Some(b) = before {
-                self.trace_tcp(now, c, b);
-            }
         } else {
             self.sync_exact_timer(c);
         }

@@ -5,21 +5,10 @@
 use super::Sim;
 use crate::cell::{Cell, FlowId};
 use crate::drop_policy::PolicyCfg;
+use crate::network::Ends;
 use crate::port::DropReason;
 use crate::trace::{self, mbps, AllocatorView, Kind, TcpTrack, TraceSink, Tracer};
 use atmsim_kernel::{time, Time};
-
-/// A TCP sender's state before an event, to tell what the event did.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct TcpBefore {
-    cwnd: u64,
-    ssthresh: u64,
-    rto: f64,
-    timeouts: u64,
-    fast: u64,
-    dup_acks: u64,
-    una: u32,
-}
 
 impl<'a> Sim<'a> {
     /// Attaches a trace sink: the scenario's `[trace]` table is recorded into it (nothing
@@ -35,6 +24,21 @@ impl<'a> Sim<'a> {
             s.begin(&ports, &conns);
         }
         self.trace = t;
+        // What the TCP and ACR traces compare with: the state at the start.
+        for c in 0..self.net.conns.len() {
+            if self.net.conns[c].tcp_ref().is_some() {
+                self.trace.tcp[c] = self.tcp_seen(c);
+            }
+            let dirs = match &self.net.conns[c].ends {
+                Ends::Cells(_) => true,
+                Ends::Tcp(t) => t.dirs.is_some(),
+            };
+            for f in [FlowId::forward(c), FlowId::reverse(c)] {
+                if let Some(acr) = dirs.then(|| self.net.dir_mut(f).abr().map(|s| s.acr)).flatten() {
+                    self.trace.acr[f.index()] = acr;
+                }
+            }
+        }
     }
 
     /// Ends the trace at the time the run reached: the last rows go to the sink. Returns
@@ -157,18 +161,16 @@ impl<'a> Sim<'a> {
     }
 
     /// The ABR source of flow `f` took a backward RM cell (`brm`), or sent a forward RM
-    /// cell with ACR `acr_before` before it (`brm` None).
+    /// cell (`brm` None: a row only if source rules 5-6 changed its ACR).
     #[cold]
     #[inline(never)]
-    pub(super) fn trace_acr(&mut self, now: Time, f: FlowId, brm: Option<&Cell>, acr_before: f64) {
+    pub(super) fn trace_acr(&mut self, now: Time, f: FlowId, brm: Option<&Cell>) {
         let c = f.conn();
-        if !self.trace.wants(Kind::Acr, now) || !self.trace.conn(c) {
-            return;
-        }
         let Some(acr) = self.net.dir_mut(f).abr().map(|s| s.acr) else {
             return;
         };
-        if brm.is_none() && acr == acr_before {
+        let last = std::mem::replace(&mut self.trace.acr[f.index()], acr);
+        if !self.trace.wants(Kind::Acr, now) || !self.trace.conn(c) || (brm.is_none() && acr == last) {
             return;
         }
         let (event, er, ci, ni) = match brm {
@@ -195,60 +197,65 @@ impl<'a> Sim<'a> {
         );
     }
 
-    /// TCP connection `c`'s sender state before an event (None when not traced).
-    #[inline]
-    pub(super) fn tcp_before(&mut self, now: Time, c: usize) -> Option<TcpBefore> {
-        if !self.trace.on || !self.trace.wants(Kind::Tcp, now) || !self.trace.conn(c) {
-            return None;
-        }
-        let s = &self.net.conns[c].tcp().snd;
-        Some(TcpBefore {
+    /// The state the TCP trace compares a sender with: what it was at the last look.
+    fn tcp_seen(&self, c: usize) -> TcpTrack {
+        let s = &self.net.conns[c].tcp_ref().expect("tcp").snd;
+        TcpTrack {
             cwnd: s.win.cwnd,
             ssthresh: s.win.ssthresh,
             rto: s.rto_secs(),
             timeouts: s.stats.timeouts,
-            fast: s.stats.fast_retransmits,
+            fast_retransmits: s.stats.fast_retransmits,
             dup_acks: s.stats.dup_acks,
             una: s.snd_una,
-        })
+            ..self.trace.tcp[c]
+        }
     }
 
-    /// TCP connection `c`'s sender after an event (an ACK, a timer, and the sends they
-    /// allowed): one row if the event changed its state. Fast recovery follows the
-    /// algorithm's rule (reno: the next new ACK ends it; newreno, sack: an ACK at or past
-    /// the `recover` point, RFC 6582 / RFC 6675; tahoe has none).
+    /// TCP connection `c`'s sender after an event (an ACK, a timer, a write, and the sends
+    /// they allowed): one row if its state changed since the last look. Fast recovery
+    /// follows the algorithm's rule (reno: the next new ACK ends it; newreno, sack: an ACK
+    /// at or past the `recover` point, RFC 6582 / RFC 6675; tahoe has none).
     #[cold]
     #[inline(never)]
-    pub(super) fn trace_tcp(&mut self, now: Time, c: usize, b: TcpBefore) {
-        let s = &self.net.conns[c].tcp().snd;
+    pub(super) fn trace_tcp(&mut self, now: Time, c: usize) {
+        if !self.trace.records(Kind::Tcp) || !self.trace.conn(c) {
+            return;
+        }
+        let b = self.trace.tcp[c];
+        let mut track = self.tcp_seen(c);
+        self.trace.tcp[c] = track;
+        if !self.trace.wants(Kind::Tcp, now) {
+            return;
+        }
+        let s = &self.net.conns[c].tcp_ref().expect("tcp").snd;
         let algo = s.cc.name();
-        let mut track: TcpTrack = self.trace.tcp[c];
-        let event = if s.stats.timeouts > b.timeouts {
+        let event = if track.timeouts > b.timeouts {
             track.in_recovery = false;
             "timeout"
-        } else if s.stats.fast_retransmits > b.fast {
+        } else if track.fast_retransmits > b.fast_retransmits {
             track.in_recovery = matches!(algo, "reno" | "newreno" | "sack");
             track.recover = s.snd_max;
             "fast_retransmit"
-        } else if s.snd_una > b.una {
-            if track.in_recovery && (algo == "reno" || s.snd_una >= track.recover) {
+        } else if track.una > b.una {
+            if track.in_recovery && (algo == "reno" || track.una >= track.recover) {
                 track.in_recovery = false;
                 "recovery_exit"
             } else if track.in_recovery {
                 "partial_ack"
-            } else if s.win.cwnd != b.cwnd || s.win.ssthresh != b.ssthresh || s.rto_secs() != b.rto {
+            } else if track.cwnd != b.cwnd || track.ssthresh != b.ssthresh || track.rto != b.rto {
                 "ack"
             } else {
                 return;
             }
-        } else if s.stats.dup_acks > b.dup_acks && (s.win.cwnd != b.cwnd || s.win.ssthresh != b.ssthresh) {
+        } else if track.dup_acks > b.dup_acks && (track.cwnd != b.cwnd || track.ssthresh != b.ssthresh) {
             "dup_ack"
         } else {
             return;
         };
         let state = if track.in_recovery {
             "fast_recovery"
-        } else if s.win.cwnd < s.win.ssthresh {
+        } else if track.cwnd < track.ssthresh {
             "slow_start"
         } else {
             "congestion_avoidance"
@@ -258,11 +265,11 @@ impl<'a> Sim<'a> {
             c as f64,
             trace::code(trace::TCP_EVENTS, event),
             trace::code(trace::TCP_STATES, state),
-            s.win.cwnd as f64,
-            s.win.ssthresh as f64,
-            s.rto_secs(),
+            track.cwnd as f64,
+            track.ssthresh as f64,
+            track.rto,
             s.srtt_secs().unwrap_or(f64::NAN),
-            s.snd_una as f64,
+            track.una as f64,
             s.outstanding() as f64,
         ];
         self.trace.tcp[c] = track;

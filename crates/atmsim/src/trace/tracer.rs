@@ -20,15 +20,29 @@ struct QueueTrack {
     area: f64,
 }
 
-/// What the TCP trace remembers of a connection: whether it is in fast recovery and the
-/// `recover` point that ends it (RFC 6582: one past the highest segment sent when it
-/// started).
+/// What the TCP trace remembers of a connection: the sender's state when it last looked
+/// (a row is written when it changed), whether it is in fast recovery, and the `recover`
+/// point that ends it (RFC 6582: one past the highest segment sent when it started).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TcpTrack {
     /// In fast recovery.
     pub in_recovery: bool,
     /// The recovery ends with an ACK at or past this segment.
     pub recover: u32,
+    /// cwnd, bytes.
+    pub cwnd: u64,
+    /// ssthresh, bytes.
+    pub ssthresh: u64,
+    /// RTO, s.
+    pub rto: f64,
+    /// The sender's timeouts counter.
+    pub timeouts: u64,
+    /// Its fast retransmits counter.
+    pub fast_retransmits: u64,
+    /// Its duplicate ACKs counter.
+    pub dup_acks: u64,
+    /// snd_una.
+    pub una: u32,
 }
 
 /// The trace recorder of a run. Off (the default) it holds nothing and records nothing.
@@ -46,6 +60,8 @@ pub struct Tracer<'a> {
     queues: Vec<QueueTrack>,
     /// Per connection, for the TCP trace.
     pub tcp: Vec<TcpTrack>,
+    /// Per flow, the ACR (cells/s) the ACR trace last saw.
+    pub acr: Vec<f64>,
     rows: [u64; 5],
     error: Option<String>,
 }
@@ -64,6 +80,7 @@ impl Default for Tracer<'_> {
             queue_interval: 1,
             queues: Vec::new(),
             tcp: Vec::new(),
+            acr: Vec::new(),
             rows: [0; 5],
             error: None,
         }
@@ -98,6 +115,7 @@ impl<'a> Tracer<'a> {
                 cfg.ports.len()
             ],
             tcp: vec![TcpTrack::default(); cfg.connections.len()],
+            acr: vec![f64::NAN; 2 * cfg.connections.len()],
             rows: [0; 5],
             error: None,
         }
