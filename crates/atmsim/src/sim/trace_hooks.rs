@@ -3,10 +3,11 @@
 //! untraced run pays one branch per call site; they never change the simulation.
 
 use super::Sim;
+use crate::allocator::RateAllocator;
 use crate::cell::{Cell, FlowId};
 use crate::drop_policy::PolicyCfg;
 use crate::network::Ends;
-use crate::port::DropReason;
+use crate::port::{Admission, DropReason};
 use crate::trace::{self, mbps, AllocatorView, Kind, TcpTrack, TraceSink, Tracer};
 use atmsim_kernel::{time, Time};
 
@@ -45,6 +46,29 @@ impl<'a> Sim<'a> {
     /// the sink's error, if it failed.
     pub fn finish_trace(&mut self, end: Time) -> Result<(), String> {
         self.trace.finish(end)
+    }
+
+    /// [`Sim::offer`] with tracing on: the same steps, each recorded (an injected fault's
+    /// drop, the allocator's interval end and forward-RM feedback, the queue, a drop).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn offer_traced(&mut self, now: Time, p: usize, mut cell: Cell) {
+        if !self.faults.is_empty() && self.fault_takes(now, p, &cell) {
+            self.trace_drop(now, p, &cell, None);
+            return;
+        }
+        let er_in = cell.er;
+        if self.allocate(now, p, &mut cell) {
+            self.trace_interval(now, p);
+        }
+        if cell.is_rm() && !cell.is_backward_rm() && self.net.ports[p].alloc.is_active() {
+            let rates = [cell.ccr, er_in, cell.er];
+            self.trace_feedback(now, p, cell.connection(), rates, false);
+        }
+        match self.admit(now, p, cell) {
+            Admission::Enqueued => self.trace_queue(now, p),
+            Admission::Dropped(reason) => self.trace_drop(now, p, &cell, Some(reason)),
+        }
     }
 
     /// A cell of port `p` was dropped (`reason` None: by an injected fault).
@@ -112,25 +136,25 @@ impl<'a> Sim<'a> {
         self.push_allocator(now, p, "interval", -1.0, &v, q, [f64::NAN; 3]);
     }
 
-    /// Port `p`'s allocator saw RM cell `cell` (its ER was `er_in` on arrival). Recorded
-    /// where the algorithm gives its feedback: backward RM cells (`backward`), or forward
-    /// RM cells for KVR.
+    /// Port `p`'s allocator saw an RM cell of connection `c` carrying `[CCR, ER on
+    /// arrival, ER after the allocator]` (cells/s). Recorded where the algorithm gives its
+    /// feedback: backward RM cells (`backward`), or forward RM cells for KVR.
     #[cold]
     #[inline(never)]
-    pub(super) fn trace_feedback(&mut self, now: Time, p: usize, cell: &Cell, er_in: f32, backward: bool) {
-        let c = cell.connection();
+    pub(super) fn trace_feedback(&mut self, now: Time, p: usize, c: usize, rates: [f32; 3], backward: bool) {
         if !self.trace.wants(Kind::Allocator, now) || !self.trace.port(p) || !self.trace.conn(c) {
             return;
         }
         let port = &self.net.ports[p];
-        if backward == AllocatorView::on_forward_rm(&port.alloc) && !(backward && cell.er != er_in) {
+        let [ccr, er_in, er] = rates;
+        if backward == AllocatorView::on_forward_rm(&port.alloc) && !(backward && er != er_in) {
             return;
         }
         let Some(v) = AllocatorView::of(&port.alloc) else {
             return;
         };
         let q = port.buf.class_queued(crate::cell::ServiceClass::Abr);
-        let rates = [mbps(cell.ccr as f64), mbps(er_in as f64), mbps(cell.er as f64)];
+        let rates = [mbps(ccr as f64), mbps(er_in as f64), mbps(er as f64)];
         self.push_allocator(now, p, "feedback", c as f64, &v, q, rates);
     }
 
