@@ -35,7 +35,10 @@ impl<'a> Sim<'a> {
                 Ends::Tcp(t) => t.dirs.is_some(),
             };
             for f in [FlowId::forward(c), FlowId::reverse(c)] {
-                if let Some(acr) = dirs.then(|| self.net.dir_mut(f).abr().map(|s| s.acr)).flatten() {
+                if let Some(acr) = dirs
+                    .then(|| self.net.dir_mut(f).abr().map(|s| s.acr))
+                    .flatten()
+                {
                     self.trace.acr[f.index()] = acr;
                 }
             }
@@ -74,7 +77,13 @@ impl<'a> Sim<'a> {
     /// A cell of port `p` was dropped (`reason` None: by an injected fault).
     #[cold]
     #[inline(never)]
-    pub(super) fn trace_drop(&mut self, now: Time, p: usize, cell: &Cell, reason: Option<DropReason>) {
+    pub(super) fn trace_drop(
+        &mut self,
+        now: Time,
+        p: usize,
+        cell: &Cell,
+        reason: Option<DropReason>,
+    ) {
         let c = cell.connection();
         if !self.trace.wants(Kind::Drop, now) || !self.trace.port(p) || !self.trace.conn(c) {
             return;
@@ -141,7 +150,14 @@ impl<'a> Sim<'a> {
     /// feedback: backward RM cells (`backward`), or forward RM cells for KVR.
     #[cold]
     #[inline(never)]
-    pub(super) fn trace_feedback(&mut self, now: Time, p: usize, c: usize, rates: [f32; 3], backward: bool) {
+    pub(super) fn trace_feedback(
+        &mut self,
+        now: Time,
+        p: usize,
+        c: usize,
+        rates: [f32; 3],
+        backward: bool,
+    ) {
         if !self.trace.wants(Kind::Allocator, now) || !self.trace.port(p) || !self.trace.conn(c) {
             return;
         }
@@ -159,7 +175,16 @@ impl<'a> Sim<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn push_allocator(&mut self, now: Time, p: usize, event: &str, conn: f64, v: &AllocatorView, q: u32, rates: [f64; 3]) {
+    fn push_allocator(
+        &mut self,
+        now: Time,
+        p: usize,
+        event: &str,
+        conn: f64,
+        v: &AllocatorView,
+        q: u32,
+        rates: [f64; 3],
+    ) {
         self.trace.push(
             Kind::Allocator,
             &[
@@ -194,7 +219,10 @@ impl<'a> Sim<'a> {
             return;
         };
         let last = std::mem::replace(&mut self.trace.acr[f.index()], acr);
-        if !self.trace.wants(Kind::Acr, now) || !self.trace.conn(c) || (brm.is_none() && acr == last) {
+        if !self.trace.wants(Kind::Acr, now)
+            || !self.trace.conn(c)
+            || (brm.is_none() && acr == last)
+        {
             return;
         }
         let (event, er, ci, ni) = match brm {
@@ -272,7 +300,9 @@ impl<'a> Sim<'a> {
             } else {
                 return;
             }
-        } else if track.dup_acks > b.dup_acks && (track.cwnd != b.cwnd || track.ssthresh != b.ssthresh) {
+        } else if track.dup_acks > b.dup_acks
+            && (track.cwnd != b.cwnd || track.ssthresh != b.ssthresh)
+        {
             "dup_ack"
         } else {
             return;

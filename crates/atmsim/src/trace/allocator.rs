@@ -47,7 +47,9 @@ impl AllocatorView {
             mcr_sum: nan,
         };
         match a {
-            AnyAllocator::Erica(e) | AnyAllocator::ModifiedErica(e) | AnyAllocator::EricaPlus(e) => {
+            AnyAllocator::Erica(e)
+            | AnyAllocator::ModifiedErica(e)
+            | AnyAllocator::EricaPlus(e) => {
                 let s = &e.st;
                 v.z = s.z;
                 v.fair_share = s.fair_share * m;

@@ -81,7 +81,13 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in order.
-    pub const ALL: [Kind; 5] = [Kind::Drop, Kind::Tcp, Kind::Acr, Kind::Allocator, Kind::Queue];
+    pub const ALL: [Kind; 5] = [
+        Kind::Drop,
+        Kind::Tcp,
+        Kind::Acr,
+        Kind::Allocator,
+        Kind::Queue,
+    ];
 
     /// The kind's bit in a mask of kinds.
     #[inline]
@@ -277,5 +283,8 @@ impl TraceSink for MemorySink {
 
 /// The index of `label` in `labels` (a code of a `Label` column).
 pub fn code(labels: &[&str], label: &str) -> f64 {
-    labels.iter().position(|l| *l == label).map_or(-1.0, |i| i as f64)
+    labels
+        .iter()
+        .position(|l| *l == label)
+        .map_or(-1.0, |i| i as f64)
 }

@@ -93,7 +93,12 @@ pub fn resolve(
             }
         }
     }
-    let connections = select("trace.connections", "connection", t.connections.as_deref(), conns)?;
+    let connections = select(
+        "trace.connections",
+        "connection",
+        t.connections.as_deref(),
+        conns,
+    )?;
     let ports = select("trace.ports", "port", t.ports.as_deref(), ports)?;
     let from = t.from.map_or(0, |d| d.ps());
     let to = t.to.map_or(duration.saturating_add(1), |d| d.ps());
@@ -194,7 +199,10 @@ mod tests {
     fn errors_name_key_value_and_allowed() {
         let e = resolve(&spec(&["drop", "drops"]), &[], &[], S).unwrap_err();
         assert_eq!(e.path, "trace.events[1]");
-        assert!(e.message.contains("\"drops\"") && e.message.contains("\"allocator\""), "{e}");
+        assert!(
+            e.message.contains("\"drops\"") && e.message.contains("\"allocator\""),
+            "{e}"
+        );
         let e = resolve(&spec(&[]), &[], &[], S).unwrap_err();
         assert_eq!(e.path, "trace.events");
         let mut t = spec(&["tcp"]);
@@ -211,6 +219,9 @@ mod tests {
         assert_eq!(resolve(&t, &[], &[], S).unwrap_err().path, "trace.to");
         let mut t = spec(&["queue"]);
         t.queue_interval = Some(Duration(1));
-        assert_eq!(resolve(&t, &[], &[], S).unwrap_err().path, "trace.queue_interval");
+        assert_eq!(
+            resolve(&t, &[], &[], S).unwrap_err().path,
+            "trace.queue_interval"
+        );
     }
 }
