@@ -22,10 +22,17 @@ def run_json(text: str) -> str:
     """Runs a scenario given as JSON text; returns the result as JSON text."""
 
 def run_json_watched(text: str, progress: Optional[Callable[[float], object]] = None,
-                     max_events: Optional[int] = None, max_wall: Optional[float] = None) -> str:
+                     max_events: Optional[int] = None, max_wall: Optional[float] = None,
+                     trace_sink: Optional[object] = None) -> str:
     """Like :func:`run_json`, but every ~50 ms of wall time checks for signals (Ctrl-C raises
     ``KeyboardInterrupt``) and calls ``progress(simulated_seconds)``; ``max_events`` and
-    ``max_wall`` bound the run as for ``run_json``."""
+    ``max_wall`` bound the run as for ``run_json``. With ``trace_sink`` (an object with
+    ``begin(ports, connections)`` and ``write(kind, rows_bytes)``, such as
+    :class:`atmsim.trace.TraceWriter`), the scenario's ``[trace]`` table is recorded into it
+    (not with a budget)."""
+
+def trace_kinds() -> list[tuple[str, str, list[tuple[str, str, list[str], str]]]]:
+    """The per-event trace kinds: ``[(name, doc, [(column, type, labels, doc), ...]), ...]``."""
 
 def validate(text: str, toml: bool = True) -> str:
     """Validates a scenario (TOML text if ``toml``, else JSON); returns a JSON summary

@@ -163,8 +163,9 @@ def cmd_run(a) -> int:
     if a.max_wall is not None and not 0 < a.max_wall < 1e9:
         raise UserError(f"--max-wall {a.max_wall}: give seconds, above 0")
     try:
+        trace = True if a.trace == "all" else a.trace
         r = atmsim.run(Path(a.file), progress=False if a.json else None, max_events=a.max_events,
-                       max_wall=a.max_wall)
+                       max_wall=a.max_wall, trace=trace, trace_dir=a.trace_dir)
     except atmsim.ScenarioError:
         if _is_sweep_file(Path(a.file)):
             raise UserError(f"{a.file} is a sweep file (it has a [sweep] or [base] table), not a scenario: "
@@ -179,7 +180,10 @@ def cmd_run(a) -> int:
     if a.out:
         out = save_atomically(r, Path(a.out), plot=not a.no_plot)
         print(f"\nwrote {out}/ (summary.json, connections.csv, ports.csv, *_series.csv, scenario.toml"
-              + ("" if a.no_plot else ", run.png") + ")", file=sys.stderr)
+              + ("" if a.no_plot else ", run.png") + (", traces/" if r.trace_files else "") + ")", file=sys.stderr)
+    elif r.trace_files:
+        where = Path(next(iter(r.trace_files.values()))).parent
+        print(f"\nwrote traces to {where}/ ({', '.join(p.name for p in r.trace_files.values())})", file=sys.stderr)
     return 4 if r.partial else 0
 
 
@@ -445,7 +449,8 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="examples:\n"
                               "  atmsim run examples/ubr_small.toml\n"
                               "  atmsim run examples/ubr_small.toml --out out/small   # + CSV tables, time series, run.png\n"
-                              "  atmsim run my.toml --json                            # summary as JSON",
+                              "  atmsim run my.toml --json                            # summary as JSON\n"
+                              "  atmsim run examples/ubr_small.toml --trace drop,tcp --out out/small  # + traces/*.parquet",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("file", help="scenario file (TOML)")
     r.add_argument("--out", metavar="DIR", help="also write summary.json, CSV tables and time series, and run.png here")
@@ -455,6 +460,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop after N events; the results are then partial (summary 'partial', exit status 4)")
     r.add_argument("--max-wall", type=float, metavar="SECONDS",
                    help="stop after SECONDS of wall-clock time; the results are then partial (exit status 4)")
+    r.add_argument("--trace", metavar="KINDS",
+                   help="record per-event traces: a comma list of drop, tcp, acr, allocator, queue, or 'all' "
+                        "(Parquet files; with --out in DIR/traces; see docs/traces.md)")
+    r.add_argument("--trace-dir", metavar="DIR", help="with --trace: write the trace files here")
     r.set_defaults(func=cmd_run)
 
     v = sub.add_parser("validate", help="check a scenario file without running it",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -39,13 +39,17 @@ class RunResult:
         abr_series: time series per ABR source (time_s, source, acr_mbps, cells_received:
             data cells received at its destination so far), long format; empty without ABR.
         scenario: the scenario dict that was run.
+        trace_files: ``{kind: path}`` of the per-event traces recorded (docs/traces.md);
+            empty without tracing. :meth:`trace` reads one as a DataFrame.
     """
 
-    def __init__(self, raw: dict[str, Any], scenario: dict[str, Any]):
+    def __init__(self, raw: dict[str, Any], scenario: dict[str, Any],
+                 traces: Optional[dict[str, Path]] = None):
         import pandas as pd
 
         self.raw = raw
         self.scenario = scenario
+        self.trace_files: dict[str, Path] = dict(traces or {})
         self.summary: dict[str, Any] = raw["summary"]
         self.connections = pd.DataFrame(raw["connections"])
         ports = pd.DataFrame(raw["ports"])
@@ -65,6 +69,22 @@ class RunResult:
         )
         abr = _long(ts, "source", "abr_names", ["acr_mbps", "abr_cells_received"])
         self.abr_series = abr.rename(columns={"abr_cells_received": "cells_received"})
+
+    def trace(self, kind: str) -> "pd.DataFrame":
+        """The per-event trace of ``kind`` (drop, tcp, acr, allocator, queue) as a DataFrame,
+        read from its Parquet file; columns as documented in docs/traces.md."""
+        from .trace import read
+
+        if kind not in self.trace_files:
+            asked = ", ".join(self.trace_files) or "none"
+            raise KeyError(f"no {kind!r} trace in this result; traced kinds: {asked} "
+                           "(ask with atmsim.run(..., trace=[...]) or the scenario's [trace] table)")
+        return read(self.trace_files[kind])
+
+    @property
+    def traces(self) -> "dict[str, pd.DataFrame]":
+        """Every recorded trace, ``{kind: DataFrame}``."""
+        return {k: self.trace(k) for k in self.trace_files}
 
     @property
     def partial(self) -> str | None:
@@ -120,6 +140,13 @@ class RunResult:
         if len(self.abr_series):
             self.abr_series.to_csv(out / "abr_series.csv", index=False)
         (out / "scenario.toml").write_text(to_toml(self.scenario), encoding="utf-8")
+        if self.trace_files:
+            import shutil
+
+            (out / "traces").mkdir(exist_ok=True)
+            for kind, path in self.trace_files.items():
+                if Path(path).resolve() != (out / "traces" / Path(path).name).resolve():
+                    shutil.copyfile(path, out / "traces" / Path(path).name)
         if plot:
             from .plots import plot_run
 

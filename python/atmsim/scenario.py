@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from . import _core
+from . import trace as _trace
 from .result import RunResult
 
 ScenarioLike = Union[str, os.PathLike, dict]
@@ -78,7 +79,8 @@ def validate(scenario: ScenarioLike) -> dict[str, Any]:
 
 
 def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: Optional[int] = None,
-        max_wall: Optional[float] = None) -> RunResult:
+        max_wall: Optional[float] = None, trace: Any = None,
+        trace_dir: Union[str, os.PathLike, None] = None) -> RunResult:
     """Runs a scenario to its end and returns a :class:`RunResult`.
 
     The simulation runs in Rust with the GIL released. About every 50 ms of wall time it
@@ -94,6 +96,14 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: 
     either, it stops cleanly and returns the results up to the simulated time reached, with
     ``result.partial`` (and ``summary["partial"]``) saying why. An engine bug raises
     :class:`atmsim.InternalError` with the scenario saved to a file.
+
+    ``trace``: per-event traces (docs/traces.md), replacing the scenario's ``[trace]``
+    table: ``True`` (every kind), ``"drop,tcp"``, a list of kinds, or a dict with the
+    table's keys (``events``, ``connections``, ``ports``, ``from``, ``to``,
+    ``queue_interval``). A scenario's own ``[trace]`` table is recorded too. Rows stream to
+    ``<trace_dir>/<kind>.parquet`` (a new temporary directory if not given) in bounded
+    memory; ``result.trace("drop")`` reads one back as a DataFrame. Tracing never changes
+    the results.
     """
     if max_events is not None and (isinstance(max_events, bool) or not isinstance(max_events, int)
                                    or not 1 <= max_events < 2**64):
@@ -102,19 +112,36 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: 
                                  or not 0 < max_wall < 1e9):
         raise ValueError(f"max_wall = {max_wall!r}: give seconds, above 0 and below 1e9")
     sc = load_scenario(scenario)
+    table = _trace.normalize(trace)
+    if table is not None:
+        sc["trace"] = table
+    writer = None
+    if sc.get("trace") is not None:
+        if max_events is not None or max_wall is not None:
+            raise ValueError("trace cannot be combined with max_events or max_wall (a budgeted run "
+                             "is not traced); drop one of them")
+        _core.validate(json.dumps(sc), toml=False)  # a bad [trace] table fails before any file is made
+        if trace_dir is None:
+            import tempfile
+
+            trace_dir = tempfile.mkdtemp(prefix="atmsim-trace-")
+        writer = _trace.TraceWriter(trace_dir, list(sc["trace"].get("events", [])))
     text = json.dumps(sc)
     try:
         bar = _ProgressBar(text, sc.get("name"), progress)
         try:
             # Watched with or without a budget, so that Ctrl-C stops every run (issue 18).
             raw = json.loads(_core.run_json_watched(text, bar.update if progress is not False else None,
-                                                    max_events=max_events, max_wall=max_wall))
+                                                    max_events=max_events, max_wall=max_wall,
+                                                    trace_sink=writer))
             bar.finish()
         finally:
             bar.close()
     except _core.InternalError as e:
         raise _internal_error(e, sc) from None
-    return RunResult(raw, sc)
+    finally:
+        files = writer.close() if writer is not None else {}
+    return RunResult(raw, sc, traces=files)
 
 
 class _ProgressBar:

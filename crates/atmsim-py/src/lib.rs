@@ -72,6 +72,7 @@ fn to_py(e: atmsim::RunError) -> PyErr {
     match e {
         atmsim::RunError::Scenario(s) => ScenarioError::new_err(s.to_string()),
         atmsim::RunError::Invariant(m) => InvariantError::new_err(m),
+        atmsim::RunError::Trace(m) => PyRuntimeError::new_err(format!("writing the trace failed: {m}")),
     }
 }
 
@@ -125,27 +126,81 @@ fn run_json(
 /// interruption may take.
 const WATCH_PERIOD: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// A trace sink handing each chunk of rows to a Python object: `begin(ports, connections)`
+/// once, then `write(kind, rows)` with the rows as little-endian f64 bytes, row-major
+/// (`atmsim.trace.TraceWriter` turns them into Parquet row groups). The first exception
+/// it raises is kept, and raised when the run ends.
+struct PySink {
+    obj: Py<PyAny>,
+    error: std::sync::Arc<std::sync::Mutex<Option<PyErr>>>,
+}
+
+impl PySink {
+    fn keep(&self, e: PyErr) -> String {
+        let m = e.to_string();
+        let mut slot = self.error.lock().unwrap_or_else(|p| p.into_inner());
+        slot.get_or_insert(e);
+        m
+    }
+}
+
+impl atmsim::trace::TraceSink for PySink {
+    fn begin(&mut self, ports: &[String], connections: &[String]) {
+        let r = Python::attach(|py| {
+            self.obj
+                .call_method1(py, "begin", (ports.to_vec(), connections.to_vec()))
+                .map(drop)
+        });
+        if let Err(e) = r {
+            self.keep(e);
+        }
+    }
+    fn write(&mut self, kind: atmsim::trace::Kind, rows: &[f64]) -> Result<(), String> {
+        let bytes: Vec<u8> = rows.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let r = Python::attach(|py| {
+            let b = pyo3::types::PyBytes::new(py, &bytes);
+            self.obj.call_method1(py, "write", (kind.info().name, b)).map(drop)
+        });
+        r.map_err(|e| self.keep(e))
+    }
+}
+
 /// Runs a scenario given as JSON text like `run_json`, but about every 50 ms of wall time
 /// briefly takes the GIL to check for signals (Ctrl-C, a notebook's "interrupt kernel":
 /// the run stops and `KeyboardInterrupt` is raised) and to call `progress(simulated_s)`
 /// if given (an exception it raises stops the run too). `max_events` and `max_wall`
 /// bound the run as for `run_json` (issue 18: Ctrl-C stops a bounded run at once too).
+/// With `trace_sink` (an object with `begin` and `write`, see `PySink`), the scenario's
+/// `[trace]` table is recorded into it (not together with a budget).
 #[pyfunction]
-#[pyo3(signature = (text, progress = None, max_events = None, max_wall = None))]
+#[pyo3(signature = (text, progress = None, max_events = None, max_wall = None, trace_sink = None))]
 fn run_json_watched(
     py: Python<'_>,
     text: String,
     progress: Option<Py<PyAny>>,
     max_events: Option<u64>,
     max_wall: Option<f64>,
+    trace_sink: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let budget = atmsim::RunBudget {
         max_events,
         max_wall_seconds: max_wall,
     };
+    if trace_sink.is_some() && budget != atmsim::RunBudget::default() {
+        return Err(PyValueError::new_err(
+            "trace: a traced run takes no max_events or max_wall; drop one or the other",
+        ));
+    }
     guard(|| {
         debug_panic();
         let mut stopped: Option<PyErr> = None;
+        let sink_error = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let sink = trace_sink.map(|obj| {
+            Box::new(PySink {
+                obj,
+                error: sink_error.clone(),
+            }) as Box<dyn atmsim::trace::TraceSink + Send>
+        });
         let r = py.detach(|| {
             let f = atmsim::scenario::from_json_str(&text)?;
             let sc = atmsim::scenario::resolve::resolve(&f)?;
@@ -159,12 +214,20 @@ fn run_json_watched(
                 })
             };
             if budget == atmsim::RunBudget::default() {
-                atmsim::run_observed(&sc, WATCH_PERIOD, look)
+                atmsim::run_observed_traced(
+                    &sc,
+                    WATCH_PERIOD,
+                    look,
+                    sink.map(|s| s as Box<dyn atmsim::trace::TraceSink>),
+                )
             } else {
                 atmsim::run_observed_with_budget(&sc, budget, WATCH_PERIOD, look)
             }
         });
         if let Some(e) = stopped {
+            return Err(e);
+        }
+        if let Some(e) = sink_error.lock().unwrap_or_else(|p| p.into_inner()).take() {
             return Err(e);
         }
         match r.map_err(to_py)? {
@@ -327,6 +390,35 @@ fn registry() -> Vec<(String, String, Vec<(String, String)>)> {
         .collect()
 }
 
+/// The per-event trace kinds (`atmsim::trace::KINDS`): `[(name, doc, [(column, type,
+/// labels, doc), ...]), ...]`; type is "float", "int", "port", "connection" or "label".
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn trace_kinds() -> Vec<(String, String, Vec<(String, String, Vec<String>, String)>)> {
+    use atmsim::trace::ColumnType;
+    atmsim::trace::KINDS
+        .iter()
+        .map(|k| {
+            let cols = k
+                .columns
+                .iter()
+                .map(|c| {
+                    let (ty, labels): (&str, &[&str]) = match c.ty {
+                        ColumnType::Float => ("float", &[]),
+                        ColumnType::Int => ("int", &[]),
+                        ColumnType::Port => ("port", &[]),
+                        ColumnType::Connection => ("connection", &[]),
+                        ColumnType::Label(l) => ("label", l),
+                    };
+                    let labels = labels.iter().map(|s| s.to_string()).collect();
+                    (c.name.to_string(), ty.to_string(), labels, c.doc.to_string())
+                })
+                .collect();
+            (k.name.to_string(), k.doc.to_string(), cols)
+        })
+        .collect()
+}
+
 /// The fields of a run's summary, sorted (the sweep results' metric columns).
 #[pyfunction]
 fn summary_fields() -> Vec<String> {
@@ -385,6 +477,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(registry, m)?)?;
     m.add_function(wrap_pyfunction!(summary_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(bench_kvr, m)?)?;
     m.add_function(wrap_pyfunction!(run_counts, m)?)?;

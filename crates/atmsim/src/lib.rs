@@ -13,7 +13,8 @@
 //!   and the UBR buffer policies (tail drop, PPD, EPD, Selective Drop, FBA);
 //! * [`tcp`]: the TCP sender, receiver and RTO estimator;
 //! * [`network`], [`sim`]: the network built from a scenario, and the event loop;
-//! * [`scenario`]: the file schema, units, validation; [`metrics`], [`result`]: outputs.
+//! * [`scenario`]: the file schema, units, validation; [`metrics`], [`result`]: outputs;
+//!   [`trace`]: opt-in per-event traces streamed to a sink.
 #![forbid(unsafe_code)]
 
 pub mod aal5;
@@ -33,6 +34,7 @@ pub mod result;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod trace;
 pub mod traffic;
 pub mod units;
 pub mod video;
@@ -69,11 +71,41 @@ pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
 pub fn run_observed(
     sc: &Scenario,
     period: std::time::Duration,
+    observer: impl FnMut(u64) -> bool,
+) -> Result<Option<RunResult>, RunError> {
+    run_observed_traced(sc, period, observer, None)
+}
+
+/// Runs a resolved scenario to its end, recording its `[trace]` table into `sink`
+/// ([`trace`]); the results are the same as [`run`]'s.
+pub fn run_traced<'a>(
+    sc: &'a Scenario,
+    sink: Box<dyn trace::TraceSink + 'a>,
+) -> Result<RunResult, RunError> {
+    footprint::check(sc, None).map_err(|e| ScenarioError::new("", e.to_string()))?;
+    let start = std::time::Instant::now();
+    let mut sim = sim::Sim::new(sc);
+    sim.attach_trace(sink);
+    sim.run();
+    sim.finish_trace(sc.duration).map_err(RunError::Trace)?;
+    let wall = start.elapsed().as_secs_f64();
+    check_invariants(RunResult::collect(sim, sc, wall))
+}
+
+/// [`run_observed`], recording the scenario's `[trace]` table into `sink` if given (up
+/// to the time reached when the observer stops the run).
+pub fn run_observed_traced<'a>(
+    sc: &'a Scenario,
+    period: std::time::Duration,
     mut observer: impl FnMut(u64) -> bool,
+    sink: Option<Box<dyn trace::TraceSink + 'a>>,
 ) -> Result<Option<RunResult>, RunError> {
     footprint::check(sc, None).map_err(|e| ScenarioError::new("", e.to_string()))?;
     let start = std::time::Instant::now();
     let mut sim = sim::Sim::new(sc);
+    if let Some(s) = sink {
+        sim.attach_trace(s);
+    }
     let end = sc.duration;
     let (lo, hi) = (period / 8, period / 2);
     let mut slice = (end / 100_000).max(MIN_SLICE);
@@ -94,11 +126,13 @@ pub fn run_observed(
         }
         if last_call.elapsed() >= period {
             if !observer(reached) {
+                sim.finish_trace(reached).map_err(RunError::Trace)?;
                 return Ok(None);
             }
             last_call = std::time::Instant::now();
         }
     }
+    sim.finish_trace(end).map_err(RunError::Trace)?;
     let wall = start.elapsed().as_secs_f64();
     check_invariants(RunResult::collect(sim, sc, wall)).map(Some)
 }

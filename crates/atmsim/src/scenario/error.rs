@@ -15,6 +15,8 @@ pub enum RunError {
     Scenario(ScenarioError),
     /// An invariant such as cell conservation failed at the end of the run.
     Invariant(String),
+    /// Writing a per-event trace failed (the trace's sink reported this error).
+    Trace(String),
 }
 
 impl fmt::Display for RunError {
@@ -22,6 +24,7 @@ impl fmt::Display for RunError {
         match self {
             RunError::Scenario(e) => write!(f, "invalid scenario: {e}"),
             RunError::Invariant(m) => write!(f, "internal invariant violated (please report): {m}"),
+            RunError::Trace(m) => write!(f, "writing the trace failed: {m}"),
         }
     }
 }

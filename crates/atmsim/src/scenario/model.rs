@@ -114,6 +114,8 @@ pub struct Scenario {
     pub faults: Vec<FaultCfg>,
     /// Order in which same-instant arrivals enter a switch output queue.
     pub arrival_order: ArrivalOrder,
+    /// Per-event traces to record (`[trace]`; recorded only when a sink is attached).
+    pub trace: Option<crate::trace::TraceCfg>,
 }
 
 /// The order in which cells reaching a switch at the same instant from several inputs

@@ -44,6 +44,14 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             duration_text: f.measurement.duration.to_string(),
         },
     )?;
+    let trace = match &f.trace {
+        None => None,
+        Some(t) => {
+            let conns: Vec<&str> = connections.iter().map(|c| c.name.as_str()).collect();
+            let port_names: Vec<&str> = ports.cfg.iter().map(|p| p.name.as_str()).collect();
+            Some(crate::trace::resolve(t, &conns, &port_names, timing.duration)?)
+        }
+    };
     let efficiency_rate_bps = match f.measurement.efficiency_rate {
         Some(r) if r.bps() <= 0.0 => {
             return err("measurement.efficiency_rate", "must be above 0 bps")
@@ -67,5 +75,6 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         connections,
         faults,
         arrival_order,
+        trace,
     })
 }

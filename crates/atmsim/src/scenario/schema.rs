@@ -43,6 +43,9 @@ pub struct ScenarioFile {
     /// Faults to inject: cells lost on purpose at a given time (seed 004 section 4.2).
     #[serde(default)]
     pub fault: Vec<FaultSpec>,
+    /// Per-event traces to record (drops, TCP, ACR, allocator, queue): `docs/traces.md`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::trace::TraceSpec>,
 }
 
 /// A fault: cells of one connection lost on purpose. The first `count` cells of the

@@ -39,6 +39,9 @@ impl Sim<'_> {
                         let ccr = src.send_frm(now);
                         let (pcr, mw) = (src.p.pcr, (src.p.mcr, src.p.weight));
                         self.emit_rm(now, f, pcr, ccr, mw, false);
+                        if self.trace.on {
+                            self.trace_acr(now, f, None);
+                        }
                     }
                     NextCell::Data => {
                         src.sent_data(now);
@@ -135,6 +138,9 @@ impl Sim<'_> {
                 // Rule 1 pacing follows the new ACR from the last cell sent.
                 self.net.dir_mut(g).reset_pacing();
                 self.kick(now, g);
+                if self.trace.on {
+                    self.trace_acr(now, g, Some(&cell));
+                }
             }
         } else {
             // Destination rule 2: turn the forward RM cell around at once.

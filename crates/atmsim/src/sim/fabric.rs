@@ -12,21 +12,42 @@ use crate::port::Admission;
 use atmsim_kernel::Time;
 
 impl Sim<'_> {
-    /// Offers a cell to port `p` and starts the transmitter if it is idle.
+    /// Offers a cell to port `p` and starts the transmitter if it is idle. With tracing on,
+    /// [`Sim::offer_traced`] does the same and records what happened; the untraced path
+    /// pays one branch.
     #[inline]
     pub(super) fn offer(&mut self, now: Time, p: usize, mut cell: Cell) {
+        if self.trace.on {
+            return self.offer_traced(now, p, cell);
+        }
         if !self.faults.is_empty() && self.fault_takes(now, p, &cell) {
             return;
         }
+        self.allocate(now, p, &mut cell);
+        self.admit(now, p, cell);
+    }
+
+    /// Port `p`'s allocator sees the arriving cell (and may mark it); returns true if this
+    /// arrival ended its averaging interval (the timer is then re-armed).
+    #[inline]
+    pub(super) fn allocate(&mut self, now: Time, p: usize, cell: &mut Cell) -> bool {
         let port = &mut self.net.ports[p];
         if port.alloc.is_active() {
             let q = port.buf.class_queued(ServiceClass::Abr);
-            if port.alloc.on_arrival(now, &mut cell, q) {
+            if port.alloc.on_arrival(now, cell, q) {
                 self.arm_interval(p);
+                return true;
             }
         }
+        false
+    }
+
+    /// The buffer of port `p` takes the cell (the transmitter starts if idle) or drops it.
+    #[inline]
+    pub(super) fn admit(&mut self, now: Time, p: usize, cell: Cell) -> Admission {
         let port = &mut self.net.ports[p];
-        match port.buf.arrive(cell, cell.class()) {
+        let outcome = port.buf.arrive(cell, cell.class());
+        match outcome {
             Admission::Enqueued => {
                 if !port.tx_pending {
                     if now >= port.busy_until {
@@ -43,6 +64,7 @@ impl Sim<'_> {
                 self.totals.cells_dropped += 1;
             }
         }
+        outcome
     }
 
     #[inline]
@@ -67,6 +89,9 @@ impl Sim<'_> {
             self.q.schedule(now + d, Ev::TxDone(p as u32));
         } else {
             port.tx_pending = false;
+        }
+        if self.trace.on {
+            self.trace_queue(now, p);
         }
     }
 
@@ -93,9 +118,14 @@ impl Sim<'_> {
                 // its VC at this node gives feedback (spec 2.1).
                 let peer = self.net.peer_port(f, hop);
                 if peer != NO_PORT {
+                    let er_in = cell.er;
                     self.net.ports[peer as usize]
                         .alloc
                         .on_backward_rm(now, &mut cell);
+                    if self.trace.on {
+                        let (c, ccr, er) = (cell.connection(), cell.ccr, cell.er);
+                        self.trace_feedback(now, peer as usize, c, [ccr, er_in, er], true);
+                    }
                 }
             }
             let np = self.net.route_port(f, hop);
@@ -154,6 +184,9 @@ impl Sim<'_> {
             let q = port.buf.class_queued(ServiceClass::Abr);
             port.alloc.on_timer(now, q);
             self.arm_interval(p);
+            if self.trace.on {
+                self.trace_interval(now, p);
+            }
         }
     }
 

@@ -9,7 +9,8 @@
 //! - [`abr_host`]: the end systems' transmitters and receivers (ABR source and
 //!   destination, or a fixed peak rate);
 //! - [`faults`]: injected cell losses;
-//! - [`sampling`]: the time-series samples.
+//! - [`sampling`]: the time-series samples;
+//! - [`trace_hooks`]: the per-event traces ([`crate::trace`]), off unless a sink is attached.
 //!
 //! Events are a closed enum ([`Ev`]) dispatched by `match`. Nothing allocates per cell
 //! (queues keep their capacity).
@@ -22,6 +23,7 @@ mod faults;
 mod sampling;
 mod signalling;
 mod tcp_host;
+mod trace_hooks;
 
 pub use faults::FaultState;
 pub use signalling::{SIG_CLOSE, SIG_OPEN, SIG_RELEASE, SIG_RESERVE};
@@ -32,6 +34,7 @@ use crate::metrics::Recorder;
 use crate::network::Ends;
 use crate::network::Network;
 use crate::scenario::Scenario;
+use crate::trace::Tracer;
 use atmsim_kernel::{EventQueue, Time};
 
 /// Engine events.
@@ -107,6 +110,8 @@ pub struct Sim<'a> {
     pub faults: Vec<FaultState>,
     /// Same-instant arrivals held per output port (None: `event_order`, the default).
     pub staging: Option<arrival_order::Staging>,
+    /// The per-event trace recorder (off unless [`Sim::attach_trace`] is called).
+    pub trace: Tracer<'a>,
 }
 
 impl<'a> Sim<'a> {
@@ -150,6 +155,7 @@ impl<'a> Sim<'a> {
             rec,
             faults,
             staging,
+            trace: Tracer::off(),
         }
     }
 

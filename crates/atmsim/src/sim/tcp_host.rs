@@ -110,7 +110,9 @@ impl Sim<'_> {
     }
 
     /// Lets connection `c` send all the segments its window allows (over ABR with a
-    /// bounded source queue, as many as the queue has room for: back-pressure).
+    /// bounded source queue, as many as the queue has room for: back-pressure). Every
+    /// event that changes a sender (an ACK, a timeout, a write) ends here, so the TCP trace
+    /// looks at the sender here.
     pub(super) fn pump(&mut self, now: Time, c: usize) {
         if !self.net.conns[c].started {
             return;
@@ -130,6 +132,9 @@ impl Sim<'_> {
             self.emit_frame(now, FlowId::forward(c), seg);
         }
         self.sync_exact_timer(c);
+        if self.trace.on {
+            self.trace_tcp(now, c);
+        }
     }
 
     /// A TCP connection starts: its ABR end systems begin integrating ACR, a periodic

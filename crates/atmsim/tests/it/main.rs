@@ -15,3 +15,4 @@ mod kvr;
 mod kvr_measured;
 mod support;
 mod tcp_over_abr;
+mod traces;
