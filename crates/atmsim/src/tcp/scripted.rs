@@ -10,7 +10,7 @@ use super::reno::RenoConfig;
 use super::sack::SackConfig;
 use super::tahoe::TahoeConfig;
 use super::{TcpReceiver, TcpSender};
-use crate::scenario::{TcpApp, TcpParams};
+use crate::tcp::config::{TcpApp, TcpParams};
 use atmsim_kernel::PS_PER_MS;
 use std::collections::VecDeque;
 
