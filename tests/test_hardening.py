@@ -627,3 +627,17 @@ def test_the_oracle_finds_a_clamp_and_passes_an_honest_run():
     assert len(found) == 2 and "measurement.duration" in found[0] and "link[0].rate" in found[1], found
     sc["defaults"]["switch_buffer"] = "1e10 cells"
     assert any("defaults.switch_buffer" in f for f in oracle.silent_clamps(sc, r.raw))
+
+
+def test_a_legal_but_heavy_run_is_announced_up_front(tmp_path, capsys):
+    """Issue 18: a long but legal run says so before it starts (the heavy-run guard's
+    estimate, an upper bound), instead of running silently."""
+    from atmsim.cli import HEAVY_EVENTS, _warn_if_heavy
+
+    _warn_if_heavy({"estimated_events": HEAVY_EVENTS / 10})
+    assert capsys.readouterr().err == ""
+    _warn_if_heavy({"estimated_events": 3e10})
+    err = capsys.readouterr().err
+    assert err.startswith("atmsim: this run may take up to about 3.0e+10 events"), err
+    info = atmsim.validate(SMALL)
+    assert 0 < info["estimated_events"] < HEAVY_EVENTS

@@ -163,6 +163,7 @@ def cmd_run(a) -> int:
     if a.max_wall is not None and not 0 < a.max_wall < 1e9:
         raise UserError(f"--max-wall {a.max_wall}: give seconds, above 0")
     try:
+        _warn_if_heavy(atmsim.validate(Path(a.file)))
         trace = True if a.trace == "all" else a.trace
         r = atmsim.run(Path(a.file), progress=False if a.json else None, max_events=a.max_events,
                        max_wall=a.max_wall, trace=trace, trace_dir=a.trace_dir)
@@ -185,6 +186,19 @@ def cmd_run(a) -> int:
         where = Path(next(iter(r.trace_files.values()))).parent
         print(f"\nwrote traces to {where}/ ({', '.join(p.name for p in r.trace_files.values())})", file=sys.stderr)
     return 4 if r.partial else 0
+
+
+#: Above this many events (an upper bound: every link busy), `atmsim run` says so before it starts.
+HEAVY_EVENTS = 1e9
+
+
+def _warn_if_heavy(info: dict) -> None:
+    """Says up front when a legal scenario may be long (issue 18: never hang silently)."""
+    est = info.get("estimated_events", 0.0)
+    if est > HEAVY_EVENTS:
+        print(f"atmsim: this run may take up to about {est:.1e} events (an upper bound: every link "
+              f"busy, every timer firing; about {est / 2e7 / 60:.0f} min at 20 M events/s); the "
+              f"progress bar shows the real pace, Ctrl-C stops it", file=sys.stderr)
 
 
 def cmd_validate(a) -> int:
