@@ -55,7 +55,9 @@ fn guard<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
         Ok(r) => r,
         Err(_) => {
             let m = LAST_PANIC.with(|p| std::mem::take(&mut *p.borrow_mut()));
-            Err(InternalError::new_err(format!("internal error in the engine: {m}")))
+            Err(InternalError::new_err(format!(
+                "internal error in the engine: {m}"
+            )))
         }
     }
 }
@@ -72,7 +74,9 @@ fn to_py(e: atmsim::RunError) -> PyErr {
     match e {
         atmsim::RunError::Scenario(s) => ScenarioError::new_err(s.to_string()),
         atmsim::RunError::Invariant(m) => InvariantError::new_err(m),
-        atmsim::RunError::Trace(m) => PyRuntimeError::new_err(format!("writing the trace failed: {m}")),
+        atmsim::RunError::Trace(m) => {
+            PyRuntimeError::new_err(format!("writing the trace failed: {m}"))
+        }
     }
 }
 
@@ -159,7 +163,9 @@ impl atmsim::trace::TraceSink for PySink {
         let bytes: Vec<u8> = rows.iter().flat_map(|x| x.to_le_bytes()).collect();
         let r = Python::attach(|py| {
             let b = pyo3::types::PyBytes::new(py, &bytes);
-            self.obj.call_method1(py, "write", (kind.info().name, b)).map(drop)
+            self.obj
+                .call_method1(py, "write", (kind.info().name, b))
+                .map(drop)
         });
         r.map_err(|e| self.keep(e))
     }
@@ -412,7 +418,12 @@ fn trace_kinds() -> Vec<(String, String, Vec<(String, String, Vec<String>, Strin
                         ColumnType::Label(l) => ("label", l),
                     };
                     let labels = labels.iter().map(|s| s.to_string()).collect();
-                    (c.name.to_string(), ty.to_string(), labels, c.doc.to_string())
+                    (
+                        c.name.to_string(),
+                        ty.to_string(),
+                        labels,
+                        c.doc.to_string(),
+                    )
                 })
                 .collect();
             (k.name.to_string(), k.doc.to_string(), cols)

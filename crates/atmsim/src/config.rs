@@ -228,8 +228,14 @@ mod cut_tests {
 
     #[test]
     fn long_numbers_are_written_short() {
-        let e = ConfigError::new("defaults.abr.rif", format!("{} is not allowed; RIF must satisfy 0 < x <= 1", 1e300));
-        assert_eq!(e.message, "1e300 is not allowed; RIF must satisfy 0 < x <= 1");
+        let e = ConfigError::new(
+            "defaults.abr.rif",
+            format!("{} is not allowed; RIF must satisfy 0 < x <= 1", 1e300),
+        );
+        assert_eq!(
+            e.message,
+            "1e300 is not allowed; RIF must satisfy 0 < x <= 1"
+        );
         let e = ConfigError::new("p", format!("{} % is above 100 %; or {}", 1.5e250, -2e40));
         assert_eq!(e.message, "1.5e250 % is above 100 %; or -2e40");
         let e = ConfigError::new("p", format!("{} is not allowed", 1e-300));
@@ -244,16 +250,25 @@ mod cut_tests {
     #[test]
     fn long_quoted_values_are_cut() {
         let long = "x".repeat(5000);
-        let e = ConfigError::new("node[0]", format!("invalid type: string \"{long}\", expected a table"));
+        let e = ConfigError::new(
+            "node[0]",
+            format!("invalid type: string \"{long}\", expected a table"),
+        );
         assert!(e.message.len() < 200, "{}", e.message);
         assert!(e.message.contains("(5000 characters)"), "{}", e.message);
         assert!(e.message.ends_with(", expected a table"), "{}", e.message);
-        let e = ConfigError::new("k", format!("unknown variant `{long}`, expected one of `a`, `b`"));
-        assert!(e.message.len() < 200 && e.message.contains("`a`, `b`"), "{}", e.message);
+        let e = ConfigError::new(
+            "k",
+            format!("unknown variant `{long}`, expected one of `a`, `b`"),
+        );
+        assert!(
+            e.message.len() < 200 && e.message.contains("`a`, `b`"),
+            "{}",
+            e.message
+        );
         let short = "node \"a\" is not defined".to_string();
         assert_eq!(cut_long_values(short.clone()), short);
         let unterminated = format!("value \"{long}");
         assert!(cut_long_values(unterminated).len() < 200);
     }
 }
-

@@ -17,9 +17,9 @@
 //! It is an estimate of the peak, on the safe side for the tables and the series; the
 //! queued cells are the uncertain part and are named as such in the refusal.
 
+use crate::cell::Cell;
 use crate::network::{Connection, Flow, Port, TcpConn};
 use crate::scenario::Scenario;
-use crate::cell::Cell;
 use std::fmt;
 
 /// Allowance of outstanding cells per direction of a non-TCP connection (see the module doc).
@@ -142,7 +142,8 @@ pub fn estimate(sc: &Scenario) -> Footprint {
     port_tables += nconns * 2 * stride * 8 * 2; // slot tables and peer ports
     let ports = nports * (per_port + RESULT_BYTES_PER_PORT);
 
-    let mut conns = nconns * (size::<Connection>() + 2 * size::<Flow>() + RESULT_BYTES_PER_CONNECTION);
+    let mut conns =
+        nconns * (size::<Connection>() + 2 * size::<Flow>() + RESULT_BYTES_PER_CONNECTION);
     let mut outstanding = vec![0u64; sc.ports.len()];
     for c in &sc.connections {
         let (fwd, bwd) = match &c.tcp {
@@ -188,7 +189,9 @@ pub fn estimate(sc: &Scenario) -> Footprint {
                 .count() as u64;
             let abr_dirs = sc.connections.iter().filter(|c| c.abr.is_some()).count() as u64 * 2;
             let values = 5 * switch_ports + 3 * nconns + 2 * abr_dirs + 1;
-            samples.saturating_mul(values).saturating_mul(8 + JSON_BYTES_PER_VALUE)
+            samples
+                .saturating_mul(values)
+                .saturating_mul(8 + JSON_BYTES_PER_VALUE)
         }
         _ => 0,
     };
@@ -296,7 +299,11 @@ mod tests {
         // Mostly the window a TCP source can queue at its unlimited host port.
         assert!(per_vc > 500 && per_vc < 1_000_000, "per VC {per_vc} B");
         let with_series = estimate(&pairs(1000, "1 ms"));
-        let series = with_series.parts.iter().find(|p| p.what == "time series").unwrap();
+        let series = with_series
+            .parts
+            .iter()
+            .find(|p| p.what == "time series")
+            .unwrap();
         // 10 001 samples x (3 values x 1000 connections + ...) x 20 B.
         assert!(series.bytes > 10_001 * 3000 * 20, "{}", series.bytes);
         assert_eq!(with_series.largest_first()[0].what, "time series");

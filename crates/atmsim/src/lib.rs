@@ -219,10 +219,16 @@ fn budgeted_result(
     let Some(reached) = stopped else {
         return check_invariants(RunResult::collect(sim, sc, wall));
     };
-    let reason = if budget.max_events.is_some_and(|m| sim.q.events_processed() >= m) {
+    let reason = if budget
+        .max_events
+        .is_some_and(|m| sim.q.events_processed() >= m)
+    {
         format!("stopped at max_events = {}", budget.max_events.unwrap_or(0))
     } else {
-        format!("stopped at max_wall = {} s", budget.max_wall_seconds.unwrap_or(0.0))
+        format!(
+            "stopped at max_wall = {} s",
+            budget.max_wall_seconds.unwrap_or(0.0)
+        )
     };
     let mut cut = sc.clone();
     cut.duration = reached;
@@ -297,7 +303,10 @@ mod tests {
         let mut calls = 0u64;
         let mut last = 0u64;
         let watched = run_observed(&sc, std::time::Duration::from_micros(200), |t| {
-            assert!(t > last && t < sc.duration, "observer times increase within the run");
+            assert!(
+                t > last && t < sc.duration,
+                "observer times increase within the run"
+            );
             last = t;
             calls += 1;
             true

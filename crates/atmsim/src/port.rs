@@ -212,7 +212,12 @@ impl PortBuffer {
     /// A port buffer for the `vcs` VCs routed through it, numbered by `slots`. Queues
     /// start empty and grow on demand (then keep their capacity: no allocation per cell
     /// once a port has seen its largest queue).
-    pub fn with_slots(capacity: Option<u32>, policy: AnyPolicy, vcs: usize, slots: VcSlots) -> Self {
+    pub fn with_slots(
+        capacity: Option<u32>,
+        policy: AnyPolicy,
+        vcs: usize,
+        slots: VcSlots,
+    ) -> Self {
         PortBuffer {
             queues: std::array::from_fn(|_| VecDeque::new()),
             occupancy: 0,

@@ -336,12 +336,19 @@ mod tests {
             for r in &p.entries {
                 assert!(seen.insert(r.name), "{}: {} twice", p.title, r.name);
                 assert!(
-                    r.name.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit()),
+                    r.name
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit()),
                     "{}: {:?} is not snake_case",
                     p.title,
                     r.name
                 );
-                assert!(!r.doc.is_empty() && !r.doc.contains('\n'), "{}: {}", p.title, r.name);
+                assert!(
+                    !r.doc.is_empty() && !r.doc.contains('\n'),
+                    "{}: {}",
+                    p.title,
+                    r.name
+                );
             }
         }
     }

@@ -218,7 +218,8 @@ quantity!(
         }
         if bps > 0.0 && bps < MIN_RATE_BPS {
             return Err(Bad::Range(
-                "below one cell per second; allowed: 0, or 424 bps (one cell per second) to 1 Tbps".into(),
+                "below one cell per second; allowed: 0, or 424 bps (one cell per second) to 1 Tbps"
+                    .into(),
             ));
         }
         Ok(Rate(bps))
@@ -532,11 +533,16 @@ mod tests {
         assert_eq!(Rate::parse("1 cells/s").unwrap().0, 424.0);
         assert_eq!(Rate::parse("1000 Gbps").unwrap().0, 1e12);
         let e = Rate::parse("1e-12 Mbps").unwrap_err();
-        assert!(e.contains("1e-12 Mbps") && e.contains("below one cell per second"), "{e}");
+        assert!(
+            e.contains("1e-12 Mbps") && e.contains("below one cell per second"),
+            "{e}"
+        );
         assert!(e.contains("424 bps") && e.contains("1 Tbps"), "{e}");
         let e = Rate::parse("1e300 Mbps").unwrap_err();
         assert!(e.contains("above the maximum of 1 Tbps"), "{e}");
-        assert!(Rate::parse("1e400 Mbps").unwrap_err().contains("not finite"));
+        assert!(Rate::parse("1e400 Mbps")
+            .unwrap_err()
+            .contains("not finite"));
         assert!(Rate::parse("NaN Mbps").is_err());
         assert!(Rate::parse("inf Mbps").is_err());
     }
@@ -552,7 +558,9 @@ mod tests {
         assert_eq!(Duration::parse("1000000 s").unwrap().0, MAX_DURATION_PS);
         assert_eq!(Duration::parse("1 ps").unwrap().0, 1);
         assert_eq!(Duration::parse("0 s").unwrap().0, 0);
-        assert!(Duration::parse("0.1 ps").unwrap_err().contains("resolution"));
+        assert!(Duration::parse("0.1 ps")
+            .unwrap_err()
+            .contains("resolution"));
         assert!(Duration::parse("-1 s").unwrap_err().contains("negative"));
         assert!(Granularity::parse("1e9 s").unwrap_err().contains("maximum"));
         assert!(TickPhase::parse("1e9 s").unwrap_err().contains("maximum"));
@@ -564,8 +572,12 @@ mod tests {
         assert!(Bytes::parse("2 TiB").is_err());
         assert_eq!(Bytes::parse("1 MiB").unwrap().0, 1 << 20);
         assert!(Length::parse("1e300 km").unwrap_err().contains("maximum"));
-        assert!(CellCount::parse("1e10 cells").unwrap_err().contains("maximum"));
-        assert!(BufferSize::parse("1e10 cells").unwrap_err().contains("maximum"));
+        assert!(CellCount::parse("1e10 cells")
+            .unwrap_err()
+            .contains("maximum"));
+        assert!(BufferSize::parse("1e10 cells")
+            .unwrap_err()
+            .contains("maximum"));
         assert!(Threshold::parse("1.5 cells").unwrap_err().contains("whole"));
     }
 

@@ -166,7 +166,11 @@ pub fn resolve_abr(
         }
         v => v.map(|n| n.0 as u64),
     };
-    let policy = if ucsc { ucsc_policy(&pick, nrm)? } else { SourcePolicy::Tm40 };
+    let policy = if ucsc {
+        ucsc_policy(&pick, nrm)?
+    } else {
+        SourcePolicy::Tm40
+    };
     let weight = weight(&pick, def.weight)?;
     Ok(AbrParams {
         policy,

@@ -192,7 +192,10 @@ impl EricaSpec {
                 "0 cells is not allowed; at least 1 cell",
             );
         }
-        let itime = self.interval_time.map(|t| t.ps()).unwrap_or(d.interval_time);
+        let itime = self
+            .interval_time
+            .map(|t| t.ps())
+            .unwrap_or(d.interval_time);
         if itime == 0 {
             return err(format!("{path}.interval_time"), "must be longer than 0 s");
         }

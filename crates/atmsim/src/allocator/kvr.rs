@@ -132,7 +132,8 @@ impl Kvr {
     /// `flows` (the engine's flow indices).
     pub fn new(cfg: KvrCfg, link_rate: f64, flows: usize) -> Kvr {
         let mut k = Self::with_slots(cfg, link_rate, Vec::new(), VcSlots::Identity);
-        k.vcs.resize(flows, k.vcs.first().copied().unwrap_or(CLOSED));
+        k.vcs
+            .resize(flows, k.vcs.first().copied().unwrap_or(CLOSED));
         if k.meter.is_some() {
             k.meter = Some(super::kvr_measured::RateMeter::new(flows));
         }
@@ -144,9 +145,9 @@ impl Kvr {
     pub fn with_slots(cfg: KvrCfg, link_rate: f64, flows: Vec<u32>, slots: VcSlots) -> Kvr {
         debug_assert!(flows.windows(2).all(|w| w[0] < w[1]));
         // Meters are indexed by flow (measured_rate only).
-        let cfg_meter = cfg
-            .measured_rate
-            .then(|| super::kvr_measured::RateMeter::new(flows.last().map_or(0, |&f| f as usize + 1)));
+        let cfg_meter = cfg.measured_rate.then(|| {
+            super::kvr_measured::RateMeter::new(flows.last().map_or(0, |&f| f as usize + 1))
+        });
         Kvr {
             cfg,
             link_rate,

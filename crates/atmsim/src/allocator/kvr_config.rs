@@ -57,6 +57,11 @@ impl Resolve<()> for KvrSpec {
 
 impl Build<KvrCfg, PortEnv> for Kvr {
     fn build(cfg: &KvrCfg, env: &PortEnv) -> Self {
-        Kvr::with_slots(cfg.clone(), env.link_rate, env.vcs.clone(), env.slots.clone())
+        Kvr::with_slots(
+            cfg.clone(),
+            env.link_rate,
+            env.vcs.clone(),
+            env.slots.clone(),
+        )
     }
 }

@@ -34,7 +34,9 @@ impl RateMeter {
     /// use, min(CCR, the VC's measured rate since its previous forward RM cell), else `ccr`.
     #[inline]
     pub fn observe(&mut self, now: Time, cell: &Cell, ccr: f64) -> f64 {
-        if cell.class() != ServiceClass::Abr || cell.flags & (flag::RM | flag::DIR) == (flag::RM | flag::DIR) {
+        if cell.class() != ServiceClass::Abr
+            || cell.flags & (flag::RM | flag::DIR) == (flag::RM | flag::DIR)
+        {
             return ccr;
         }
         let m = &mut self.vcs[cell.flow as usize];

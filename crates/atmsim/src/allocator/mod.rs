@@ -138,9 +138,9 @@ impl AllocatorCfg {
     /// erica_plus), for checks that look at its averaging interval.
     pub fn erica(&self) -> Option<&EricaCfg> {
         match self {
-            AllocatorCfg::Erica(e) | AllocatorCfg::ModifiedErica(e) | AllocatorCfg::EricaPlus(e) => {
-                Some(e)
-            }
+            AllocatorCfg::Erica(e)
+            | AllocatorCfg::ModifiedErica(e)
+            | AllocatorCfg::EricaPlus(e) => Some(e),
             _ => None,
         }
     }

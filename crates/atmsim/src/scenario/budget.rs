@@ -72,7 +72,11 @@ pub fn loads(sc: &Scenario) -> Vec<Load> {
         })
     };
     if let Some(si) = sc.sample_interval {
-        push("measurement.sample_interval".into(), secs(si), per_period(si));
+        push(
+            "measurement.sample_interval".into(),
+            secs(si),
+            per_period(si),
+        );
     }
     let mut used = vec![false; sc.ports.len()];
     for c in &sc.connections {
@@ -85,7 +89,11 @@ pub fn loads(sc: &Scenario) -> Vec<Load> {
     for (p, port) in sc.ports.iter().enumerate() {
         if used[p] {
             let cells = port.rate_bps as f64 / 424.0;
-            push(format!("rate of port {:?}", port.name), bps(cells), 2.0 * cells);
+            push(
+                format!("rate of port {:?}", port.name),
+                bps(cells),
+                2.0 * cells,
+            );
         }
         if let Some(e) = port.allocator.erica() {
             let key = format!("interval_time of port {:?}", port.name);
@@ -111,12 +119,20 @@ pub fn loads(sc: &Scenario) -> Vec<Load> {
             } = t.app
             {
                 let rate = per_period(interval).min(segments as f64 / run_s);
-                push(at("traffic.application.segment_interval"), secs(interval), rate);
+                push(
+                    at("traffic.application.segment_interval"),
+                    secs(interval),
+                    rate,
+                );
             }
         }
         if let Some(a) = &c.abr {
             push(at("abr.tcr (or defaults.abr)"), bps(a.tcr), a.tcr);
-            push(at("abr.trm (or defaults.abr)"), secs(a.trm), per_period(a.trm));
+            push(
+                at("abr.trm (or defaults.abr)"),
+                secs(a.trm),
+                per_period(a.trm),
+            );
         }
     }
     out
@@ -184,7 +200,11 @@ fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
         let Some((key, rate)) = source_rate(c) else {
             continue;
         };
-        let Some((p, link)) = c.fwd_ports.first().and_then(|&p| sc.ports.get(p).map(|l| (p, l))) else {
+        let Some((p, link)) = c
+            .fwd_ports
+            .first()
+            .and_then(|&p| sc.ports.get(p).map(|l| (p, l)))
+        else {
             continue;
         };
         let link_cells = link.rate_bps as f64 / 424.0;
@@ -245,7 +265,10 @@ fn check_series(sc: &Scenario) -> Result<(), ScenarioError> {
              values); allowed: at most {MAX_SERIES_VALUES:.0e} values: take a longer interval \
              (at least {}), or \"0 s\" for no time series",
             secs(si),
-            secs(((sc.duration as f64 * per_sample as f64 / MAX_SERIES_VALUES).ceil() as Time).max(1))
+            secs(
+                ((sc.duration as f64 * per_sample as f64 / MAX_SERIES_VALUES).ceil() as Time)
+                    .max(1)
+            )
         ),
     ))
 }
@@ -277,9 +300,8 @@ mod tests {
     "#;
 
     fn with(traffic: &str) -> Scenario {
-        let text = format!(
-            "{BASE}\n[[connection]]\nname = \"c\"\nfrom = \"a\"\nto = \"b\"\n{traffic}\n"
-        );
+        let text =
+            format!("{BASE}\n[[connection]]\nname = \"c\"\nfrom = \"a\"\nto = \"b\"\n{traffic}\n");
         crate::scenario::from_toml_str(&text)
             .and_then(|f| crate::scenario::resolve::resolve_unchecked(&f))
             .unwrap_or_else(|e| panic!("{e}\n{text}"))
@@ -298,7 +320,10 @@ mod tests {
         let sc = with("[connection.traffic]\nkind = \"cbr\"\nrate = \"1000 Gbps\"");
         let e = check(&sc).unwrap_err();
         assert_eq!(e.path, "connection[0].traffic.rate");
-        assert!(e.message.contains("times the rate of its first link"), "{e}");
+        assert!(
+            e.message.contains("times the rate of its first link"),
+            "{e}"
+        );
         let ok = with("[connection.traffic]\nkind = \"cbr\"\nrate = \"300 Mbps\"");
         check(&ok).unwrap();
     }
@@ -319,9 +344,16 @@ mod tests {
         check(&conns(100)).unwrap(); // 100 times the link: allowed
         let e = check(&conns(101)).unwrap_err();
         assert_eq!(e.path, "connection[100].abr.pcr (or defaults.abr)");
-        assert!(e.message.starts_with("the 101 cell sources that start at port \"a->b\""), "{e}");
+        assert!(
+            e.message
+                .starts_with("the 101 cell sources that start at port \"a->b\""),
+            "{e}"
+        );
         assert!(e.message.contains("send 15707.5 Mbps together"), "{e}");
-        assert!(e.message.contains("101 times its rate of 155520000 bps"), "{e}");
+        assert!(
+            e.message.contains("101 times its rate of 155520000 bps"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -24,7 +24,10 @@ pub fn resolve_all<'f>(
     ports: &Ports,
 ) -> Result<(Vec<ConnectionCfg>, ConnNames<'f>), ConfigError> {
     if f.connection.is_empty() {
-        return err("connection", "no connections are defined; add [[connection]] tables");
+        return err(
+            "connection",
+            "no connections are defined; add [[connection]] tables",
+        );
     }
     let defaults = Defaults {
         tcp: f.defaults.tcp.clone().unwrap_or_default(),
@@ -40,7 +43,10 @@ pub fn resolve_all<'f>(
         if names.insert(c.name.as_str(), i).is_some() {
             return err(
                 format!("{p}.name"),
-                format!("{:?} is used twice; connection names must be unique", c.name),
+                format!(
+                    "{:?} is used twice; connection names must be unique",
+                    c.name
+                ),
             );
         }
         out.push(resolve_one(&p, c, nodes, ports, &defaults)?);
@@ -62,7 +68,10 @@ fn resolve_one(
 ) -> Result<ConnectionCfg, ConfigError> {
     let (from, to) = ends(p, c, nodes)?;
     let route = route::resolve(p, c, from, to, nodes, ports)?;
-    let fwd_ports: Vec<usize> = route.windows(2).map(|w| ports.index[&(w[0], w[1])]).collect();
+    let fwd_ports: Vec<usize> = route
+        .windows(2)
+        .map(|w| ports.index[&(w[0], w[1])])
+        .collect();
     let bwd_ports: Vec<usize> = route
         .windows(2)
         .rev()
@@ -103,14 +112,20 @@ fn ends(p: &str, c: &ConnectionSpec, nodes: &Nodes) -> Result<(usize, usize), Co
         if nodes.cfg[n].kind != NodeKind::Host {
             return err(
                 format!("{p}.{key}"),
-                format!("{:?} is a switch; connections start and end at hosts", nodes.cfg[n].name),
+                format!(
+                    "{:?} is a switch; connections start and end at hosts",
+                    nodes.cfg[n].name
+                ),
             );
         }
     }
     if from == to {
         return err(
             format!("{p}.to"),
-            format!("{:?} is also the source; a connection needs two different hosts", c.to),
+            format!(
+                "{:?} is also the source; a connection needs two different hosts",
+                c.to
+            ),
         );
     }
     Ok((from, to))
@@ -144,7 +159,12 @@ fn abr_params(
 ) -> Result<Option<AbrParams>, ConfigError> {
     if class == ServiceClass::Abr {
         let own = c.abr.clone().unwrap_or_default();
-        return Ok(Some(resolve_abr(&format!("{p}.abr"), &own, defaults, access)?));
+        return Ok(Some(resolve_abr(
+            &format!("{p}.abr"),
+            &own,
+            defaults,
+            access,
+        )?));
     }
     if c.abr.is_some() {
         return err(
@@ -181,7 +201,12 @@ fn tcp_params(
     };
     let own = tcp.clone().unwrap_or_default();
     let mut t = resolve_tcp(&format!("{p}.traffic.tcp"), &own, defaults)?;
-    t.app = resolve_tcp_app(&format!("{p}.traffic.application"), application.as_ref(), start, t.mss)?;
+    t.app = resolve_tcp_app(
+        &format!("{p}.traffic.application"),
+        application.as_ref(),
+        start,
+        t.mss,
+    )?;
     if let Some(q) = abr.and_then(|a| a.source_queue) {
         let seg = crate::aal5::cells_for_segment(t.mss, c.llc_snap.unwrap_or(true));
         if q < seg as u64 {

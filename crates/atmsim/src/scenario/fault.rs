@@ -40,7 +40,11 @@ fn resolve_one(p: &str, ft: &FaultSpec, ctx: &FaultCtx) -> Result<FaultCfg, Conf
         let names: Vec<&str> = ctx.names.keys().copied().collect();
         return err(
             format!("{p}.connection"),
-            format!("{:?} is not a connection; connections: {}", ft.connection, name_list(&names)),
+            format!(
+                "{:?} is not a connection; connections: {}",
+                ft.connection,
+                name_list(&names)
+            ),
         );
     };
     let conn = &ctx.connections[c];
@@ -60,7 +64,10 @@ fn resolve_one(p: &str, ft: &FaultSpec, ctx: &FaultCtx) -> Result<FaultCfg, Conf
     if ft.at.ps() > ctx.duration {
         return err(
             format!("{p}.at"),
-            format!("{} is after the end of the run ({})", ft.at, ctx.duration_text),
+            format!(
+                "{} is after the end of the run ({})",
+                ft.at, ctx.duration_text
+            ),
         );
     }
     Ok(FaultCfg {

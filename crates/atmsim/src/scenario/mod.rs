@@ -23,8 +23,8 @@ pub use model::{
     ConnectionCfg, FaultCell, FaultCfg, NodeCfg, PolicyCfg, PortCfg, Scenario, ServiceClass,
     TcpApp, TcpParams,
 };
-pub use traffic::{CellApp, VideoParams};
 pub use schema::ScenarioFile;
+pub use traffic::{CellApp, VideoParams};
 
 /// Parses a TOML scenario. Errors name the key path and, for syntax errors, the line.
 pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
@@ -48,7 +48,10 @@ pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
         }
         if let Some(span) = inner.span() {
             let start = span.start.min(text.len());
-            let start = (0..=start).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let start = (0..=start)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(0);
             let line = text[..start].matches('\n').count() + 1;
             // Without a key path, show the line itself (cut): it names the key (issue 18).
             let shown = text.lines().nth(line - 1).map(str::trim).unwrap_or("");

@@ -1,12 +1,12 @@
 //! The resolved scenario: what the engine builds from, every value checked and every
 //! default filled (see [`super::resolve`]).
 
-pub use crate::drop_policy::PolicyCfg;
-pub use crate::tcp::config::{TcpApp, TcpParams};
 use super::schema::NodeKind;
 use super::traffic::CellApp;
 use crate::abr::AbrParams;
 use crate::allocator::AllocatorCfg;
+pub use crate::drop_policy::PolicyCfg;
+pub use crate::tcp::config::{TcpApp, TcpParams};
 use atmsim_kernel::Time;
 
 /// Propagation delay of fibre: 5 us per km (seeds 000-003).
@@ -210,4 +210,3 @@ impl Scenario {
         used
     }
 }
-

@@ -80,7 +80,11 @@ fn port_defaults(f: &ScenarioFile) -> Result<PortDefaults, ConfigError> {
 }
 
 /// The default policy at a port with `buffer`; an error names the port (`at`).
-fn default_policy(d: &PortDefaults, buffer: Option<u32>, at: &str) -> Result<PolicyCfg, ConfigError> {
+fn default_policy(
+    d: &PortDefaults,
+    buffer: Option<u32>,
+    at: &str,
+) -> Result<PolicyCfg, ConfigError> {
     d.policy
         .resolve("defaults.policy", &buffer)
         .map_err(|e| ConfigError::new(e.path, format!("{} (at {at})", e.message)))
@@ -107,7 +111,10 @@ fn add_link(
     if a == b {
         return err(
             format!("link[{i}].between"),
-            format!("joins {:?} to itself; a link needs two different nodes", l.between[0]),
+            format!(
+                "joins {:?} to itself; a link needs two different nodes",
+                l.between[0]
+            ),
         );
     }
     let rate = l.rate.map(|r| r.bps()).unwrap_or(d.rate);
@@ -152,7 +159,11 @@ fn add_link(
             prop,
             buffer: if switch { cells(d.buffer) } else { None },
             policy: PolicyCfg::default(),
-            allocator: if switch { d.allocator.clone() } else { AllocatorCfg::default() },
+            allocator: if switch {
+                d.allocator.clone()
+            } else {
+                AllocatorCfg::default()
+            },
         });
     }
     Ok(())
@@ -173,14 +184,20 @@ fn apply_port(
     let Some(&pi) = ports.index.get(&(a, b)) else {
         return err(
             format!("port[{i}].toward"),
-            format!("no link joins {:?} to {:?}; add a [[link]] between them first", ps.node, ps.toward),
+            format!(
+                "no link joins {:?} to {:?}; add a [[link]] between them first",
+                ps.node, ps.toward
+            ),
         );
     };
     let port = &mut ports.cfg[pi];
     if let Some(prev) = &set_by[pi] {
         return err(
             format!("port[{i}]"),
-            format!("port {} is already set by {prev}; set each port once", port.name),
+            format!(
+                "port {} is already set by {prev}; set each port once",
+                port.name
+            ),
         );
     }
     set_by[pi] = Some(format!("port[{i}]"));

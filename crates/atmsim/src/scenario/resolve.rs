@@ -49,7 +49,12 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         Some(t) => {
             let conns: Vec<&str> = connections.iter().map(|c| c.name.as_str()).collect();
             let port_names: Vec<&str> = ports.cfg.iter().map(|p| p.name.as_str()).collect();
-            Some(crate::trace::resolve(t, &conns, &port_names, timing.duration)?)
+            Some(crate::trace::resolve(
+                t,
+                &conns,
+                &port_names,
+                timing.duration,
+            )?)
         }
     };
     let efficiency_rate_bps = match f.measurement.efficiency_rate {

@@ -56,7 +56,11 @@ fn explicit(
         if !ports.index.contains_key(&(idx[k - 1], idx[k])) {
             return err(
                 format!("{p}.route[{k}]"),
-                format!("no link joins {:?} to {:?}; add a [[link]] between them or change the route", r[k - 1], r[k]),
+                format!(
+                    "no link joins {:?} to {:?}; add a [[link]] between them or change the route",
+                    r[k - 1],
+                    r[k]
+                ),
             );
         }
         if k + 1 < idx.len() && !nodes.is_switch(idx[k]) {

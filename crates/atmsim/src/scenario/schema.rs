@@ -4,12 +4,12 @@
 //! Defaults are the values of the UBR+ study (seed 001) unless a field says otherwise.
 //! A JSON Schema for editors and docs is generated from these types (`atmsim schema`).
 
-use crate::units::{BufferSize, Duration, Length, Rate};
-pub use crate::allocator::{AllocatorSpec, EricaSpec, KvrSpec, LoadAveraging};
 pub use crate::abr::config::{AbrSpec, SourcePolicySpec};
+pub use crate::allocator::{AllocatorSpec, EricaSpec, KvrSpec, LoadAveraging};
 pub use crate::drop_policy::PolicySpec;
 pub use crate::tcp::config::{CongestionSpec, TcpAppSpec, TcpSpec, TcpTrafficSpec};
 pub use crate::traffic::{FrameArrival, PeriodDistribution, TrafficSpec};
+use crate::units::{BufferSize, Duration, Length, Rate};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -279,16 +279,26 @@ pub enum SetupSpec {
 /// A number of cells, written `"16 cells"`.
 pub type Cells = crate::units::CellCount;
 
-
-
 use crate::registry::Registered;
 
 /// Service categories (`connection.service`), in priority order.
 pub const SERVICES: &[Registered] = &[
-    Registered { name: "cbr", doc: "constant bit rate: highest priority (cbr and on_off cell traffic)" },
-    Registered { name: "vbr", doc: "variable bit rate: second priority (on_off, video; reserve signalled to KVR)" },
-    Registered { name: "abr", doc: "available bit rate: TM 4.0 or UCSC end systems, RM cells, the ports' allocators" },
-    Registered { name: "ubr", doc: "unspecified bit rate: lowest priority, the buffer policies decide (default)" },
+    Registered {
+        name: "cbr",
+        doc: "constant bit rate: highest priority (cbr and on_off cell traffic)",
+    },
+    Registered {
+        name: "vbr",
+        doc: "variable bit rate: second priority (on_off, video; reserve signalled to KVR)",
+    },
+    Registered {
+        name: "abr",
+        doc: "available bit rate: TM 4.0 or UCSC end systems, RM cells, the ports' allocators",
+    },
+    Registered {
+        name: "ubr",
+        doc: "unspecified bit rate: lowest priority, the buffer policies decide (default)",
+    },
 ];
 
 #[cfg(test)]
@@ -301,18 +311,25 @@ mod registry_tests {
             let v: ServiceSpec = serde_json::from_str(&format!("{:?}", r.name)).unwrap();
             assert_eq!(format!("{v:?}").to_lowercase(), r.name);
         }
-        let e = serde_json::from_str::<ServiceSpec>("\"x\"").unwrap_err().to_string();
+        let e = serde_json::from_str::<ServiceSpec>("\"x\"")
+            .unwrap_err()
+            .to_string();
         assert_eq!(e.matches('`').count() / 2 - 1, SERVICES.len(), "{e}");
         let names = crate::tcp::congestion::CONGESTION_CONTROLS;
         for r in names {
             serde_json::from_str::<CongestionSpec>(&format!("{:?}", r.name)).unwrap();
         }
-        let e = serde_json::from_str::<CongestionSpec>("\"x\"").unwrap_err().to_string();
+        let e = serde_json::from_str::<CongestionSpec>("\"x\"")
+            .unwrap_err()
+            .to_string();
         assert_eq!(e.matches('`').count() / 2 - 1, names.len(), "{e}");
         let e = serde_json::from_str::<TrafficSpec>(r#"{"kind":"x"}"#)
             .unwrap_err()
             .to_string();
-        let kinds: Vec<&str> = crate::traffic::TRAFFIC_KINDS.iter().map(|k| k.name).collect();
+        let kinds: Vec<&str> = crate::traffic::TRAFFIC_KINDS
+            .iter()
+            .map(|k| k.name)
+            .collect();
         assert_eq!(e.matches('`').count() / 2 - 1, kinds.len(), "{e}");
         for k in kinds {
             assert!(e.contains(&format!("`{k}`")), "{e}");

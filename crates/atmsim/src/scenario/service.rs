@@ -37,7 +37,10 @@ pub fn check_class(
     if allowed.contains(&class) {
         return Ok(());
     }
-    let names: Vec<String> = allowed.iter().map(|c| format!("{:?}", class_name(*c))).collect();
+    let names: Vec<String> = allowed
+        .iter()
+        .map(|c| format!("{:?}", class_name(*c)))
+        .collect();
     err(
         format!("{p}.service"),
         format!(

@@ -157,7 +157,6 @@ pub enum TcpApp {
     },
 }
 
-
 impl Default for TcpParams {
     /// Seed 001's TCP: MSS 512 B, a 64 KB window (scaled windows allowed), Tahoe, 100 ms
     /// timer ticks (BSD's coarse timers as the OSU simulator used them), RTO initial 3 s,
@@ -226,7 +225,10 @@ pub fn resolve_tcp(path: &str, c: &TcpSpec, d: &TcpSpec) -> Result<TcpParams, Co
         rto_initial,
         rto_min,
         rto_max,
-        delayed_ack: pick.get("delayed_ack", |t| &t.delayed_ack).0.unwrap_or(def.delayed_ack),
+        delayed_ack: pick
+            .get("delayed_ack", |t| &t.delayed_ack)
+            .0
+            .unwrap_or(def.delayed_ack),
         delayed_ack_timeout,
         initial_ssthresh,
         keep_out_of_order: pick
@@ -254,7 +256,10 @@ fn segment_and_window(pick: &Pick<TcpSpec>, def: &TcpParams) -> Result<(u32, u64
     }
     let (win, win_p) = pick.get("window", |t| &t.window);
     let window = win.map(|b| b.0).unwrap_or(def.window);
-    let scaling = pick.get("window_scaling", |t| &t.window_scaling).0.unwrap_or(true);
+    let scaling = pick
+        .get("window_scaling", |t| &t.window_scaling)
+        .0
+        .unwrap_or(true);
     if window < mss {
         return err(win_p, format!("{window} B is smaller than the MSS ({mss} B); the window must hold at least one segment"));
     }

@@ -16,15 +16,15 @@
 //! JSON Schema), [`CongestionConfig`] and [`AnyCongestion`] enums, [`CONGESTION_CONTROLS`]
 //! (names with their one-line docs) and the static dispatch. See CONTRIBUTING.md.
 
-pub use super::none::{NoControl, NoControlConfig};
 use super::newreno::{NewReno, NewRenoConfig};
+pub use super::none::{NoControl, NoControlConfig};
 use super::reno::{Reno, RenoConfig};
 use super::sack::{Sack, SackConfig};
 use super::tahoe::{Tahoe, TahoeConfig};
 use crate::config::{err, ConfigError};
-use crate::registry::{registry, Build};
 #[cfg(doc)]
 use crate::registry::ResolveNamed;
+use crate::registry::{registry, Build};
 
 /// Largest cwnd, bytes (the largest scaled TCP window).
 pub const CWND_MAX: u64 = 1 << 30;
@@ -269,7 +269,11 @@ impl CongestionKeys {
     fn parameters_set(&self) -> Vec<(&'static str, &str)> {
         [
             ("dupthresh", self.dupthresh.0.is_some(), &self.dupthresh.1),
-            ("sack_blocks", self.sack_blocks.0.is_some(), &self.sack_blocks.1),
+            (
+                "sack_blocks",
+                self.sack_blocks.0.is_some(),
+                &self.sack_blocks.1,
+            ),
         ]
         .into_iter()
         .filter(|&(_, set, _)| set)
@@ -280,7 +284,10 @@ impl CongestionKeys {
     /// DupThresh, at least 1 (`default` when unset).
     pub fn dupthresh_or(&self, default: u32) -> Result<u32, ConfigError> {
         match self.dupthresh.0 {
-            Some(0) => err(&self.dupthresh.1, "0 is not allowed; dupthresh must be at least 1"),
+            Some(0) => err(
+                &self.dupthresh.1,
+                "0 is not allowed; dupthresh must be at least 1",
+            ),
             d => Ok(d.unwrap_or(default)),
         }
     }
@@ -431,7 +438,10 @@ mod tests {
             sack += (cfg.sack_blocks() > 0) as usize;
         }
         assert_eq!(sack, 1, "only sack asks the receiver for SACK blocks");
-        assert_eq!(CongestionSpec::default().name(), CongestionConfig::default().name());
+        assert_eq!(
+            CongestionSpec::default().name(),
+            CongestionConfig::default().name()
+        );
     }
 
     #[test]
@@ -450,7 +460,10 @@ mod tests {
             }
             let e = r.unwrap_err().to_string();
             let (_, after) = e.split_once("applies to").expect(&e);
-            assert!(e.contains("tcp.dupthresh") && e.contains(&format!("= \"{}\"", spec.name())), "{e}");
+            assert!(
+                e.contains("tcp.dupthresh") && e.contains(&format!("= \"{}\"", spec.name())),
+                "{e}"
+            );
             for other in CongestionSpec::ALL {
                 let quoted = format!("\"{}\"", other.name());
                 assert_eq!(after.contains(&quoted), takes(other), "{e}");

@@ -27,9 +27,9 @@ use super::congestion::{
     standard_send, AckTimer, CongestionControl, CongestionKeys, DupAck, SackBlock, Send, Seq,
     Window, MAX_SACK_BLOCKS,
 };
+use super::scoreboard::Scoreboard;
 use crate::config::{err, ConfigError};
 use crate::registry::ResolveNamed;
-use super::scoreboard::Scoreboard;
 
 /// SACK's parameters.
 #[derive(Clone, Debug, PartialEq)]

@@ -16,9 +16,9 @@
 //!   a timeout of n ticks takes between n-1 and n tick periods, as in BSD); in exact mode
 //!   it is a deadline.
 
+use super::config::TcpParams;
 use super::congestion::{AckTimer, AnyCongestion, DupAck, SackBlock, Send, Seq, Window};
 use super::rto::RtoEstimator;
-use super::config::TcpParams;
 use atmsim_kernel::{time, Time};
 
 /// Counters of a sender.

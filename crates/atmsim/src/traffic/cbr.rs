@@ -3,13 +3,13 @@
 use super::{positive_rate, EventLoad, SourceEnv, Start, TrafficCfg, TrafficModel};
 use crate::abr::source::cell_interval;
 use crate::cell::ServiceClass;
-use crate::network::CellDir;
-use crate::units::Rate;
 use crate::config::ConfigError;
+use crate::network::CellDir;
 use crate::registry::{Build, Resolve};
+use crate::units::Rate;
+use atmsim_kernel::{RngStream, Time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use atmsim_kernel::{RngStream, Time};
 
 /// `kind = "cbr"`: constant bit rate, one cell every 1/rate.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]

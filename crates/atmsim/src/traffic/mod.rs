@@ -93,13 +93,21 @@ impl EventLoad {
     /// A stream of `cells_per_s` cells per second (one event per cell), set by `key`.
     pub fn cells(key: &'static str, cells_per_s: f64) -> Self {
         let value = format!("{} bps", cells_per_s * crate::cell::CELL_BITS_F64);
-        EventLoad { key, value, events_per_s: cells_per_s }
+        EventLoad {
+            key,
+            value,
+            events_per_s: cells_per_s,
+        }
     }
 
     /// `events` events every `period` picoseconds, set by `key`.
     pub fn every(key: &'static str, period: Time, events: f64) -> Self {
         let value = Duration(period).to_string();
-        EventLoad { key, value, events_per_s: events * per_second(period) }
+        EventLoad {
+            key,
+            value,
+            events_per_s: events * per_second(period),
+        }
     }
 }
 

@@ -5,13 +5,13 @@
 use super::{positive_rate, positive_time, EventLoad, SourceEnv, Start, TrafficCfg, TrafficModel};
 use crate::abr::source::cell_interval;
 use crate::cell::ServiceClass;
-use crate::network::CellDir;
-use crate::units::{Duration, Rate};
 use crate::config::ConfigError;
+use crate::network::CellDir;
 use crate::registry::{Build, Resolve};
+use crate::units::{Duration, Rate};
+use atmsim_kernel::{RngStream, Time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use atmsim_kernel::{RngStream, Time};
 
 /// `kind = "on_off"`: deterministic on/off source: cells at `peak_rate` during `on`,
 /// silence during `off`, the first on period starting at `phase` after the connection's
@@ -34,7 +34,11 @@ impl Resolve<Time> for OnOffSpec {
     type Cfg = OnOffCfg;
     fn resolve(&self, path: &str, _start: &Time) -> Result<OnOffCfg, ConfigError> {
         Ok(OnOffCfg {
-            peak: positive_rate(&format!("{path}.peak_rate"), self.peak_rate, "the peak rate")?,
+            peak: positive_rate(
+                &format!("{path}.peak_rate"),
+                self.peak_rate,
+                "the peak rate",
+            )?,
             on: positive_time(&format!("{path}.on"), self.on)?,
             off: self.off.ps(),
             phase: self.phase.map(|d| d.ps()).unwrap_or(0),
@@ -79,7 +83,12 @@ impl TrafficCfg for OnOffCfg {
 
     /// Any class.
     fn classes(&self) -> &'static [ServiceClass] {
-        &[ServiceClass::Vbr, ServiceClass::Cbr, ServiceClass::Abr, ServiceClass::Ubr]
+        &[
+            ServiceClass::Vbr,
+            ServiceClass::Cbr,
+            ServiceClass::Abr,
+            ServiceClass::Ubr,
+        ]
     }
 
     /// The cells of its on periods, and two events per cycle (on, off).

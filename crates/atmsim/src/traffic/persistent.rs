@@ -5,13 +5,13 @@
 use super::{positive_rate, SourceEnv, Start, TrafficCfg, TrafficModel};
 use crate::abr::source::cell_interval;
 use crate::config::err;
-use crate::network::CellDir;
-use crate::units::{Duration, Rate};
 use crate::config::ConfigError;
+use crate::network::CellDir;
 use crate::registry::{Build, Resolve};
+use crate::units::{Duration, Rate};
+use atmsim_kernel::{RngStream, Time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use atmsim_kernel::{RngStream, Time};
 
 /// `kind = "persistent"`: a persistent (greedy) cell source: always has cells to send (seed
 /// 003, section 3). With `rate_cap` it is an ACR-retaining source: its application hands

@@ -4,13 +4,13 @@
 
 use super::{EventLoad, OnMessage, SourceEnv, Start, TrafficCfg, TrafficModel};
 use crate::config::err;
-use crate::network::CellDir;
-use crate::units::{CellCount, Duration};
 use crate::config::ConfigError;
+use crate::network::CellDir;
 use crate::registry::{Build, Resolve};
+use crate::units::{CellCount, Duration};
+use atmsim_kernel::{RngStream, Time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use atmsim_kernel::{RngStream, Time};
 
 /// `kind = "request_response"`: the source sends a request of `request` cells; when the
 /// destination has received it, it answers with `response` cells on the reverse direction;

@@ -3,13 +3,13 @@
 //! signalled to the ports on the route (`sim::cell_host`).
 
 use super::{positive_time, EventLoad, SourceEnv, Start, TrafficCfg, TrafficModel};
-use crate::network::CellDir;
-use crate::units::Duration;
 use crate::config::ConfigError;
+use crate::network::CellDir;
 use crate::registry::{Build, Resolve};
+use crate::units::Duration;
+use atmsim_kernel::{RngStream, Time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use atmsim_kernel::{RngStream, Time};
 
 /// `kind = "sessions"`: a greedy cell source whose connection opens and closes (seed 004
 /// section 6): open and sending as fast as it is allowed for an on period, closed

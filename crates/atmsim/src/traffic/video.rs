@@ -119,7 +119,11 @@ fn frame_size(path: &str, mean: Option<f64>, sd: Option<f64>) -> Result<(f64, f6
 
 /// Token bucket depth (at least 1 cell, default 50) and rate (above 0, default 4500
 /// cells/s), seed 004.
-fn token_bucket(path: &str, depth: Option<CellCount>, rate: Option<Rate>) -> Result<(f64, f64), ConfigError> {
+fn token_bucket(
+    path: &str,
+    depth: Option<CellCount>,
+    rate: Option<Rate>,
+) -> Result<(f64, f64), ConfigError> {
     let depth = depth.map(|c| c.0).unwrap_or(50);
     if depth == 0 {
         return err(
