@@ -26,6 +26,7 @@
 use super::gw_config::{GwCfg, GwScheme};
 use super::RateAllocator;
 use crate::cell::{flag, Cell, ServiceClass};
+use crate::port::VcSlots;
 use atmsim_kernel::{time, Time};
 
 #[derive(Clone, Copy, Debug)]
@@ -64,6 +65,8 @@ pub struct Gw {
     cfg: GwCfg,
     link_rate: f64,
     vcs: Vec<Vc>,
+    /// Where a (flow, hop) finds its entry in `vcs` (the port's own VCs, issue 14).
+    slots: VcSlots,
     start: Time,
     gen: u32,
     abr_cells: u32,
@@ -76,6 +79,12 @@ impl Gw {
     /// The allocator of a port of `link_rate` cells/s with `flows` flows. Before the first
     /// interval every VC is offered the whole link (as ERICA does).
     pub fn new(cfg: GwCfg, link_rate: f64, flows: usize) -> Gw {
+        Self::with_slots(cfg, link_rate, flows, VcSlots::Identity)
+    }
+
+    /// GW for a port of `link_rate` cells/s holding state for the `vcs` VCs routed through
+    /// it, numbered by `slots` (as ERICA's and KVR's tables are).
+    pub fn with_slots(cfg: GwCfg, link_rate: f64, vcs: usize, slots: VcSlots) -> Gw {
         let vc = Vc {
             seen: false,
             mcr: 0.0,
@@ -87,7 +96,8 @@ impl Gw {
         Gw {
             cfg,
             link_rate,
-            vcs: vec![vc; flows],
+            vcs: vec![vc; vcs],
+            slots,
             start: 0,
             gen: 0,
             abr_cells: 0,
@@ -259,7 +269,7 @@ impl RateAllocator for Gw {
             }
             ServiceClass::Abr => {
                 if cell.flags & (flag::RM | flag::DIR) != (flag::RM | flag::DIR) {
-                    let v = &mut self.vcs[cell.flow as usize];
+                    let v = &mut self.vcs[self.slots.at_port(cell.flow, cell.hop)];
                     v.seen = true;
                     if self.cfg.per_vc_ccr {
                         v.cells += 1;
@@ -285,7 +295,7 @@ impl RateAllocator for Gw {
 
     #[inline]
     fn on_backward_rm(&mut self, _now: Time, cell: &mut Cell) {
-        let vc = (cell.flow ^ 1) as usize;
+        let vc = self.slots.at_peer(cell.flow, cell.hop);
         let er = self.explicit_rate(vc);
         if (er as f32) < cell.er {
             cell.er = er as f32;

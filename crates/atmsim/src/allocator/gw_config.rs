@@ -156,6 +156,6 @@ impl Resolve<()> for GwSpec {
 
 impl Build<GwCfg, PortEnv> for Gw {
     fn build(cfg: &GwCfg, env: &PortEnv) -> Self {
-        Gw::new(cfg.clone(), env.link_rate, env.flows)
+        Gw::with_slots(cfg.clone(), env.link_rate, env.vcs.len(), env.slots.clone())
     }
 }
