@@ -80,22 +80,12 @@ pub struct EricaCfg {
 }
 
 impl EricaCfg {
-    /// Plain ERICA with the spec's defaults and target utilization `u`.
+    /// Plain ERICA with the spec's defaults ([`EricaCfg::default`], the one place they are
+    /// written) and target utilization `u`.
     pub fn erica(u: f64) -> EricaCfg {
         EricaCfg {
             target_utilization: u,
-            interval_cells: 100,
-            interval_time: atmsim_kernel::PS_PER_MS,
-            max_min_delta: Some(0.1),
-            fair_share_first: true,
-            bidirectional_counting: false,
-            source_averaging: None,
-            immediate_fair_share: false,
-            per_vc_ccr: false,
-            load_averaging: LoadAvg::None,
-            one_er_per_interval: true,
-            count_backward_rm: true,
-            plus: None,
+            ..EricaCfg::default()
         }
     }
 }
