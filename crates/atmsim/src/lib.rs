@@ -273,8 +273,7 @@ pub fn run_toml(text: &str) -> Result<RunResult, RunError> {
 
 /// Parses, validates and runs a JSON scenario.
 pub fn run_json(text: &str) -> Result<RunResult, RunError> {
-    let f = scenario::from_json_str(text)?;
-    let sc = scenario::resolve::resolve(&f)?;
+    let sc = scenario::load_json(text)?;
     scenario::budget::check(&sc)?;
     run(&sc)
 }

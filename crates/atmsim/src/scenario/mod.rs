@@ -77,9 +77,16 @@ pub fn from_json_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
     })
 }
 
-/// Parses TOML and resolves it in one step.
+/// Parses TOML and resolves it in one step. The parsed file is dropped before this
+/// returns, so it does not add to a run's peak memory (issue 14: at 10 000 VCs the parsed
+/// file is about 1.9 KB per VC).
 pub fn load_toml(text: &str) -> Result<Scenario, ScenarioError> {
     resolve::resolve(&from_toml_str(text)?)
+}
+
+/// Parses JSON and resolves it in one step (as [`load_toml`]).
+pub fn load_json(text: &str) -> Result<Scenario, ScenarioError> {
+    resolve::resolve(&from_json_str(text)?)
 }
 
 /// The JSON Schema of scenario files, generated from the Rust types.
