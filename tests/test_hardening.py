@@ -82,6 +82,26 @@ def test_a_time_series_too_big_for_memory_is_refused():
         atmsim.validate(sc)
 
 
+def test_the_memory_limit_variable_refuses_allows_or_is_reported(monkeypatch):
+    # Issue 14: a scenario that will not fit is refused before it starts, naming the
+    # estimate, the limit and the keys; ATMSIM_MEMORY_LIMIT sets the limit (or "off").
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "1 MiB")
+    with pytest.raises(atmsim.ScenarioError) as e:
+        atmsim.run(SMALL)
+    msg = str(e.value)
+    for w in ("needs an estimated", "1.0 MiB", 'ATMSIM_MEMORY_LIMIT = "1 MiB"', "switch_buffer", '"off"'):
+        assert w in msg, (w, msg)
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "off")
+    assert atmsim.run(SMALL).summary["conservation_ok"]
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "4 gigs")
+    with pytest.raises(atmsim.ScenarioError, match=r'ATMSIM_MEMORY_LIMIT = "4 gigs": expected a size'):
+        atmsim.run(SMALL)
+    r = subprocess.run([sys.executable, "-m", "atmsim.cli", "run", str(SMALL)], capture_output=True,
+                       text=True, timeout=120, env=dict(ENV, ATMSIM_MEMORY_LIMIT="1 MiB"))
+    assert r.returncode != 0 and "ATMSIM_MEMORY_LIMIT" in r.stderr, r.stderr
+    no_traceback(r)
+
+
 def test_long_values_are_cut_in_messages():
     with pytest.raises(atmsim.ScenarioError) as e:
         atmsim.run(CORPUS / "long_value.toml")

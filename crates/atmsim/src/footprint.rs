@@ -11,16 +11,27 @@
 //!   of its buffer and what the flows crossing it can have outstanding (TCP: a window of
 //!   segments, or of ACKs; other traffic: [`NON_TCP_CELLS`] per direction, an allowance:
 //!   rate control keeps a greedy ABR source to about a round trip of cells);
+//! * **cells in flight**: at each port, the cells its link can hold in flight (line rate x
+//!   propagation delay), capped by what the flows crossing it can have outstanding; a delay
+//!   line keeps the capacity of its fullest moment;
 //! * **time series**: samples (duration / sample interval) x the values of a sample
 //!   (per switch port, per connection, per ABR direction), in memory and as JSON text.
 //!
 //! It is an estimate of the peak, on the safe side for the tables and the series; the
 //! queued cells are the uncertain part and are named as such in the refusal.
+//!
+//! The limit is the memory available now (`MemAvailable`), or the environment variable
+//! [`LIMIT_VARIABLE`] when it is set (a size such as `"48 GiB"`, or `"off"` for no check),
+//! for a user who knows the estimate is too cautious for their scenario, or who wants runs
+//! held to less than the machine has.
 
 use crate::cell::Cell;
 use crate::network::{Connection, Flow, Port, TcpConn};
 use crate::scenario::Scenario;
 use std::fmt;
+
+/// The environment variable that sets the memory limit (see the module doc).
+pub const LIMIT_VARIABLE: &str = "ATMSIM_MEMORY_LIMIT";
 
 /// Allowance of outstanding cells per direction of a non-TCP connection (see the module doc).
 pub const NON_TCP_CELLS: u64 = 512;
@@ -99,7 +110,11 @@ impl fmt::Display for TooLarge {
             let sep = if i == 0 { "" } else { "; " };
             write!(f, "{sep}{} {} ({})", p.what, mib(p.bytes), p.keys)?;
         }
-        write!(f, ". Reduce those keys, or raise the limit")
+        write!(
+            f,
+            ". Reduce those keys, or, if the estimate is too cautious for this scenario, set the \
+             environment variable {LIMIT_VARIABLE} to a larger size (e.g. \"64 GiB\") or to \"off\""
+        )
     }
 }
 
@@ -117,6 +132,12 @@ fn allocator_bytes_per_vc(cfg: &crate::allocator::AllocatorCfg) -> u64 {
         AllocatorCfg::Kvr(_) => 20,
         _ => 0,
     }
+}
+
+/// Cells a port's link can hold in flight: line rate x propagation delay, plus one.
+fn link_cells(p: &crate::scenario::model::PortCfg) -> u64 {
+    let bits = p.rate_bps as u128 * p.prop as u128 / atmsim_kernel::time::PS_PER_S as u128;
+    (bits / (crate::cell::CELL_BITS as u128)).min(u64::MAX as u128) as u64 + 1
 }
 
 /// Estimates the memory of running `sc` (see the module doc).
@@ -174,6 +195,14 @@ pub fn estimate(sc: &Scenario) -> Footprint {
         .map(|(p, &o)| p.buffer.map_or(o, |b| o.min(b as u64)))
         .fold(0u64, |a, b| a.saturating_add(b));
     let queued = queued_cells.saturating_mul(size::<Cell>() * 2); // queues grow by doubling
+    let in_flight_cells: u64 = sc
+        .ports
+        .iter()
+        .zip(&outstanding)
+        .map(|(p, &o)| link_cells(p).min(o))
+        .fold(0u64, |a, b| a.saturating_add(b));
+    // A delay line holds (arrival time, cell) and grows by doubling.
+    let in_flight = in_flight_cells.saturating_mul((size::<Cell>() + 8) * 2);
 
     let series = match sc.sample_interval {
         Some(si) if si > 0 => {
@@ -218,6 +247,11 @@ pub fn estimate(sc: &Scenario) -> Footprint {
                 bytes: queued,
             },
             Part {
+                what: "cells in flight on links (estimate)",
+                keys: "link delay / length, link_rate",
+                bytes: in_flight,
+            },
+            Part {
                 what: "time series",
                 keys: "measurement.sample_interval, measurement.duration",
                 bytes: series,
@@ -239,25 +273,90 @@ fn parse_mem_available(meminfo: &str) -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// Refuses `sc` if its estimate exceeds `limit` bytes, or, with no limit given, the
-/// memory available now (no check where that cannot be read). Returns the estimate.
-pub fn check(sc: &Scenario, limit: Option<u64>) -> Result<Footprint, TooLarge> {
-    let fp = estimate(sc);
-    let (limit, source) = match limit {
-        Some(l) => (l, "the limit given".to_string()),
-        None => match mem_available() {
-            Some(l) => (l, "MemAvailable in /proc/meminfo".to_string()),
-            None => return Ok(fp),
-        },
+/// Why a scenario may not run: its estimate exceeds the limit, or the limit variable
+/// ([`LIMIT_VARIABLE`]) is not a size.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MemoryError {
+    /// The estimate exceeds the limit.
+    TooLarge(TooLarge),
+    /// The environment variable holds something that is not a size nor `off`.
+    BadLimit(String),
+}
+
+impl fmt::Display for MemoryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MemoryError::TooLarge(t) => t.fmt(f),
+            MemoryError::BadLimit(v) => write!(
+                f,
+                "environment variable {LIMIT_VARIABLE} = {v:?}: expected a size with its unit \
+                 (B, KiB, MiB, GiB, TiB, kB, MB, GB, TB; e.g. \"48 GiB\") or \"off\""
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MemoryError {}
+
+/// A size such as `"48 GiB"`, bytes; `Ok(None)` for `"off"`.
+fn parse_limit(text: &str) -> Result<Option<u64>, MemoryError> {
+    let bad = || MemoryError::BadLimit(text.to_string());
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let v: f64 = t[..split].trim().parse().map_err(|_| bad())?;
+    let unit: u64 = match t[split..].trim() {
+        "B" => 1,
+        "kB" => 1_000,
+        "KiB" | "KB" => 1 << 10,
+        "MB" => 1_000_000,
+        "MiB" => 1 << 20,
+        "GB" => 1_000_000_000,
+        "GiB" => 1 << 30,
+        "TB" => 1_000_000_000_000,
+        "TiB" => 1 << 40,
+        _ => return Err(bad()),
     };
-    if fp.total() > limit {
-        return Err(TooLarge {
+    let b = v * unit as f64;
+    if !b.is_finite() || b < 1.0 || b > u64::MAX as f64 {
+        return Err(bad());
+    }
+    Ok(Some(b as u64))
+}
+
+/// The limit to hold a run to, and where it came from: [`LIMIT_VARIABLE`] if set (None:
+/// "off"), else the available memory read by `available` (None: no check).
+fn limit_from(
+    variable: Option<String>,
+    available: impl FnOnce() -> Option<u64>,
+) -> Result<Option<(u64, String)>, MemoryError> {
+    match variable {
+        Some(v) => Ok(parse_limit(&v)?.map(|b| (b, format!("{LIMIT_VARIABLE} = {v:?}")))),
+        None => Ok(available().map(|b| (b, "MemAvailable in /proc/meminfo".to_string()))),
+    }
+}
+
+/// Refuses `sc` if its estimate exceeds `limit` bytes, or, with no limit given, the limit of
+/// the environment variable [`LIMIT_VARIABLE`] or else the memory available now (no check
+/// where that cannot be read). Returns the estimate.
+pub fn check(sc: &Scenario, limit: Option<u64>) -> Result<Footprint, MemoryError> {
+    let fp = estimate(sc);
+    let limit = match limit {
+        Some(l) => Some((l, "the limit given".to_string())),
+        None => limit_from(std::env::var(LIMIT_VARIABLE).ok(), mem_available)?,
+    };
+    match limit {
+        Some((limit, source)) if fp.total() > limit => Err(MemoryError::TooLarge(TooLarge {
             footprint: fp,
             limit,
             limit_source: source,
-        });
+        })),
+        _ => Ok(fp),
     }
-    Ok(fp)
 }
 
 #[cfg(test)]
@@ -319,6 +418,57 @@ mod tests {
         assert!(msg.contains(&mib(fp.total() - 1)), "{msg}");
         assert!(msg.contains("measurement.sample_interval"), "{msg}");
         assert!(msg.contains("the limit given"), "{msg}");
+        assert!(msg.contains(LIMIT_VARIABLE), "{msg}");
+    }
+
+    #[test]
+    fn the_limit_variable_takes_a_size_or_off() {
+        let avail = || Some(7u64);
+        assert_eq!(
+            limit_from(None, avail).unwrap(),
+            Some((7, "MemAvailable in /proc/meminfo".into()))
+        );
+        let (b, src) = limit_from(Some("48 GiB".into()), avail).unwrap().unwrap();
+        assert_eq!(b, 48 << 30);
+        assert!(
+            src.contains(LIMIT_VARIABLE) && src.contains("48 GiB"),
+            "{src}"
+        );
+        assert_eq!(
+            limit_from(Some("1.5MB".into()), avail).unwrap().unwrap().0,
+            1_500_000
+        );
+        assert_eq!(limit_from(Some("off".into()), avail).unwrap(), None);
+        for bad in ["", "48", "lots", "-1 GiB", "0 B", "4 gigs"] {
+            let e = limit_from(Some(bad.into()), avail).unwrap_err().to_string();
+            assert!(
+                e.contains(LIMIT_VARIABLE) && e.contains("GiB") && e.contains("off"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn counts_the_cells_a_link_holds_in_flight() {
+        // 1 ms links at the default 155.52 Mbit/s hold 366 cells (+1); a TCP window of 64
+        // KB at 512 B segments is more, so the link bounds it.
+        let sc = pairs(10, "0 s");
+        let part = |sc: &Scenario| {
+            estimate(sc)
+                .parts
+                .iter()
+                .find(|p| p.what.starts_with("cells in flight"))
+                .unwrap()
+                .bytes
+        };
+        let per_port = (155_520_000u64 / 1000 / 424 + 1) * 32 * 2;
+        assert!(
+            part(&sc) >= per_port * 10,
+            "{} < {}",
+            part(&sc),
+            per_port * 10
+        );
+        assert!(part(&pairs(20, "0 s")) > part(&sc));
     }
 
     #[test]
