@@ -244,12 +244,23 @@ fn load_rows_are_the_allocators_intervals_its_cells_and_its_feedback() {
     ends.dedup();
     // One set of rows per allocator interval, at the same instants.
     let ev = col(a, "event");
-    let intervals: Vec<f64> = sink.rows(a).filter(|w| w[ev] == 0.0).map(|w| w[0]).collect();
-    assert_eq!(ends, intervals, "load rows at the allocator's interval ends");
+    let intervals: Vec<f64> = sink
+        .rows(a)
+        .filter(|w| w[ev] == 0.0)
+        .map(|w| w[0])
+        .collect();
+    assert_eq!(
+        ends, intervals,
+        "load rows at the allocator's interval ends"
+    );
     assert!(ends.len() > 40, "{} intervals", ends.len());
     for e in &ends {
         let at: Vec<&&[f64]> = rows.iter().filter(|w| w[t] == *e).collect();
-        assert_eq!(at.len(), 2, "a row per connection seen (zeros included) at {e}");
+        assert_eq!(
+            at.len(),
+            2,
+            "a row per connection seen (zeros included) at {e}"
+        );
         let n: f64 = at.iter().map(|w| w[cells]).sum();
         // ERICA ends an interval at its 50th ABR cell, or after 1 ms.
         if at[0][len] < 0.001 - 1e-12 {
@@ -262,13 +273,20 @@ fn load_rows_are_the_allocators_intervals_its_cells_and_its_feedback() {
     let last = *ends.last().expect("rows");
     let fconn = col(a, "connection");
     for c in 0..2 {
-        let counted: f64 = rows.iter().filter(|w| w[conn] == c as f64).map(|w| w[brm]).sum();
+        let counted: f64 = rows
+            .iter()
+            .filter(|w| w[conn] == c as f64)
+            .map(|w| w[brm])
+            .sum();
         let fed = sink
             .rows(a)
             .filter(|w| w[ev] == 1.0 && w[fconn] == c as f64 && w[0] <= last)
             .count();
         assert!(counted > 0.0);
-        assert_eq!(counted, fed as f64, "connection {c}: BRMs counted = feedback rows");
+        assert_eq!(
+            counted, fed as f64,
+            "connection {c}: BRMs counted = feedback rows"
+        );
     }
 }
 
