@@ -82,34 +82,37 @@ def traced_load(sc: dict[str, Any], port: str) -> tuple[Any, pd.DataFrame]:
         return res, res.trace("load")
 
 
-def bursts(load: pd.DataFrame) -> np.ndarray:
-    """Lengths (s) of every burst: per VC, a maximal run of consecutive averaging intervals in
-    which the VC brought cells to the port."""
-    out: list[float] = []
+def _per_vc(load: pd.DataFrame):
+    """Each VC's rows in time order."""
     for _, g in load.sort_values("time_s", kind="stable").groupby("connection", observed=True):
-        on = g["cells"].to_numpy() > 0
-        dt = g["interval_s"].to_numpy(dtype=float)
-        run = np.cumsum(~on)  # the same value along a run of loaded intervals
-        for k in np.unique(run[on]):
-            out.append(float(dt[on & (run == k)].sum()))
-    return np.asarray(out, dtype=float)
+        yield g
+
+
+def _bursts_of(g: pd.DataFrame) -> list[tuple[np.ndarray, float]]:
+    """One VC's bursts, in order: (positions of its intervals in ``g``, length in s). A burst
+    is a maximal run of consecutive averaging intervals in which the VC brought cells."""
+    on = g["cells"].to_numpy() > 0
+    dt = g["interval_s"].to_numpy(dtype=float)
+    run = np.cumsum(~on)  # the same value along a run of loaded intervals
+    out = []
+    for k in np.unique(run[on]):
+        idx = np.flatnonzero(on & (run == k))
+        out.append((idx, float(dt[idx].sum())))
+    return out
+
+
+def bursts(load: pd.DataFrame) -> np.ndarray:
+    """Lengths (s) of every burst of every VC."""
+    return np.asarray([length for g in _per_vc(load) for _, length in _bursts_of(g)], dtype=float)
 
 
 def before_long_burst(load: pd.DataFrame, rtt_s: float) -> pd.DataFrame:
-    """Per VC, its intervals before its first burst of ``rtt_s`` or longer: TCP's slow start,
-    while its window (not its ACR) limits it and it sends in bursts shorter than the RTT."""
+    """Per VC, its intervals before its first burst of ``rtt_s`` or longer (for TCP: its slow
+    start, while the window, not the ACR, limits it and it sends bursts shorter than the RTT)."""
     keep = []
-    for _, g in load.sort_values("time_s", kind="stable").groupby("connection", observed=True):
-        on = g["cells"].to_numpy() > 0
-        dt = g["interval_s"].to_numpy(dtype=float)
-        run = np.cumsum(~on)
-        end = len(g)
-        for k in np.unique(run[on]):
-            idx = np.flatnonzero(on & (run == k))
-            if dt[idx].sum() >= rtt_s:
-                end = int(idx[0])
-                break
-        keep.append(g.iloc[:end])
+    for g in _per_vc(load):
+        first_long = next((int(idx[0]) for idx, length in _bursts_of(g) if length >= rtt_s), len(g))
+        keep.append(g.iloc[:first_long])
     return pd.concat(keep) if keep else load.iloc[:0]
 
 
