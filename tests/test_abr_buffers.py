@@ -234,8 +234,9 @@ def test_every_row_scenario_validates():
 def test_cases_include_the_no_max_min_variant():
     cases = AbrBuffers().cases(quick=True)
     finite = [r for r in load_rows() if ab.finite_buffer_rtts(r)]
-    # + each finite-buffer row again with EPD, + the finely sampled flocking run.
-    assert len(cases) == 2 * len(load_rows()) + 2 * len(finite) + len(ab.T0_SWEEP_MS) + 1
+    # + each finite-buffer row again with EPD, + the finely sampled flocking run, + the
+    # out-of-phase runs (one per response size).
+    assert len(cases) == 2 * len(load_rows()) + 2 * len(finite) + len(ab.T0_SWEEP_MS) + 1 + len(ab.phase.RESPONSES)
     assert len(finite) == 8  # one_rtt and rtt rows with 3 x RTT, slow-VBR rows with 4 x RTT
     epd = {c.key: c for c in cases if c.key.endswith(ab.FINITE_EPD)}
     for r in finite:
@@ -249,6 +250,11 @@ def test_cases_include_the_no_max_min_variant():
         assert fb[r.key + ab.FINITE].scenario["defaults"]["switch_buffer"] == f"{int(k * r.rtt_cells)} cells"
     t0 = [c for c in cases if ab.T0_CASE in c.key]
     assert [c.scenario["defaults"]["allocator"]["t0"] for c in t0] == [f"{t:g} ms" for t in ab.T0_SWEEP_MS]
+    phase = [c for c in cases if ab.phase.CASE in c.key]
+    assert [c.key for c in phase] == [f"{ab.phase_row().key}{ab.phase.CASE}{n}cells" for n in ab.phase.RESPONSES]
+    for c, n in zip(phase, ab.phase.RESPONSES):
+        for conn in c.scenario["connection"]:  # responses cross the bottleneck sw1 -> sw2
+            assert conn["traffic"]["response"] == f"{n} cells" and conn["route"][1:3] == ["sw2", "sw1"]
     alt = [c for c in cases if c.key.endswith(NO_MAXMIN)]
     assert len(alt) == len(load_rows())
     assert all(c.scenario["defaults"]["allocator"]["max_min"] is False for c in alt)
@@ -289,7 +295,14 @@ def test_quick_writes_the_files(quick):
     assert set(extra.loc[extra["experiment"] == "finite_buffers", "case"]) == {QUICK_KEYS[0]}  # the one row with a 3 x RTT run
     assert len(extra[extra["experiment"] == "t0_sweep"]) == len(ab.T0_SWEEP_MS) + 1
     assert len(extra[extra["experiment"] == "drop_policy"]) == 2  # the 3 x RTT row: tail drop vs EPD
-    c = c[~c["experiment"].isin(["finite_buffers", "t0_sweep", "drop_policy"])]
+    # The out-of-phase rows (the first row's bursty runs and its TCP run, each traced again).
+    phase = c[c["experiment"] == "out_of_phase"]
+    judged = phase[phase["verdict"] != "info"]
+    assert len(judged) == len(ab.phase.RESPONSES) + 1  # one per response size, and TCP's slow start
+    assert all(m.startswith(ab.phase.BRM_SHARE) for m in judged["metric"])
+    assert set(phase["quote"]) == {"Bursty load and backward RM cells are often out of phase.",
+                                   "The above effect disappears when the bursts become larger than RTT"}
+    c = c[~c["experiment"].isin(["finite_buffers", "t0_sweep", "drop_policy", "out_of_phase"])]
     assert set(c["case"]) == set(QUICK_KEYS)
     assert set(c["experiment"]) == {by_key()[k].table for k in QUICK_KEYS}
     for k in QUICK_KEYS:
@@ -306,7 +319,8 @@ def test_quick_side_by_side_and_report(quick):
     for col in ("Q pub", "Q sim", "fair sim", "eff sim", "src queue max", "Q sim, no max-min"):
         assert col in s.columns, col
     runs = pd.read_csv(out / "runs.csv")
-    assert len(runs) == 2 * len(QUICK_KEYS) + 2 + len(ab.T0_SWEEP_MS)  # + the 3 x RTT row, tail drop and EPD
+    # + the 3 x RTT row, tail drop and EPD, + the first row's out-of-phase runs
+    assert len(runs) == 2 * len(QUICK_KEYS) + 2 + len(ab.T0_SWEEP_MS) + len(ab.phase.RESPONSES)
     report = (out / "report.md").read_text()
     assert "checks pass" in report and "--quick" in report
     assert f"figures/{QUICK_KEYS[0]}.png" in report

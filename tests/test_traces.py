@@ -24,6 +24,7 @@ COLUMNS = {
                   "abr_capacity_mbps", "active_vcs", "queue_factor", "bottlenecked_vcs", "free_mbps",
                   "mcr_sum_mbps", "abr_queue_cells", "ccr_mbps", "er_in_mbps", "er_mbps"],
     "queue": ["time_s", "port", "queue_cells", "max_queue_cells", "mean_queue_cells"],
+    "load": ["time_s", "port", "connection", "interval_s", "cells", "brm_cells"],
 }
 
 UBR = REPO / "examples" / "ubr_small.toml"
@@ -40,7 +41,7 @@ def test_the_kinds_come_from_the_engine_and_match_the_docs():
             assert f"`{c}`" in doc, f"docs/traces.md does not document {name}.{c}"
 
 
-@pytest.mark.parametrize("scenario,kinds", [(UBR, ["drop", "tcp", "queue"]), (ABR, ["acr", "allocator", "queue"])])
+@pytest.mark.parametrize("scenario,kinds", [(UBR, ["drop", "tcp", "queue"]), (ABR, ["acr", "allocator", "queue", "load"])])
 def test_each_kind_is_a_dataframe_with_the_documented_columns(tmp_path, scenario, kinds):
     plain = atmsim.run(scenario, progress=False)
     res = atmsim.run(scenario, progress=False, trace=kinds, trace_dir=tmp_path)

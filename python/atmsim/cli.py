@@ -475,7 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-wall", type=float, metavar="SECONDS",
                    help="stop after SECONDS of wall-clock time; the results are then partial (exit status 4)")
     r.add_argument("--trace", metavar="KINDS",
-                   help="record per-event traces: a comma list of drop, tcp, acr, allocator, queue, or 'all' "
+                   help="record per-event traces: a comma list of drop, tcp, acr, allocator, queue, load, or 'all' "
                         "(Parquet files; with --out in DIR/traces; see docs/traces.md)")
     r.add_argument("--trace-dir", metavar="DIR", help="with --trace: write the trace files here")
     r.set_defaults(func=cmd_run)

@@ -27,6 +27,7 @@ from ..result import RunResult
 from ..topology import n_source
 from . import checks
 from . import measure as measures
+from . import out_of_phase as phase
 from .base import Case, Experiment, markdown_table
 
 LINK_BPS = 155.52e6
@@ -390,6 +391,58 @@ def flocking_rows(results: dict[str, RunResult]) -> list[dict[str, Any]]:
                        round(float(seen.mean()), 2), None)]
 
 
+def phase_row() -> Row | None:
+    """The row the out-of-phase check loads with bursty sources (and whose TCP run it shows
+    beside): one_rtt, modified ERICA, 5 sources (None when the rows run are a subset
+    without it)."""
+    return next((r for r in ROWS if r.table == "one_rtt" and r.sources == 5), None)
+
+
+def phase_cases(quick: bool) -> list[Case]:
+    """Seed 000 'Out-Of Phase Effect': the phase row with seed 003 5.7.1's request/response
+    sources, one run per response size (:mod:`.out_of_phase`)."""
+    from .erica_configs import CHOICES as ERICA_CHOICES
+
+    pr = phase_row()
+    if pr is None:
+        return []
+    meta = {"table": phase.TABLE, "scheme": pr.scheme, "sources": pr.sources, "rtt_ms": pr.rtt_ms,
+            "feedback_ms": pr.feedback_ms, "vbr_ms": pr.vbr_ms}
+    return [Case(pr.key + phase.CASE + f"{n}cells", phase.scenario(scenario_for(pr, quick), n, ERICA_CHOICES["think_time"]),
+                 {**meta, "variant": f"request/response, {n}-cell responses"}) for n in phase.RESPONSES]
+
+
+def out_of_phase_rows(cases: list[Case], results: dict[str, RunResult]) -> list[dict[str, Any]]:
+    """Per averaging interval at the bottleneck, BRMs against the load of their VC, from the
+    `load` trace of each bursty run and of the row's TCP run (each run again with the trace:
+    tracing never changes a run, checked here)."""
+    pr = phase_row()
+    if pr is None:
+        return []
+    scenarios = {c.key: c.scenario for c in cases}
+    rows: list[dict[str, Any]] = []
+    for n in phase.RESPONSES:
+        key = pr.key + phase.CASE + f"{n}cells"
+        if key in results and key in scenarios:
+            rows += phase.judged_rows(f"{pr.key} {n}-cell responses", _phase_measures(key, scenarios, results), pr.rtt_ms)
+    if pr.key in results and pr.key in scenarios:
+        load = _phase_load(pr.key, scenarios, results)
+        start = phase.measures(phase.before_long_burst(load, pr.rtt_ms * 1e-3))
+        rows += phase.tcp_rows(f"{pr.key} TCP", phase.measures(load), start, pr.rtt_ms)
+    return rows
+
+
+def _phase_load(key: str, scenarios: dict[str, Any], results: dict[str, RunResult]) -> pd.DataFrame:
+    res, load = phase.traced_load(scenarios[key], BOTTLENECK)
+    if not phase.same_run(res, results[key]):
+        raise RuntimeError(f"{key}: the traced run differs from the untraced one; tracing must not change a run")
+    return load
+
+
+def _phase_measures(key: str, scenarios: dict[str, Any], results: dict[str, RunResult]) -> dict[str, float]:
+    return phase.measures(_phase_load(key, scenarios, results))
+
+
 def drop_policy_rows(results: dict[str, RunResult]) -> list[dict[str, Any]]:
     """"Drop policies improve throughput but are not critical" (seed 000, 'Observations About
     ABR'): efficiency with EPD minus with tail drop, same finite buffer (FINITE_EPD)."""
@@ -469,6 +522,7 @@ class AbrBuffers(Experiment):
                                                  "rtt_ms": fr.rtt_ms,
                                                  "feedback_ms": fr.feedback_ms, "vbr_ms": fr.vbr_ms,
                                                  "variant": f"samples every {FLOCK_SAMPLE}"}))
+        out += phase_cases(quick)
         plus = t0_row()
         for t0 in T0_SWEEP_MS:
             sc = scenario_for(plus, quick)
@@ -492,6 +546,7 @@ class AbrBuffers(Experiment):
         rows += t0_sweep_rows(results)
         rows += drop_policy_rows(results)
         rows += flocking_rows(results)
+        rows += out_of_phase_rows(cases, results)
         return checks.frame(rows)
 
     def side_by_side(self, results: dict[str, RunResult]) -> pd.DataFrame:

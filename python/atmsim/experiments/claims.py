@@ -70,16 +70,23 @@ CLAIMS: list[Claim] = [
     Claim(S000, "slide 'Observations About ABR'", "Drop policies improve throughput but are not critical.",
           r"^drop_policy\|",
           "the finite-buffer rows (3 or 4 x RTT) with tail drop and with EPD (seed 001's 80 % threshold; seed 000 names none)"),
-    Claim(S000, "slide 'Out-Of Phase Effect'", "Bursty load and backward RM cells are often out of phase.", "",
-          "not checked: measuring it needs, per averaging interval at a switch, the forward cells and the backward RM cells of "
-          "the same VC, and atmsim records neither per VC (port series count all VCs together). Seed 003 names the same "
-          "effect (5.7.1: 'This situation is called the “out-of-phase” effect') and its figures 24/25 test its consequence, "
-          "large bursts not drained without bidirectional counting (erica-testing rows bursty-large, bursty-large-bidir)"),
+    Claim(S000, "slide 'Out-Of Phase Effect'", "Bursty load and backward RM cells are often out of phase.",
+          r"^out_of_phase\|.*\|(burst length at the switch.*|share of BRMs .*(often out of phase|TCP, whole run)\)|share of intervals with load .*)$",
+          "per averaging interval at the bottleneck (the engine's `load` trace), the share of the BRMs that pass while their "
+          "own VC brings no cell (the slide goes on: \"By the time the switch sees BRMs, there is no load in the forward "
+          "direction\"); 'often' = more than half, as for 'Flocking Effect'. Load: the one_rtt row with 5 sources, each a "
+          "request/response exchange of seed 003 5.7.1 (which names the same effect: 'This situation is called the "
+          "“out-of-phase” effect'), judged where its bursts at the switch are shorter than the RTT; the row's own TCP run "
+          "shown beside"),
     Claim(S000, "slide 'Flocking Effect'", "All cells of a VC are often seen together.", r"^flocking\|",
           "the slide goes on: \"There is clustering of sources. Not all sources are seen all the time.\" Measured per "
           "averaging interval (100 cells) on the one_rtt row with 15 sources"),
     Claim(S000, "slide 'Summary'", "For ERICA+,\ufffdqueue can be controlled\ufffdto any desired level",
           r"^t0_sweep\|"),
+    Claim(S000, "slide 'Out-Of Phase Effect'", "The above effect disappears when the bursts become larger than RTT",
+          r"^out_of_phase\|.*\|share of BRMs .*the effect disappears\)$",
+          "the runs of 'Bursty load and backward RM cells are often out of phase' whose bursts at the switch are larger "
+          "than the RTT: at most half of the BRMs pass while their VC brings no cell"),
     # ---------------------------------------------------------------- seed 001: UBR+
     Claim(S001, "slide 'TCP over UBR: Buffer Requirements for Zero Loss'", "For zero TCP loss: Switch buffers =  $\\Sigma$  (TCP window sizes)",
           r"^ubr-plus\|zero-loss .*\|(max_queue_cells|cells_dropped|efficiency|fairness|max queue / sum of TCP windows)$"),

@@ -43,7 +43,7 @@ pub struct ScenarioFile {
     /// Faults to inject: cells lost on purpose at a given time (seed 004 section 4.2).
     #[serde(default)]
     pub fault: Vec<FaultSpec>,
-    /// Per-event traces to record (drops, TCP, ACR, allocator, queue): `docs/traces.md`.
+    /// Per-event traces to record (drops, TCP, ACR, allocator, queue, load): `docs/traces.md`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::trace::TraceSpec>,
 }

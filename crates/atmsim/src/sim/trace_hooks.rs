@@ -52,7 +52,8 @@ impl<'a> Sim<'a> {
     }
 
     /// [`Sim::offer`] with tracing on: the same steps, each recorded (an injected fault's
-    /// drop, the allocator's interval end and forward-RM feedback, the queue, a drop).
+    /// drop, the cell as load of its connection, the allocator's interval end and
+    /// forward-RM feedback, the queue, a drop).
     #[cold]
     #[inline(never)]
     pub(super) fn offer_traced(&mut self, now: Time, p: usize, mut cell: Cell) {
@@ -61,6 +62,14 @@ impl<'a> Sim<'a> {
             return;
         }
         let er_in = cell.er;
+        if self.trace.records(Kind::Load)
+            && cell.class() == crate::cell::ServiceClass::Abr
+            && !cell.is_backward_rm()
+            && self.net.ports[p].alloc.is_active()
+        {
+            // Counted before the allocator sees it: the cell that ends an interval is in it.
+            self.trace.count_load(p, cell.connection());
+        }
         if self.allocate(now, p, &mut cell) {
             self.trace_interval(now, p);
         }
@@ -130,10 +139,14 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Port `p`'s allocator ended an averaging interval.
+    /// Port `p`'s allocator ended an averaging interval (its `allocator` row, and the
+    /// `load` rows of the connections seen at the port).
     #[cold]
     #[inline(never)]
     pub(super) fn trace_interval(&mut self, now: Time, p: usize) {
+        if self.trace.records(Kind::Load) {
+            self.trace.load_interval(now, p);
+        }
         if !self.trace.wants(Kind::Allocator, now) || !self.trace.port(p) {
             return;
         }
@@ -158,6 +171,9 @@ impl<'a> Sim<'a> {
         rates: [f32; 3],
         backward: bool,
     ) {
+        if backward && self.trace.records(Kind::Load) {
+            self.trace.count_brm(p, c);
+        }
         if !self.trace.wants(Kind::Allocator, now) || !self.trace.port(p) || !self.trace.conn(c) {
             return;
         }

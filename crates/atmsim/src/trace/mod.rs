@@ -1,14 +1,17 @@
 //! Per-event traces (issue 16, item 2): opt-in records of what the engine does, event by
 //! event, streamed out in bounded memory.
 //!
-//! Five kinds ([`KINDS`], the one list the scenario layer, the Python API and the docs
+//! Six kinds ([`KINDS`], the one list the scenario layer, the Python API and the docs
 //! read):
 //! - `drop`: a cell lost at a port, with the rule that dropped it;
 //! - `tcp`: a TCP sender's congestion state after an ACK, a timeout or a fast retransmit;
 //! - `acr`: an ABR source's allowed cell rate after a backward RM cell (or a source rule);
 //! - `allocator`: a port allocator's state at the end of each averaging interval, and the
 //!   explicit rate it writes into each RM cell it gives feedback on;
-//! - `queue`: a port's queue per `queue_interval` (last, largest and time-weighted mean).
+//! - `queue`: a port's queue per `queue_interval` (last, largest and time-weighted mean);
+//! - `load`: per averaging interval of a port's allocator and per connection, the cells of
+//!   the connection that arrived at the port (its forward load) and its backward RM cells
+//!   the port gave feedback on (seed 000, slide 'Out-Of Phase Effect'; seed 003 5.7.1).
 //!
 //! A scenario asks for traces with its `[trace]` table ([`TraceSpec`], resolved to a
 //! [`TraceCfg`]); the engine records rows only when a [`TraceSink`] is attached
@@ -77,16 +80,19 @@ pub enum Kind {
     Allocator = 3,
     /// `queue`.
     Queue = 4,
+    /// `load`.
+    Load = 5,
 }
 
 impl Kind {
     /// Every kind, in order.
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; N_KINDS] = [
         Kind::Drop,
         Kind::Tcp,
         Kind::Acr,
         Kind::Allocator,
         Kind::Queue,
+        Kind::Load,
     ];
 
     /// The kind's bit in a mask of kinds.
@@ -100,6 +106,9 @@ impl Kind {
         &KINDS[self as usize]
     }
 }
+
+/// How many trace kinds there are.
+pub const N_KINDS: usize = 6;
 
 /// Rows buffered per kind before they are handed to the sink (bounded memory: at most
 /// this many rows of each kind are held).
@@ -145,7 +154,7 @@ const TIME: Column = col("time_s", Float, "simulated time, s");
 /// Every trace kind, with its columns: the one list the scenario layer validates
 /// `trace.events` against, `atmsim._core.trace_kinds()` exports to Python and
 /// `docs/traces.md` documents.
-pub const KINDS: [KindInfo; 5] = [
+pub const KINDS: [KindInfo; N_KINDS] = [
     KindInfo {
         name: "drop",
         doc: "a cell lost at a port (or to an injected fault)",
@@ -223,6 +232,18 @@ pub const KINDS: [KindInfo; 5] = [
             col("mean_queue_cells", Float, "time-weighted mean occupancy in the interval"),
         ],
     },
+    KindInfo {
+        name: "load",
+        doc: "per averaging interval of a port's allocator and per connection seen at the port: its cells that arrived (the load the allocator measures) and its backward RM cells the port gave feedback on (one row per connection at each interval end)",
+        columns: &[
+            col("time_s", Float, "end of the averaging interval, s"),
+            col("port", Port, "the port"),
+            col("connection", Connection, "the connection (VC)"),
+            col("interval_s", Float, "length of the interval, s (from the previous interval end at this port, or the start of the run)"),
+            col("cells", Int, "its cells that arrived at the port in the interval: data and forward RM cells, the load the allocator counts"),
+            col("brm_cells", Int, "its backward RM cells that passed the node in the interval, on which this port's allocator gave feedback"),
+        ],
+    },
 ];
 
 /// Where trace rows go, a chunk at a time (a file writer, Python, a test's memory).
@@ -247,7 +268,7 @@ impl<T: TraceSink + ?Sized> TraceSink for &mut T {
 #[derive(Clone, Debug, Default)]
 pub struct MemorySink {
     /// Rows per kind, row-major.
-    pub rows: [Vec<f64>; 5],
+    pub rows: [Vec<f64>; N_KINDS],
     /// Port names.
     pub ports: Vec<String>,
     /// Connection names.

@@ -3,7 +3,7 @@
 //!
 //! ```toml
 //! [trace]
-//! events = ["drop", "tcp", "acr", "allocator", "queue"]
+//! events = ["drop", "tcp", "acr", "allocator", "queue", "load"]
 //! connections = ["c1"]          # default: all
 //! ports = ["sw1->sw2"]          # default: all
 //! from = "1 s"                  # default: 0
@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSpec {
-    /// The kinds of events: any of "drop", "tcp", "acr", "allocator", "queue".
+    /// The kinds of events: any of "drop", "tcp", "acr", "allocator", "queue", "load".
     pub events: Vec<String>,
     /// Only these connections (by name); default all.
     #[serde(default)]

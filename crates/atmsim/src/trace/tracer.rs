@@ -2,7 +2,7 @@
 //! small per-port and per-connection state some kinds need (the queue intervals, TCP
 //! recovery).
 
-use super::{Kind, TraceCfg, TraceSink, CHUNK_ROWS};
+use super::{Kind, TraceCfg, TraceSink, CHUNK_ROWS, N_KINDS};
 use atmsim_kernel::{time, Time};
 
 /// A port's queue over the current `queue_interval`.
@@ -18,6 +18,20 @@ struct QueueTrack {
     max: u32,
     /// Integral of the occupancy over the interval, cell-ps.
     area: f64,
+}
+
+/// What the `load` trace counts for one connection at one port over the current averaging
+/// interval (seed 000, slide 'Out-Of Phase Effect': the forward load and the backward RM
+/// cells of the same VC, per interval at the switch).
+#[derive(Clone, Copy, Debug, Default)]
+struct LoadCount {
+    /// Cells of the connection that arrived at the port (data and forward RM cells).
+    cells: u32,
+    /// Its backward RM cells the port's allocator gave feedback on.
+    brm: u32,
+    /// The connection was seen at the port (either count) since the trace began: it gets
+    /// a row at every interval end from then on, zeros included.
+    seen: bool,
 }
 
 /// What the TCP trace remembers of a connection: the sender's state when it last looked
@@ -54,15 +68,19 @@ pub struct Tracer<'a> {
     to: Time,
     ports: Vec<bool>,
     conns: Vec<bool>,
-    bufs: [Vec<f64>; 5],
+    bufs: [Vec<f64>; N_KINDS],
     sink: Option<Box<dyn TraceSink + 'a>>,
     queue_interval: Time,
     queues: Vec<QueueTrack>,
+    /// The load trace's counts, port-major (`p * connections + c`); empty unless recorded.
+    load: Vec<LoadCount>,
+    /// Per port, the end of its last averaging interval (the load trace's `interval_s`).
+    load_start: Vec<Time>,
     /// Per connection, for the TCP trace.
     pub tcp: Vec<TcpTrack>,
     /// Per flow, the ACR (cells/s) the ACR trace last saw.
     pub acr: Vec<f64>,
-    rows: [u64; 5],
+    rows: [u64; N_KINDS],
     error: Option<String>,
 }
 
@@ -79,9 +97,11 @@ impl Default for Tracer<'_> {
             sink: None,
             queue_interval: 1,
             queues: Vec::new(),
+            load: Vec::new(),
+            load_start: Vec::new(),
             tcp: Vec::new(),
             acr: Vec::new(),
-            rows: [0; 5],
+            rows: [0; N_KINDS],
             error: None,
         }
     }
@@ -97,6 +117,8 @@ impl<'a> Tracer<'a> {
                 Vec::new()
             }
         });
+        let load_on = cfg.mask & Kind::Load.bit() != 0;
+        let (np, nc) = (cfg.ports.len(), cfg.connections.len());
         Tracer {
             on: cfg.mask != 0,
             mask: cfg.mask,
@@ -114,9 +136,11 @@ impl<'a> Tracer<'a> {
                 };
                 cfg.ports.len()
             ],
+            load: vec![LoadCount::default(); if load_on { np * nc } else { 0 }],
+            load_start: vec![0; if load_on { np } else { 0 }],
             tcp: vec![TcpTrack::default(); cfg.connections.len()],
             acr: vec![f64::NAN; 2 * cfg.connections.len()],
-            rows: [0; 5],
+            rows: [0; N_KINDS],
             error: None,
         }
     }
@@ -173,7 +197,7 @@ impl<'a> Tracer<'a> {
     }
 
     /// Rows recorded so far, per kind.
-    pub fn rows(&self) -> [u64; 5] {
+    pub fn rows(&self) -> [u64; N_KINDS] {
         self.rows
     }
 
@@ -212,6 +236,66 @@ impl<'a> Tracer<'a> {
         t.q = q;
         t.at = now;
         self.queues[p] = t;
+    }
+
+    /// A cell of connection `c` that port `p`'s allocator counts as load (an ABR cell that
+    /// is not a backward RM cell) arrived at the port.
+    #[inline]
+    pub fn count_load(&mut self, p: usize, c: usize) {
+        if let Some(n) = self.load_slot(p, c) {
+            n.cells += 1;
+            n.seen = true;
+        }
+    }
+
+    /// A backward RM cell of connection `c` passed the node of port `p`, whose allocator
+    /// gave feedback on it.
+    #[inline]
+    pub fn count_brm(&mut self, p: usize, c: usize) {
+        if let Some(n) = self.load_slot(p, c) {
+            n.brm += 1;
+            n.seen = true;
+        }
+    }
+
+    fn load_slot(&mut self, p: usize, c: usize) -> Option<&mut LoadCount> {
+        let nc = self.conns.len();
+        if self.load.is_empty() || c >= nc {
+            return None;
+        }
+        self.load.get_mut(p * nc + c)
+    }
+
+    /// Port `p`'s allocator ended an averaging interval at `now`: one `load` row per
+    /// traced connection seen at the port so far (in the window, for a traced port), and
+    /// the counts start again.
+    pub fn load_interval(&mut self, now: Time, p: usize) {
+        if self.load.is_empty() || p >= self.load_start.len() {
+            return;
+        }
+        let start = std::mem::replace(&mut self.load_start[p], now);
+        let write = self.wants(Kind::Load, now) && self.port(p);
+        let nc = self.conns.len();
+        for c in 0..nc {
+            let n = self.load[p * nc + c];
+            if write && n.seen && self.conns[c] {
+                self.push(
+                    Kind::Load,
+                    &[
+                        time::to_secs_f64(now),
+                        p as f64,
+                        c as f64,
+                        time::to_secs_f64(now - start),
+                        n.cells as f64,
+                        n.brm as f64,
+                    ],
+                );
+            }
+            self.load[p * nc + c] = LoadCount {
+                seen: n.seen,
+                ..LoadCount::default()
+            };
+        }
     }
 
     /// The end of the run at `end`: closes the queue intervals up to it, hands every
@@ -276,6 +360,48 @@ mod tests {
         assert_eq!(rows[1][2..], [2.0, 2.0, 2.0]);
         // [200, 300): 2 until 250, then 0.
         assert_eq!(rows[2][2..], [0.0, 2.0, 1.0]);
+    }
+
+    #[test]
+    fn load_rows_count_each_connection_per_interval() {
+        let cfg = TraceCfg {
+            mask: Kind::Load.bit(),
+            connections: vec![true, true, false],
+            ports: vec![true, true],
+            from: 0,
+            to: 1000,
+            queue_interval: 1,
+        };
+        let mut sink = MemorySink::default();
+        let mut t = Tracer::new(&cfg, Box::new(&mut sink));
+        // Interval [0, 100) at port 1: connection 0 brings 3 cells, connection 1 one BRM,
+        // connection 2 (not traced) a cell; port 0 sees connection 1 only.
+        for _ in 0..3 {
+            t.count_load(1, 0);
+        }
+        t.count_brm(1, 1);
+        t.count_load(1, 2);
+        t.count_load(0, 1);
+        t.load_interval(100, 1);
+        // Interval [100, 250): connection 1 brings 2 BRMs, connection 0 nothing (a zero row:
+        // it was seen before).
+        t.count_brm(1, 1);
+        t.count_brm(1, 1);
+        t.load_interval(250, 1);
+        t.load_interval(2000, 1); // outside the window: no rows, counts restart
+        t.finish(2000).expect("no sink error");
+        drop(t);
+        let rows: Vec<&[f64]> = sink.rows(Kind::Load).collect();
+        let s = |ps: u64| time::to_secs_f64(ps);
+        assert_eq!(
+            rows,
+            vec![
+                &[s(100), 1.0, 0.0, s(100), 3.0, 0.0][..],
+                &[s(100), 1.0, 1.0, s(100), 0.0, 1.0][..],
+                &[s(250), 1.0, 0.0, s(150), 0.0, 0.0][..],
+                &[s(250), 1.0, 1.0, s(150), 0.0, 2.0][..],
+            ]
+        );
     }
 
     #[test]

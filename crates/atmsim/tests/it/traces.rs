@@ -226,6 +226,71 @@ fn erica_intervals_show_z_fair_share_and_er() {
 }
 
 #[test]
+fn load_rows_are_the_allocators_intervals_its_cells_and_its_feedback() {
+    let (_r, sink) = traced(
+        &abr_two(),
+        "events = [\"load\", \"allocator\"]\nports = [\"sw1->sw2\"]",
+    );
+    let (k, a) = (Kind::Load, Kind::Allocator);
+    let (t, conn, len, cells, brm) = (
+        col(k, "time_s"),
+        col(k, "connection"),
+        col(k, "interval_s"),
+        col(k, "cells"),
+        col(k, "brm_cells"),
+    );
+    let rows: Vec<&[f64]> = sink.rows(k).collect();
+    let mut ends: Vec<f64> = rows.iter().map(|w| w[t]).collect();
+    ends.dedup();
+    // One set of rows per allocator interval, at the same instants.
+    let ev = col(a, "event");
+    let intervals: Vec<f64> = sink
+        .rows(a)
+        .filter(|w| w[ev] == 0.0)
+        .map(|w| w[0])
+        .collect();
+    assert_eq!(
+        ends, intervals,
+        "load rows at the allocator's interval ends"
+    );
+    assert!(ends.len() > 40, "{} intervals", ends.len());
+    for e in &ends {
+        let at: Vec<&&[f64]> = rows.iter().filter(|w| w[t] == *e).collect();
+        assert_eq!(
+            at.len(),
+            2,
+            "a row per connection seen (zeros included) at {e}"
+        );
+        let n: f64 = at.iter().map(|w| w[cells]).sum();
+        // ERICA ends an interval at its 50th ABR cell, or after 1 ms.
+        if at[0][len] < 0.001 - 1e-12 {
+            assert_eq!(n, 50.0, "an interval ended by its 50th cell at {e}");
+        } else {
+            assert!(n <= 50.0, "at most 50 cells in a timed interval at {e}");
+        }
+    }
+    // Each BRM the port gave feedback on is counted once, in its interval.
+    let last = *ends.last().expect("rows");
+    let fconn = col(a, "connection");
+    for c in 0..2 {
+        let counted: f64 = rows
+            .iter()
+            .filter(|w| w[conn] == c as f64)
+            .map(|w| w[brm])
+            .sum();
+        let fed = sink
+            .rows(a)
+            .filter(|w| w[ev] == 1.0 && w[fconn] == c as f64 && w[0] <= last)
+            .count();
+        assert!(counted > 0.0);
+        assert_eq!(
+            counted, fed as f64,
+            "connection {c}: BRMs counted = feedback rows"
+        );
+    }
+}
+
+#[test]
 fn kvr_feedback_rows_carry_its_quantities() {
     let text = abr_two().replace(
         "allocator = { kind = \"erica\", target_utilization = 0.95, interval_cells = \"50 cells\", interval_time = \"1 ms\" }",
