@@ -124,14 +124,9 @@ fn size<T>() -> u64 {
     std::mem::size_of::<T>() as u64
 }
 
-/// Per-VC bytes a port's allocator keeps (ERICA: about 56, KVR: 16 + 4).
+/// Per-VC bytes a port's allocator keeps ([`RateAllocator::BYTES_PER_VC`] of its type).
 fn allocator_bytes_per_vc(cfg: &crate::allocator::AllocatorCfg) -> u64 {
-    use crate::allocator::AllocatorCfg;
-    match cfg {
-        AllocatorCfg::Erica(_) | AllocatorCfg::ModifiedErica(_) | AllocatorCfg::EricaPlus(_) => 64,
-        AllocatorCfg::Kvr(_) => 20,
-        _ => 0,
-    }
+    cfg.bytes_per_vc()
 }
 
 /// Cells a port's link can hold in flight: line rate x propagation delay, plus one.
@@ -469,6 +464,15 @@ mod tests {
             per_port * 10
         );
         assert!(part(&pairs(20, "0 s")) > part(&sc));
+    }
+
+    #[test]
+    fn every_allocator_with_per_vc_tables_reports_their_size() {
+        use crate::allocator::{AllocatorCfg, EricaCfg, GwCfg, KvrCfg};
+        assert!(AllocatorCfg::Erica(EricaCfg::default()).bytes_per_vc() >= 32);
+        assert!(AllocatorCfg::Gw(GwCfg::default()).bytes_per_vc() >= 16);
+        assert!(AllocatorCfg::Kvr(KvrCfg::default()).bytes_per_vc() >= 16);
+        assert_eq!(AllocatorCfg::None(Default::default()).bytes_per_vc(), 0);
     }
 
     #[test]

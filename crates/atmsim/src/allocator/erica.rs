@@ -409,6 +409,9 @@ impl Erica {
 }
 
 impl RateAllocator for Erica {
+    /// Its per-VC entry, and the VC's place in the list of VCs touched in an interval.
+    const BYTES_PER_VC: u64 = (std::mem::size_of::<Vc>() + std::mem::size_of::<u32>()) as u64;
+
     #[inline]
     fn on_arrival(&mut self, now: Time, cell: &mut Cell, abr_queue: u32) -> bool {
         match cell.class() {

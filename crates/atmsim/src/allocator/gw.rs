@@ -260,6 +260,8 @@ impl Gw {
 }
 
 impl RateAllocator for Gw {
+    const BYTES_PER_VC: u64 = std::mem::size_of::<Vc>() as u64;
+
     #[inline]
     fn on_arrival(&mut self, now: Time, cell: &mut Cell, abr_queue: u32) -> bool {
         match cell.class() {

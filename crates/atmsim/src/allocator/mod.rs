@@ -62,6 +62,10 @@ pub struct PortEnv {
 /// What a rate allocator does, at one output port. Every hook has a default that gives no
 /// feedback, so an algorithm implements only what it uses.
 pub trait RateAllocator {
+    /// Bytes of state the allocator keeps per VC routed through its port (its per-VC
+    /// table): the memory estimate of [`crate::footprint`] reads it, so a new allocator's
+    /// tables are counted without a list kept elsewhere.
+    const BYTES_PER_VC: u64 = 0;
     /// Whether the port must call [`RateAllocator::on_arrival`] (false only for
     /// [`NoAllocator`], which saves the call on the per-cell path).
     #[inline]
@@ -149,6 +153,14 @@ impl AllocatorCfg {
 impl Default for AllocatorCfg {
     fn default() -> Self {
         AllocatorCfg::None(NoAllocator)
+    }
+}
+
+impl AllocatorCfg {
+    /// Bytes of per-VC state the configured allocator keeps at a port
+    /// ([`RateAllocator::BYTES_PER_VC`] of its type).
+    pub fn bytes_per_vc(&self) -> u64 {
+        dispatch_allocator!(@cfg self, _c: T => <T as RateAllocator>::BYTES_PER_VC)
     }
 }
 
