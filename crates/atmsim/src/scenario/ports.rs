@@ -11,6 +11,7 @@ use crate::drop_policy::{PolicyCfg, PolicySpec};
 use crate::units::BufferSize;
 use atmsim_kernel::Time;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The resolved ports and an index by (node, neighbour).
 pub struct Ports {
@@ -25,7 +26,9 @@ struct PortDefaults {
     rate: f64,
     buffer: BufferSize,
     policy: PolicySpec,
-    allocator: AllocatorCfg,
+    /// The switch ports' allocator and the host ports' (none), each built once and shared.
+    allocator: Arc<AllocatorCfg>,
+    no_allocator: Arc<AllocatorCfg>,
 }
 
 /// Resolves links into ports, applies the `[[port]]` tables, then gives every switch
@@ -75,7 +78,8 @@ fn port_defaults(f: &ScenarioFile) -> Result<PortDefaults, ConfigError> {
         rate,
         buffer: f.defaults.switch_buffer.unwrap_or(BufferSize::Unlimited),
         policy: f.defaults.policy.clone().unwrap_or_default(),
-        allocator,
+        allocator: Arc::new(allocator),
+        no_allocator: Arc::new(AllocatorCfg::default()),
     })
 }
 
@@ -160,9 +164,9 @@ fn add_link(
             buffer: if switch { cells(d.buffer) } else { None },
             policy: PolicyCfg::default(),
             allocator: if switch {
-                d.allocator.clone()
+                Arc::clone(&d.allocator)
             } else {
-                AllocatorCfg::default()
+                Arc::clone(&d.no_allocator)
             },
         });
     }
@@ -202,7 +206,7 @@ fn apply_port(
     }
     set_by[pi] = Some(format!("port[{i}]"));
     if let Some(al) = &ps.allocator {
-        port.allocator = port_allocator(i, al, nodes.is_switch(a), &ps.node)?;
+        port.allocator = Arc::new(port_allocator(i, al, nodes.is_switch(a), &ps.node)?);
     }
     if let Some(b) = ps.buffer {
         if b == BufferSize::Cells(0) {
