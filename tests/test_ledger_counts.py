@@ -4,7 +4,8 @@ Reads the committed ``docs/fidelity.md`` (its "Counts" table, one line per repro
 pass, fail and the failing checks by class) and the README's "What is reproduced" table, whose
 status cell for each reproduction starts with "**P of J** judged checks pass (F fail: (b) x,
 unknown y)". A count that differs, a reproduction missing from either table, or a Counts table
-that does not add up fails the test: regenerate the ledger
+that does not add up fails the test, and so does an experiment README whose "P of J judged checks
+pass" differs: regenerate the ledger
 (``python -m atmsim.experiments.ledger RESULTS --out docs/fidelity.md``) and copy its numbers.
 """
 
@@ -97,3 +98,14 @@ def test_annotate_results_rewrites_only_the_claim_columns(tmp_path):
     assert after["class"].tolist() == ["(c)", ""]
     assert after[["published", "simulated", "verdict"]].equals(rows[["published", "simulated", "verdict"]])
     assert annotate_results(tmp_path) == {"worst-case": 0}
+
+
+def test_experiment_readmes_quote_the_ledger():
+    """Each experiment README's first "P of J judged checks (rows) pass" equals the ledger."""
+    ledger = ledger_counts((ROOT / "docs" / "fidelity.md").read_text())
+    for rid, c in ledger.items():
+        text = (ROOT / "experiments" / rid / "README.md").read_text()
+        m = re.search(r"(\d+) of (\d+) judged (?:checks|rows) pass", text)
+        assert m, f"experiments/{rid}/README.md does not say 'P of J judged checks pass'"
+        assert (int(m.group(1)), int(m.group(2))) == (c["pass"], c["judged"]), \
+            f"experiments/{rid}/README.md says {m.group(0)!r}; docs/fidelity.md: {c['pass']} of {c['judged']}"
