@@ -4,6 +4,10 @@ their verdicts and, for a fail, its class and evidence. Generated from the repro
 
     atmsim reproduce ID --out results/ID          # for each of the five ids
     python -m atmsim.experiments.ledger results --out docs/fidelity.md
+
+After a change to ``claims.py`` only, ``--annotate`` rewrites the claim columns (``seed``,
+``section``, ``quote``, ``class``) of the existing ``comparison.csv`` files without running
+anything; every other column is left as it is (checked).
 """
 
 from __future__ import annotations
@@ -236,11 +240,40 @@ def variant_lines(name: str) -> list[str]:
     return lines
 
 
+CLAIM_COLUMNS = ["seed", "section", "quote", "class"]
+
+
+def annotate_results(results: Path) -> dict[str, int]:
+    """Rewrites the claim columns of every reproduction's comparison.csv under ``results``
+    from :mod:`.claims` (no simulation). Returns, per reproduction, how many rows changed.
+    Refuses (ValueError, nothing written) if any other column would change."""
+    new_frames, changed = {}, {}
+    for i in IDS:
+        p = results / i / "comparison.csv"
+        if not p.is_file():
+            continue
+        old = pd.read_csv(p, dtype=str, keep_default_na=False)
+        new = C.annotate(old.drop(columns=[c for c in CLAIM_COLUMNS if c in old.columns])).fillna("").astype(str)
+        kept = [c for c in old.columns if c not in CLAIM_COLUMNS]
+        if list(new.columns) != kept + CLAIM_COLUMNS or not new[kept].equals(old[kept]):
+            raise ValueError(f"{p}: annotating would change columns other than {CLAIM_COLUMNS}; rerun the reproduction")
+        changed[i] = int((new[CLAIM_COLUMNS] != old.reindex(columns=CLAIM_COLUMNS, fill_value="")).any(axis=1).sum())
+        new_frames[p] = new
+    for p, new in new_frames.items():
+        new.to_csv(p, index=False)
+    return changed
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", help="folder with one subfolder per reproduction (full runs)")
     ap.add_argument("--out", default="docs/fidelity.md")
+    ap.add_argument("--annotate", action="store_true",
+                    help="first rewrite the claim columns (seed, section, quote, class) of each comparison.csv from claims.py")
     a = ap.parse_args(argv)
+    if a.annotate:
+        for i, n in annotate_results(Path(a.results)).items():
+            print(f"{i}: claim columns changed on {n} rows")
     text = render(load(Path(a.results)))
     Path(a.out).write_text(text)
     print(f"wrote {a.out}")
