@@ -116,10 +116,12 @@ def _error(e: BaseException) -> tuple[str, str, str]:
     return ("error", type(e).__name__, str(e) or repr(e))
 
 
-def columns_task(scenario_json: str, keep: Optional[dict[str, Any]] = None) -> str:
-    """The payload of a columns task (:func:`simulate_columns`): a line with what to keep
-    of the series (JSON), then the scenario as JSON text (which holds no raw newline)."""
-    return json.dumps(keep or {}) + "\n" + scenario_json
+def columns_task(scenario_json: str, keep: Optional[dict[str, Any]] = None,
+                 figures: Optional[tuple[str, str]] = None) -> str:
+    """The payload of a columns task (:func:`simulate_columns`): a line of JSON with what
+    to keep of the series and, if any, the ``(experiment id, case key)`` whose figures the
+    worker draws from the run; then the scenario as JSON text (which holds no raw newline)."""
+    return json.dumps({"keep": keep or None, "figures": figures}) + "\n" + scenario_json
 
 
 def simulate_columns(task: str, timeout: Optional[float] = None) -> tuple[str, Any, str]:
@@ -129,7 +131,8 @@ def simulate_columns(task: str, timeout: Optional[float] = None) -> tuple[str, A
     from . import _core
     from .result import pack_selected
 
-    keep_text, _, scenario_json = task.partition("\n")
+    header, _, scenario_json = task.partition("\n")
+    what = json.loads(header)
     if timeout is None and os.environ.get(ENV_TIMEOUT):
         timeout = float(os.environ[ENV_TIMEOUT])
     try:
@@ -137,7 +140,13 @@ def simulate_columns(task: str, timeout: Optional[float] = None) -> tuple[str, A
         if timeout is not None and '"partial":' in head[:20000]:
             return ("error", "PointTimeout", f"the run passed the per-point time limit of {timeout:g} s "
                                              f"and was stopped")
-        return ("ok", pack_selected(head, cols, json.loads(keep_text) or None), "")
+        files = None
+        if what.get("figures"):
+            from .experiments.base import case_figures
+
+            exp_id, key = what["figures"]
+            files = case_figures(exp_id, key, RunResult.from_columns(head, cols, json.loads(scenario_json)))
+        return ("ok", pack_selected(head, cols, what.get("keep"), files), "")
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as e:  # noqa: BLE001 - as in simulate
@@ -634,6 +643,7 @@ def run_many(
     backend: str = "local",
     address: str | None = None,
     keep: Optional[Callable[[str], Optional[dict[str, Any]]]] = None,
+    figures: Optional[str] = None,
 ) -> dict[str, RunResult]:
     """Runs ``(key, scenario)`` pairs on ``backend`` (see the module doc); returns results
     by key, in input order.
@@ -642,6 +652,8 @@ def run_many(
     "connection": [...], "source": [...]}``, a kind left out or None: all of them; see
     :meth:`atmsim.result.Series.select`); the worker drops the rest before handing the
     run back. Results travel as packed columns (:func:`atmsim.result.pack`).
+    ``figures``: an experiment id; the worker that runs a case draws its figures
+    (:meth:`atmsim.experiments.base.Experiment.plot_case`), handed back in ``result.files``.
 
     A failing scenario raises its exception (the first in input order, with its key) after
     the others finish.
@@ -651,7 +663,8 @@ def run_many(
     items = [(k, sc) for k, sc in scenarios]
     by_key = dict(items)
     outcomes: dict[str, Outcome] = {}
-    execute(((k, columns_task(json.dumps(sc), keep(k) if keep else None)) for k, sc in items),
+    execute(((k, columns_task(json.dumps(sc), keep(k) if keep else None, (figures, k) if figures else None))
+             for k, sc in items),
             outcomes.__setitem__, backend=backend, workers=workers, address=address, progress=progress, desc=desc,
             columns=True)
     for key, _ in items:

@@ -107,18 +107,20 @@ class Series:
         return ts
 
 
-def pack(head: str, columns: "list[tuple[str, str, Any]]") -> bytes:
+def pack(head: str, columns: "list[tuple[str, str, Any]]", files: Optional[dict[str, bytes]] = None) -> bytes:
     """A run's result as one bytes object, for a worker to hand back: a line with the
-    length of a JSON header (the engine's head and the columns' names, dtypes and sizes),
-    the header, then the columns' bytes one after the other."""
+    length of a JSON header (the engine's head, the columns' names, dtypes and sizes, the
+    names and sizes of ``files``), the header, then the columns' and the files' bytes."""
+    files = files or {}
     table = [(name, dtype, len(b)) for name, dtype, b in columns]
-    header = json.dumps({"head": head, "columns": table}).encode("utf-8")
-    return b"".join([b"%d\n" % len(header), header, *(bytes(b) for _, _, b in columns)])
+    header = json.dumps({"head": head, "columns": table, "files": [(n, len(b)) for n, b in files.items()]})
+    raw = header.encode("utf-8")
+    return b"".join([b"%d\n" % len(raw), raw, *(bytes(b) for _, _, b in columns), *files.values()])
 
 
-def unpack(data: bytes, keep: Optional[dict[str, Any]] = None) -> tuple[dict[str, Any], Series]:
-    """The head (a dict) and the :class:`Series` of :func:`pack`'s bytes. The arrays are
-    views of ``data`` (no copy)."""
+def unpack(data: bytes) -> tuple[dict[str, Any], Series, dict[str, bytes]]:
+    """The head (a dict), the :class:`Series` and the files of :func:`pack`'s bytes. The
+    arrays are views of ``data`` (no copy)."""
     import numpy as np
 
     nl = data.index(b"\n")
@@ -128,23 +130,27 @@ def unpack(data: bytes, keep: Optional[dict[str, Any]] = None) -> tuple[dict[str
     for name, dtype, size in header["columns"]:
         cols[name] = np.frombuffer(data, dtype=dtype, count=size // np.dtype(dtype).itemsize, offset=start)
         start += size
+    files = {}
+    for name, size in header.get("files", []):
+        files[name] = data[start:start + size]
+        start += size
     head = json.loads(header["head"])
-    series = Series.from_columns(head.pop("series"), cols)
-    return head, (series.select(keep) if keep else series)
+    return head, Series.from_columns(head.pop("series"), cols), files
 
 
-def pack_selected(head: str, columns: "list[tuple[str, str, Any]]", keep: Optional[dict[str, Any]]) -> bytes:
+def pack_selected(head: str, columns: "list[tuple[str, str, Any]]", keep: Optional[dict[str, Any]],
+                  files: Optional[dict[str, bytes]] = None) -> bytes:
     """:func:`pack` with only the series entities ``keep`` names (:meth:`Series.select`)."""
     import numpy as np
 
     if not keep:
-        return pack(head, columns)
+        return pack(head, columns, files)
     h = json.loads(head)
     series = Series.from_columns(h.pop("series"), {n: np.frombuffer(b, dtype=t) for n, t, b in columns}).select(keep)
     h["series"] = {"samples": len(series.time_s), **series.names}
     cols = [("time_s", "<f8", series.time_s.tobytes())]
     cols += [(c, "<i8" if c in _INT_COLUMNS else "<f8", a.tobytes()) for c, a in series.columns.items()]
-    return pack(json.dumps(h), cols)
+    return pack(json.dumps(h), cols, files)
 
 
 class RunResult:
@@ -164,6 +170,9 @@ class RunResult:
         scenario: the scenario dict that was run.
         trace_files: ``{kind: path}`` of the per-event traces recorded (docs/traces.md);
             empty without tracing. :meth:`trace` reads one as a DataFrame.
+        files: ``{name: bytes}`` of files the worker process that ran it made from it (a
+            reproduction's figures of the run, :meth:`atmsim.experiments.base.Experiment.plot_case`);
+            empty otherwise.
     """
 
     def __init__(self, raw: dict[str, Any], scenario: dict[str, Any],
@@ -186,6 +195,7 @@ class RunResult:
         self.ports = ports
         self._series = series if series is not None else Series.from_json(raw["timeseries"])
         self._frames: dict[str, "pd.DataFrame"] = {}
+        self.files: dict[str, bytes] = {}
 
     @classmethod
     def from_columns(cls, head: str, columns: "list[tuple[str, str, Any]]", scenario: dict[str, Any],
@@ -199,9 +209,12 @@ class RunResult:
 
     @classmethod
     def unpack(cls, data: bytes, scenario: dict[str, Any]) -> "RunResult":
-        """From :func:`pack`'s bytes (a worker's result)."""
-        head, series = unpack(data)
-        return cls(head, scenario, series=series)
+        """From :func:`pack`'s bytes (a worker's result), with the files the worker made
+        from the run in :attr:`files`."""
+        head, series, files = unpack(data)
+        r = cls(head, scenario, series=series)
+        r.files = files
+        return r
 
     def _frame(self, attr: str) -> "pd.DataFrame":
         if attr not in self._frames:
