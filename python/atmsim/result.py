@@ -109,13 +109,15 @@ class Series:
 
 def pack(head: str, columns: "list[tuple[str, str, Any]]", files: Optional[dict[str, bytes]] = None) -> bytes:
     """A run's result as one bytes object, for a worker to hand back: a line with the
-    length of a JSON header (the engine's head, the columns' names, dtypes and sizes, the
-    names and sizes of ``files``), the header, then the columns' and the files' bytes."""
+    length of a JSON header (the head's size, the columns' names, dtypes and sizes, the
+    names and sizes of ``files``), the header, then the engine's head (JSON text), the
+    columns' and the files' bytes."""
     files = files or {}
+    text = head.encode("utf-8")
     table = [(name, dtype, len(b)) for name, dtype, b in columns]
-    header = json.dumps({"head": head, "columns": table, "files": [(n, len(b)) for n, b in files.items()]})
+    header = json.dumps({"head": len(text), "columns": table, "files": [(n, len(b)) for n, b in files.items()]})
     raw = header.encode("utf-8")
-    return b"".join([b"%d\n" % len(raw), raw, *(bytes(b) for _, _, b in columns), *files.values()])
+    return b"".join([b"%d\n" % len(raw), raw, text, *(bytes(b) for _, _, b in columns), *files.values()])
 
 
 def unpack(data: bytes) -> tuple[dict[str, Any], Series, dict[str, bytes]]:
@@ -126,6 +128,8 @@ def unpack(data: bytes) -> tuple[dict[str, Any], Series, dict[str, bytes]]:
     nl = data.index(b"\n")
     start = nl + 1 + int(data[:nl])
     header = json.loads(data[nl + 1:start])
+    head = json.loads(data[start:start + header["head"]])
+    start += header["head"]
     cols = {}
     for name, dtype, size in header["columns"]:
         cols[name] = np.frombuffer(data, dtype=dtype, count=size // np.dtype(dtype).itemsize, offset=start)
@@ -134,7 +138,6 @@ def unpack(data: bytes) -> tuple[dict[str, Any], Series, dict[str, bytes]]:
     for name, size in header.get("files", []):
         files[name] = data[start:start + size]
         start += size
-    head = json.loads(header["head"])
     return head, Series.from_columns(head.pop("series"), cols), files
 
 
