@@ -102,12 +102,27 @@ mod tests {
     /// Each f32 gives exactly the f64 that its serde_json text parses to.
     #[test]
     fn f32_as_json_text() {
-        let vals = [0.0f32, -0.0, 0.95, 1.0, 1.0 / 3.0, 97.3, 1e-7, 3.4e38, 155.52, 7.79];
+        let vals = [
+            0.0f32,
+            -0.0,
+            0.95,
+            1.0,
+            1.0 / 3.0,
+            97.3,
+            1e-7,
+            3.4e38,
+            155.52,
+            7.79,
+        ];
         let mut buf = zmij::Buffer::new();
         for v in vals {
             let text = serde_json::to_string(&v).unwrap();
             let want: f64 = text.parse().unwrap();
-            assert_eq!(as_json_f64(&mut buf, v).to_bits(), want.to_bits(), "{v} -> {text}");
+            assert_eq!(
+                as_json_f64(&mut buf, v).to_bits(),
+                want.to_bits(),
+                "{v} -> {text}"
+            );
         }
         assert!(as_json_f64(&mut buf, f32::NAN).is_nan());
         let bytes = f32s(&[vec![0.95, 0.95, 0.5]]);
