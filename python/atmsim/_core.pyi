@@ -1,10 +1,16 @@
 """Type stubs for ``atmsim._core``, the PyO3 extension (crates/atmsim-py/src/lib.rs).
 
-Scenarios go in as TOML or JSON text and results come back as JSON text; the Python
-modules (:mod:`atmsim.scenario`, :mod:`atmsim.result`) wrap these in dicts and DataFrames.
+Scenarios go in as TOML or JSON text and results come back as JSON text, or with
+``columns=True`` as a JSON head (summary, connections, ports, the series' names) and the time
+series as columns of raw little-endian numbers (:data:`Columns`); the Python modules
+(:mod:`atmsim.scenario`, :mod:`atmsim.result`) wrap these in dicts, NumPy arrays and DataFrames.
 """
 
-from typing import Callable, Optional
+from typing import Callable, Literal, Optional, overload
+
+#: ``[(name, dtype, bytes), ...]``: one column per series, dtype ``"<f8"`` or ``"<i8"``,
+#: flattened entity by entity (``[entity][sample]``); ``time_s`` among them.
+Columns = list[tuple[str, str, bytes]]
 
 class ScenarioError(ValueError):
     """A malformed or inconsistent scenario. The message names the key, the value and what is allowed."""
@@ -18,18 +24,29 @@ def run_toml(text: str) -> str:
 def run_counts(text: str, run: bool = True) -> tuple[int, int]:
     """Runs with results and series off; (cell-hops, events). ``run=False``: set-up only."""
     ...
-def run_json(text: str) -> str:
-    """Runs a scenario given as JSON text; returns the result as JSON text."""
+@overload
+def run_json(text: str, max_events: Optional[int] = None, max_wall: Optional[float] = None,
+             columns: Literal[False] = False) -> str: ...
+@overload
+def run_json(text: str, max_events: Optional[int] = None, max_wall: Optional[float] = None, *,
+             columns: Literal[True]) -> tuple[str, Columns]:
+    """Runs a scenario given as JSON text; returns the result as JSON text, or with
+    ``columns`` as ``(head_json, columns)``. ``max_events`` and ``max_wall`` bound the run."""
 
+@overload
 def run_json_watched(text: str, progress: Optional[Callable[[float], object]] = None,
                      max_events: Optional[int] = None, max_wall: Optional[float] = None,
-                     trace_sink: Optional[object] = None) -> str:
+                     trace_sink: Optional[object] = None, columns: Literal[False] = False) -> str: ...
+@overload
+def run_json_watched(text: str, progress: Optional[Callable[[float], object]] = None,
+                     max_events: Optional[int] = None, max_wall: Optional[float] = None,
+                     trace_sink: Optional[object] = None, *, columns: Literal[True]) -> tuple[str, Columns]:
     """Like :func:`run_json`, but every ~50 ms of wall time checks for signals (Ctrl-C raises
     ``KeyboardInterrupt``) and calls ``progress(simulated_seconds)``; ``max_events`` and
     ``max_wall`` bound the run as for ``run_json``. With ``trace_sink`` (an object with
     ``begin(ports, connections)`` and ``write(kind, rows_bytes)``, such as
     :class:`atmsim.trace.TraceWriter`), the scenario's ``[trace]`` table is recorded into it
-    (not with a budget)."""
+    (not with a budget). ``columns`` as for :func:`run_json`."""
 
 def trace_kinds() -> list[tuple[str, str, list[tuple[str, str, list[str], str]]]]:
     """The per-event trace kinds: ``[(name, doc, [(column, type, labels, doc), ...]), ...]``."""

@@ -1,7 +1,8 @@
 """A local worker process of :mod:`atmsim.parallel` (``python -m atmsim._worker``).
 
 Reads scenarios from stdin and writes results to stdout, one at a time, framed as a header
-line (``<n>\\n`` in, ``ok <n>\\n`` or ``error <n>\\n`` out) and ``n`` bytes. It imports only
+line (``<n>\\n`` in; ``ok <n>\\n`` (JSON text), ``bytes <n>\\n`` (a packed result) or
+``error <n>\\n`` out) and ``n`` bytes. It imports only
 atmsim, never the caller's script, so a script without an ``if __name__ == "__main__"``
 guard is safe. It ignores Ctrl-C (the driver stops its workers) and exits when the driver
 goes away: stdin closes, or its parent process changes.
@@ -67,7 +68,10 @@ def main(argv: list[str]) -> int:
             return 0
         payload = inp.read(int(header))
         status, a, b = fn(payload.decode("utf-8"))
-        if status == "ok":
+        if status == "ok" and isinstance(a, bytes):  # a packed result (atmsim.result.pack)
+            data = a
+            proto.write(b"bytes %d\n" % len(data))
+        elif status == "ok":
             data = a.encode("utf-8")
             proto.write(b"ok %d\n" % len(data))
         else:

@@ -5,6 +5,12 @@ the engine (``_core.run_json``) and the engine's result comes back as JSON text,
 error as plain strings. The driver turns results into DataFrames and files. The engine is
 deterministic, so a scenario gives bit-identical results on every backend.
 
+With ``columns=True`` (:func:`run_many`, the reproductions) a run comes back as one bytes
+object instead (:func:`atmsim.result.pack`: a small JSON head and the time series as raw
+columns), holding only the series entities its task asks to keep: a worker reduces each
+run to what the caller measures, and the driver holds NumPy arrays, not decoded JSON
+(issue 14, item 3).
+
 Backends (``backend=``):
 
 ``"local"`` (default)
@@ -61,6 +67,7 @@ class Outcome:
 
     ok: bool
     text: Optional[str] = None  # the engine's result (JSON) when ok
+    data: Optional[bytes] = None  # or, for a columns task, the packed result (atmsim.result.pack)
     error_type: str = ""  # ScenarioError, InvariantError, WorkerCrashed, ...
     error: str = ""
 
@@ -95,17 +102,61 @@ def simulate(scenario_json: str, timeout: Optional[float] = None) -> tuple[str, 
         return ("ok", text, "")
     except (KeyboardInterrupt, SystemExit):
         raise
-    except MemoryError:
+    except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as pyo3's PanicException (a BaseException)
+        return _error(e)
+
+
+def _error(e: BaseException) -> tuple[str, str, str]:
+    """A failed run as :func:`simulate` hands it back."""
+    if isinstance(e, MemoryError):
         limit = os.environ.get(ENV_MEMORY)
         if limit:
             return ("error", "PointMemory", f"the run passed the per-point memory limit of {int(limit) / 2**20:.0f} MiB")
         return ("error", "MemoryError", "out of memory")
-    except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as pyo3's PanicException (a BaseException)
-        return ("error", type(e).__name__, str(e) or repr(e))
+    return ("error", type(e).__name__, str(e) or repr(e))
 
 
-def _outcome(t: tuple[str, str, str]) -> Outcome:
+def columns_task(scenario_json: str, keep: Optional[dict[str, Any]] = None,
+                 figures: Optional[tuple[str, str]] = None) -> str:
+    """The payload of a columns task (:func:`simulate_columns`): a line of JSON with what
+    to keep of the series and, if any, the ``(experiment id, case key)`` whose figures the
+    worker draws from the run; then the scenario as JSON text (which holds no raw newline)."""
+    return json.dumps({"keep": keep or None, "figures": figures}) + "\n" + scenario_json
+
+
+def simulate_columns(task: str, timeout: Optional[float] = None) -> tuple[str, Any, str]:
+    """:func:`simulate` for a :func:`columns_task`: returns ``("ok", packed bytes, "")``
+    (:func:`atmsim.result.pack`, with only the series entities the task keeps) or an error
+    as :func:`simulate` does."""
+    from . import _core
+    from .result import pack_selected
+
+    header, _, scenario_json = task.partition("\n")
+    what = json.loads(header)
+    if timeout is None and os.environ.get(ENV_TIMEOUT):
+        timeout = float(os.environ[ENV_TIMEOUT])
+    try:
+        head, cols = _core.run_json(scenario_json, max_wall=timeout, columns=True)
+        if timeout is not None and '"partial":' in head[:20000]:
+            return ("error", "PointTimeout", f"the run passed the per-point time limit of {timeout:g} s "
+                                             f"and was stopped")
+        files = None
+        if what.get("figures"):
+            from .experiments.base import case_figures
+
+            exp_id, key = what["figures"]
+            files = case_figures(exp_id, key, RunResult.from_columns(head, cols, json.loads(scenario_json)))
+        return ("ok", pack_selected(head, cols, what.get("keep"), files), "")
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # noqa: BLE001 - as in simulate
+        return _error(e)
+
+
+def _outcome(t: tuple[str, Any, str]) -> Outcome:
     if t[0] == "ok":
+        if isinstance(t[1], bytes):
+            return Outcome(True, data=t[1])
         return Outcome(True, text=t[1])
     return Outcome(False, error_type=t[1], error=t[2])
 
@@ -175,7 +226,7 @@ class _Worker:
             return ""
         return " | ".join(lines[-3:])[-n:]
 
-    def run(self, payload: str) -> tuple[str, str, str]:
+    def run(self, payload: str) -> tuple[str, Any, str]:
         data = payload.encode("utf-8")
         self.proc.stdin.write(b"%d\n" % len(data))
         self.proc.stdin.write(data)
@@ -189,6 +240,8 @@ class _Worker:
             raise EOFError("worker output cut short")
         if status == b"ok":
             return ("ok", body.decode("utf-8"), "")
+        if status == b"bytes":
+            return ("ok", body, "")
         etype, msg = json.loads(body)
         return ("error", etype, msg)
 
@@ -336,7 +389,8 @@ def _run_processes(tasks: list[Task], workers: int, deliver: Deliver, fn: Option
 # --------------------------------------------------------------------------- threads
 
 
-def _run_threads(tasks: list[Task], workers: int, deliver: Deliver, timeout: Optional[float] = None) -> None:
+def _run_threads(tasks: list[Task], workers: int, deliver: Deliver, timeout: Optional[float] = None,
+                 fn: Callable[..., tuple[str, Any, str]] = simulate) -> None:
     todo = deque(tasks)
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="atmsim")
     running: dict[Future, Task] = {}
@@ -344,7 +398,7 @@ def _run_threads(tasks: list[Task], workers: int, deliver: Deliver, timeout: Opt
         while todo or running:
             while todo and len(running) < workers:
                 task = todo.popleft()
-                running[pool.submit(simulate, task[1], timeout)] = task
+                running[pool.submit(fn, task[1], timeout)] = task
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
                 task = running.pop(fut)
@@ -431,7 +485,7 @@ def engine_version() -> str:
 
 
 def _run_ray(tasks: list[Task], workers: Optional[int], address: Optional[str], deliver: Deliver,
-             timeout: Optional[float] = None) -> None:
+             timeout: Optional[float] = None, fn: Callable[..., tuple[str, Any, str]] = simulate) -> None:
     global last_ray_info
     ray, started, secs = _ray_connect(address, workers)
     running: dict[Any, Task] = {}
@@ -450,7 +504,7 @@ def _run_ray(tasks: list[Task], workers: Optional[int], address: Optional[str], 
         if theirs != ours:
             raise BackendError(f"the Ray workers run atmsim {theirs} and this machine atmsim {ours}; install the "
                                f"same version everywhere (results of different versions are not comparable)")
-        remote = ray.remote(num_cpus=1)(simulate)
+        remote = ray.remote(num_cpus=1)(fn)
         # Keep a bounded number of tasks in flight: steady progress, bounded memory. On an
         # existing cluster, --workers caps how many run at once.
         window = workers if (workers and address) else max(8, int(cpus * 2))
@@ -532,6 +586,7 @@ def execute(
     desc: str = "runs",
     point_timeout: Optional[float] = None,
     point_memory: Optional[int] = None,
+    columns: bool = False,
 ) -> None:
     """Runs every ``(key, scenario_json)`` task on ``backend`` and calls
     ``deliver(key, outcome)`` in this thread as each finishes (in completion order).
@@ -543,6 +598,9 @@ def execute(
     stops itself; a local worker still running 10 s later is killed); ``point_memory``
     (bytes; local backend only) caps a worker's extra address space. A run past either is
     an error outcome (``PointTimeout``, ``PointMemory``) and the others go on.
+
+    ``columns``: the tasks are :func:`columns_task` payloads, run by :func:`simulate_columns`;
+    an outcome then carries ``data`` (packed bytes) instead of ``text``.
     """
     check_backend(backend, workers, address)
     check_limits(backend, point_timeout, point_memory)
@@ -565,11 +623,14 @@ def execute(
     try:
         if backend == "local":
             limits = (point_timeout, point_memory) if (point_timeout or point_memory) else None
-            _run_processes(items, min(n_workers, len(items)), on_done, limits=limits)
+            _run_processes(items, min(n_workers, len(items)), on_done, limits=limits,
+                           fn="atmsim.parallel:simulate_columns" if columns else None)
         elif backend == "threads":
-            _run_threads(items, min(n_workers, len(items)), on_done, timeout=point_timeout)
+            _run_threads(items, min(n_workers, len(items)), on_done, timeout=point_timeout,
+                         fn=simulate_columns if columns else simulate)
         else:
-            _run_ray(items, workers, address, on_done, timeout=point_timeout)
+            _run_ray(items, workers, address, on_done, timeout=point_timeout,
+                     fn=simulate_columns if columns else simulate)
     finally:
         bar.close()
 
@@ -581,9 +642,18 @@ def run_many(
     desc: str = "runs",
     backend: str = "local",
     address: str | None = None,
+    keep: Optional[Callable[[str], Optional[dict[str, Any]]]] = None,
+    figures: Optional[str] = None,
 ) -> dict[str, RunResult]:
     """Runs ``(key, scenario)`` pairs on ``backend`` (see the module doc); returns results
     by key, in input order.
+
+    ``keep(key)``: which series entities the caller needs of that run (``{"port": [names],
+    "connection": [...], "source": [...]}``, a kind left out or None: all of them; see
+    :meth:`atmsim.result.Series.select`); the worker drops the rest before handing the
+    run back. Results travel as packed columns (:func:`atmsim.result.pack`).
+    ``figures``: an experiment id; the worker that runs a case draws its figures
+    (:meth:`atmsim.experiments.base.Experiment.plot_case`), handed back in ``result.files``.
 
     A failing scenario raises its exception (the first in input order, with its key) after
     the others finish.
@@ -593,8 +663,10 @@ def run_many(
     items = [(k, sc) for k, sc in scenarios]
     by_key = dict(items)
     outcomes: dict[str, Outcome] = {}
-    execute(((k, json.dumps(sc)) for k, sc in items), outcomes.__setitem__, backend=backend, workers=workers,
-            address=address, progress=progress, desc=desc)
+    execute(((k, columns_task(json.dumps(sc), keep(k) if keep else None, (figures, k) if figures else None))
+             for k, sc in items),
+            outcomes.__setitem__, backend=backend, workers=workers, address=address, progress=progress, desc=desc,
+            columns=True)
     for key, _ in items:
         out = outcomes[key]
         if not out.ok:
@@ -602,4 +674,4 @@ def run_many(
             if cls is None:
                 raise RuntimeError(f"{key}: {out.error_type}: {out.error}")
             raise cls(f"{key}: {out.error}")
-    return {k: RunResult(json.loads(outcomes[k].text), by_key[k]) for k, _ in items}
+    return {k: RunResult.unpack(outcomes.pop(k).data, by_key[k]) for k, _ in items}

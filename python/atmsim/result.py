@@ -1,4 +1,10 @@
-"""Results of a run as pandas DataFrames, with writers and a standard plot."""
+"""Results of a run as pandas DataFrames, with writers and a standard plot.
+
+The engine hands its time series over as columns of raw numbers (``_core.run_json(...,
+columns=True)``), kept here as NumPy arrays (:class:`Series`); the long-format DataFrames
+are built from them when first asked for, without a Python loop per value (issue 14,
+item 3). :func:`pack` and :func:`unpack` carry a result between processes the same way.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +14,146 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
 if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
     import pandas as pd
     from matplotlib.figure import Figure
 
 
-def _long(ts: dict[str, Any], key: str, names_key: str, columns: list[str]) -> "pd.DataFrame":
-    """Column-per-entity series (``ts[col][entity][sample]``) in long format."""
-    import pandas as pd
+#: The three long-format series: attribute -> (entity column, names key, [(column, engine column)]).
+SERIES: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
+    "port_series": ("port", "port_names", [(c, c) for c in (
+        "queue_cells", "max_queue_cells", "utilization", "data_utilization", "vbr_utilization")]),
+    "connection_series": ("connection", "connection_names", [(c, c) for c in (
+        "cwnd_bytes", "cells_received", "delivered_bytes")]),
+    "abr_series": ("source", "abr_names", [("acr_mbps", "acr_mbps"), ("cells_received", "abr_cells_received")]),
+}
+#: Engine columns holding integers (the others are floats).
+_INT_COLUMNS = {"queue_cells", "max_queue_cells", "cwnd_bytes", "cells_received", "delivered_bytes",
+                "abr_cells_received"}
+_NAMES = {names: attr for attr, (_, names, _) in SERIES.items()}
 
-    t = ts["time_s"]
-    names = ts[names_key]
-    data: dict[str, list] = {"time_s": [x for _ in names for x in t], key: [n for n in names for _ in t]}
-    for c in columns:
-        data[c] = [v for series in ts[c] for v in series]
-    return pd.DataFrame(data)
+
+class Series:
+    """A run's time series as flat NumPy columns (issue 14, item 3): ``time_s``, the names
+    of the ports, connections and ABR sources, and one array per engine column flattened
+    entity by entity (``[entity][sample]``, the long format's row order)."""
+
+    def __init__(self, time_s: "np.ndarray", names: dict[str, list[str]], columns: dict[str, "np.ndarray"]):
+        self.time_s, self.names, self.columns = time_s, names, columns
+
+    @classmethod
+    def from_json(cls, ts: dict[str, Any]) -> "Series":
+        """From the engine's JSON ``timeseries`` (lists of lists)."""
+        import numpy as np
+
+        names = {k: list(ts.get(k, [])) for k in _NAMES}
+        cols = {}
+        for _, _, pairs in SERIES.values():
+            for _, c in pairs:
+                cols[c] = np.asarray(ts.get(c, []), dtype=np.int64 if c in _INT_COLUMNS else np.float64).ravel()
+        return cls(np.asarray(ts.get("time_s", []), dtype=np.float64), names, cols)
+
+    @classmethod
+    def from_columns(cls, names: dict[str, list[str]], columns: "dict[str, Any]") -> "Series":
+        """From the engine's columns (``{name: array}``, ``time_s`` among them)."""
+        cols = dict(columns)
+        return cls(cols.pop("time_s"), {k: list(names.get(k, [])) for k in _NAMES}, cols)
+
+    def select(self, keep: dict[str, Any]) -> "Series":
+        """Only the entities named in ``keep`` (``{"port": [names] | None, "connection": ...,
+        "source": ...}``; a kind left out or None keeps all of its entities, ``[]`` none)."""
+        import numpy as np
+
+        n = len(self.time_s)
+        names, cols = dict(self.names), dict(self.columns)
+        for key, names_key, pairs in SERIES.values():
+            wanted = keep.get(key)
+            if wanted is None:
+                continue
+            have, wanted = self.names[names_key], set(wanted)
+            idx = [i for i, x in enumerate(have) if x in wanted]
+            names[names_key] = [have[i] for i in idx]
+            for _, c in pairs:
+                cols[c] = np.ascontiguousarray(self.columns[c].reshape(len(have), n)[idx].ravel())
+        return Series(self.time_s, names, cols)
+
+    def long(self, attr: str) -> "pd.DataFrame":
+        """One of :data:`SERIES` as a long-format DataFrame, built without a Python loop
+        per value: the same columns, dtypes and values as the JSON lists gave."""
+        import numpy as np
+        import pandas as pd
+
+        key, names_key, pairs = SERIES[attr]
+        names = self.names[names_key]
+        n = len(self.time_s)
+        if not names or not n:  # as the JSON path made it: empty lists, object columns
+            return pd.DataFrame({"time_s": [], key: [], **{out: [] for out, _ in pairs}})
+        # The entity column: the names' own inferred dtype (str, or object before pandas 3)
+        # repeated by a take, not a Python list of n x len(names) strings.
+        labels = pd.Series(names).array.take(np.repeat(np.arange(len(names)), n))
+        data: dict[str, Any] = {"time_s": np.tile(self.time_s, len(names)), key: labels}
+        for out, c in pairs:
+            data[out] = self.columns[c]
+        return pd.DataFrame(data)
+
+    def as_json(self) -> dict[str, Any]:
+        """The engine's JSON ``timeseries`` form (lists of lists)."""
+        n = len(self.time_s)
+        ts: dict[str, Any] = {"time_s": self.time_s.tolist(), **{k: list(v) for k, v in self.names.items()}}
+        for _, names_key, pairs in SERIES.values():
+            m = len(self.names[names_key])
+            for _, c in pairs:
+                ts[c] = self.columns[c].reshape(m, n).tolist() if m and n else [[] for _ in range(m)]
+        return ts
+
+
+def pack(head: str, columns: "list[tuple[str, str, Any]]", files: Optional[dict[str, bytes]] = None) -> bytes:
+    """A run's result as one bytes object, for a worker to hand back: a line with the
+    length of a JSON header (the head's size, the columns' names, dtypes and sizes, the
+    names and sizes of ``files``), the header, then the engine's head (JSON text), the
+    columns' and the files' bytes."""
+    files = files or {}
+    text = head.encode("utf-8")
+    table = [(name, dtype, len(b)) for name, dtype, b in columns]
+    header = json.dumps({"head": len(text), "columns": table, "files": [(n, len(b)) for n, b in files.items()]})
+    raw = header.encode("utf-8")
+    return b"".join([b"%d\n" % len(raw), raw, text, *(bytes(b) for _, _, b in columns), *files.values()])
+
+
+def unpack(data: bytes) -> tuple[dict[str, Any], Series, dict[str, bytes]]:
+    """The head (a dict), the :class:`Series` and the files of :func:`pack`'s bytes. The
+    arrays are views of ``data`` (no copy)."""
+    import numpy as np
+
+    nl = data.index(b"\n")
+    start = nl + 1 + int(data[:nl])
+    header = json.loads(data[nl + 1:start])
+    head = json.loads(data[start:start + header["head"]])
+    start += header["head"]
+    cols = {}
+    for name, dtype, size in header["columns"]:
+        cols[name] = np.frombuffer(data, dtype=dtype, count=size // np.dtype(dtype).itemsize, offset=start)
+        start += size
+    files = {}
+    for name, size in header.get("files", []):
+        files[name] = data[start:start + size]
+        start += size
+    return head, Series.from_columns(head.pop("series"), cols), files
+
+
+def pack_selected(head: str, columns: "list[tuple[str, str, Any]]", keep: Optional[dict[str, Any]],
+                  files: Optional[dict[str, bytes]] = None) -> bytes:
+    """:func:`pack` with only the series entities ``keep`` names (:meth:`Series.select`)."""
+    import numpy as np
+
+    if not keep:
+        return pack(head, columns, files)
+    h = json.loads(head)
+    series = Series.from_columns(h.pop("series"), {n: np.frombuffer(b, dtype=t) for n, t, b in columns}).select(keep)
+    h["series"] = {"samples": len(series.time_s), **series.names}
+    cols = [("time_s", "<f8", series.time_s.tobytes())]
+    cols += [(c, "<i8" if c in _INT_COLUMNS else "<f8", a.tobytes()) for c, a in series.columns.items()]
+    return pack(json.dumps(h), cols, files)
 
 
 class RunResult:
@@ -41,13 +173,20 @@ class RunResult:
         scenario: the scenario dict that was run.
         trace_files: ``{kind: path}`` of the per-event traces recorded (docs/traces.md);
             empty without tracing. :meth:`trace` reads one as a DataFrame.
+        files: ``{name: bytes}`` of files the worker process that ran it made from it (a
+            reproduction's figures of the run, :meth:`atmsim.experiments.base.Experiment.plot_case`);
+            empty otherwise.
     """
 
     def __init__(self, raw: dict[str, Any], scenario: dict[str, Any],
-                 traces: Optional[dict[str, Path]] = None):
+                 traces: Optional[dict[str, Path]] = None, series: Optional[Series] = None):
+        """``raw``: the engine's result as decoded JSON (summary, connections, ports and
+        ``timeseries``), or its head only with the time series given as ``series``
+        (:meth:`from_columns`, :func:`unpack`)."""
         import pandas as pd
 
-        self.raw = raw
+        self._raw = raw if series is None else None
+        self._head = raw
         self.scenario = scenario
         self.trace_files: dict[str, Path] = dict(traces or {})
         self.summary: dict[str, Any] = raw["summary"]
@@ -57,18 +196,57 @@ class RunResult:
             drops = pd.DataFrame(list(ports.pop("drops"))).add_prefix("drops_")
             ports = pd.concat([ports, drops], axis=1)
         self.ports = ports
-        ts = raw["timeseries"]
-        self.port_series = _long(
-            ts,
-            "port",
-            "port_names",
-            ["queue_cells", "max_queue_cells", "utilization", "data_utilization", "vbr_utilization"],
-        )
-        self.connection_series = _long(
-            ts, "connection", "connection_names", ["cwnd_bytes", "cells_received", "delivered_bytes"]
-        )
-        abr = _long(ts, "source", "abr_names", ["acr_mbps", "abr_cells_received"])
-        self.abr_series = abr.rename(columns={"abr_cells_received": "cells_received"})
+        self._series = series if series is not None else Series.from_json(raw["timeseries"])
+        self._frames: dict[str, "pd.DataFrame"] = {}
+        self.files: dict[str, bytes] = {}
+
+    @classmethod
+    def from_columns(cls, head: str, columns: "list[tuple[str, str, Any]]", scenario: dict[str, Any],
+                     traces: Optional[dict[str, Path]] = None) -> "RunResult":
+        """From ``_core.run_json(..., columns=True)``'s ``(head, columns)``."""
+        import numpy as np
+
+        h = json.loads(head)
+        cols = {name: np.frombuffer(b, dtype=dtype) for name, dtype, b in columns}
+        return cls(h, scenario, traces, series=Series.from_columns(h.pop("series"), cols))
+
+    @classmethod
+    def unpack(cls, data: bytes, scenario: dict[str, Any]) -> "RunResult":
+        """From :func:`pack`'s bytes (a worker's result), with the files the worker made
+        from the run in :attr:`files`."""
+        head, series, files = unpack(data)
+        r = cls(head, scenario, series=series)
+        r.files = files
+        return r
+
+    def _frame(self, attr: str) -> "pd.DataFrame":
+        if attr not in self._frames:
+            self._frames[attr] = self._series.long(attr)
+        return self._frames[attr]
+
+    @property
+    def port_series(self) -> "pd.DataFrame":
+        """Per switch port: time_s, port, queue_cells, max_queue_cells, utilization,
+        data_utilization, vbr_utilization (long format; built on first use)."""
+        return self._frame("port_series")
+
+    @property
+    def connection_series(self) -> "pd.DataFrame":
+        """Per connection: time_s, connection, cwnd_bytes, cells_received, delivered_bytes."""
+        return self._frame("connection_series")
+
+    @property
+    def abr_series(self) -> "pd.DataFrame":
+        """Per ABR source: time_s, source, acr_mbps, cells_received (empty without ABR)."""
+        return self._frame("abr_series")
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The engine's result as its JSON form (summary, connections, ports, timeseries as
+        lists); made from the columns on first use when the run handed back columns."""
+        if self._raw is None:
+            self._raw = {**self._head, "timeseries": self._series.as_json()}
+        return self._raw
 
     def trace(self, kind: str) -> "pd.DataFrame":
         """The per-event trace of ``kind`` (drop, tcp, acr, allocator, queue) as a DataFrame,

@@ -131,9 +131,10 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: 
         bar = _ProgressBar(text, sc.get("name"), progress)
         try:
             # Watched with or without a budget, so that Ctrl-C stops every run (issue 18).
-            raw = json.loads(_core.run_json_watched(text, bar.update if progress is not False else None,
-                                                    max_events=max_events, max_wall=max_wall,
-                                                    trace_sink=writer))
+            # The time series come back as columns of numbers, not JSON (issue 14, item 3).
+            head, columns = _core.run_json_watched(text, bar.update if progress is not False else None,
+                                                   max_events=max_events, max_wall=max_wall,
+                                                   trace_sink=writer, columns=True)
             bar.finish()
         finally:
             bar.close()
@@ -141,7 +142,7 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: 
         raise _internal_error(e, sc) from None
     finally:
         files = writer.close() if writer is not None else {}
-    return RunResult(raw, sc, traces=files)
+    return RunResult.from_columns(head, columns, sc, traces=files)
 
 
 class _ProgressBar:

@@ -1,6 +1,7 @@
 //! `atmsim._core`: the thin PyO3 layer. Python hands plain text (a TOML file's content, or
 //! JSON of a dict mirroring it); Rust validates, runs the whole simulation with the GIL
-//! released, and hands back JSON. No Python call happens per event.
+//! released, and hands back JSON, or with `columns=True` a JSON head and the time series
+//! as columns of raw numbers ([`columns`]). No Python call happens per event.
 //!
 //! Errors map to exceptions: [`atmsim::RunError::Scenario`] -> `ScenarioError`
 //! (a `ValueError`), [`atmsim::RunError::Invariant`] -> `InvariantError` (a `RuntimeError`).
@@ -10,6 +11,9 @@
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
+
+mod columns;
 
 create_exception!(_core, ScenarioError, PyValueError, "A malformed or inconsistent scenario. The message names the key, the value and what is allowed.");
 create_exception!(
@@ -80,6 +84,37 @@ fn to_py(e: atmsim::RunError) -> PyErr {
     }
 }
 
+/// A finished run's result, encoded without the GIL: JSON text, or the head and columns.
+enum Output {
+    Json(String),
+    Columns(String, Vec<columns::Column>),
+}
+
+impl Output {
+    fn encode(r: &atmsim::RunResult, as_columns: bool) -> Output {
+        if as_columns {
+            let (head, cols) = columns::split(r);
+            Output::Columns(head, cols)
+        } else {
+            Output::Json(serde_json::to_string(r).expect("result serializes"))
+        }
+    }
+
+    /// JSON text, or `(head_json, [(name, dtype, bytes), ...])`.
+    fn into_python(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self {
+            Output::Json(text) => text.into_py_any(py),
+            Output::Columns(head, cols) => {
+                let cols: Vec<(&str, &str, Bound<'_, pyo3::types::PyBytes>)> = cols
+                    .iter()
+                    .map(|(n, t, b)| (*n, *t, pyo3::types::PyBytes::new(py, b)))
+                    .collect();
+                (head, cols).into_py_any(py)
+            }
+        }
+    }
+}
+
 /// Runs a scenario given as TOML text; returns the result as JSON text.
 #[pyfunction]
 fn run_toml(py: Python<'_>, text: String) -> PyResult<String> {
@@ -93,16 +128,18 @@ fn run_toml(py: Python<'_>, text: String) -> PyResult<String> {
     r
 }
 
-/// Runs a scenario given as JSON text; returns the result as JSON text. `max_events` and
+/// Runs a scenario given as JSON text; returns the result as JSON text, or with `columns`
+/// as `(head_json, [(name, dtype, bytes), ...])` (see [`columns`]). `max_events` and
 /// `max_wall` (seconds) bound the run: past either it stops, and `summary.partial` says so.
 #[pyfunction]
-#[pyo3(signature = (text, max_events = None, max_wall = None))]
+#[pyo3(signature = (text, max_events = None, max_wall = None, columns = false))]
 fn run_json(
     py: Python<'_>,
     text: String,
     max_events: Option<u64>,
     max_wall: Option<f64>,
-) -> PyResult<String> {
+    columns: bool,
+) -> PyResult<Py<PyAny>> {
     let budget = atmsim::RunBudget {
         max_events,
         max_wall_seconds: max_wall,
@@ -118,11 +155,11 @@ fn run_json(
             atmsim::scenario::budget::check(&sc)
                 .map_err(|e| to_py(atmsim::RunError::Scenario(e)))?;
             atmsim::run_with_budget(&sc, budget)
-                .map(|r| serde_json::to_string(&r).expect("result serializes"))
+                .map(|r| Output::encode(&r, columns))
                 .map_err(to_py)
         })
     });
-    r
+    r?.into_python(py)
 }
 
 /// How often, in wall time, a watched run (`run_json_watched`) looks up from the
@@ -177,9 +214,10 @@ impl atmsim::trace::TraceSink for PySink {
 /// if given (an exception it raises stops the run too). `max_events` and `max_wall`
 /// bound the run as for `run_json` (issue 18: Ctrl-C stops a bounded run at once too).
 /// With `trace_sink` (an object with `begin` and `write`, see `PySink`), the scenario's
-/// `[trace]` table is recorded into it (not together with a budget).
+/// `[trace]` table is recorded into it (not together with a budget). `columns` as for
+/// `run_json`.
 #[pyfunction]
-#[pyo3(signature = (text, progress = None, max_events = None, max_wall = None, trace_sink = None))]
+#[pyo3(signature = (text, progress = None, max_events = None, max_wall = None, trace_sink = None, columns = false))]
 fn run_json_watched(
     py: Python<'_>,
     text: String,
@@ -187,7 +225,8 @@ fn run_json_watched(
     max_events: Option<u64>,
     max_wall: Option<f64>,
     trace_sink: Option<Py<PyAny>>,
-) -> PyResult<String> {
+    columns: bool,
+) -> PyResult<Py<PyAny>> {
     let budget = atmsim::RunBudget {
         max_events,
         max_wall_seconds: max_wall,
@@ -219,7 +258,7 @@ fn run_json_watched(
                     step.map_err(|e| stopped = Some(e)).is_ok()
                 })
             };
-            if budget == atmsim::RunBudget::default() {
+            let r = if budget == atmsim::RunBudget::default() {
                 atmsim::run_observed_traced(
                     &sc,
                     WATCH_PERIOD,
@@ -228,7 +267,8 @@ fn run_json_watched(
                 )
             } else {
                 atmsim::run_observed_with_budget(&sc, budget, WATCH_PERIOD, look)
-            }
+            };
+            r.map(|r| r.map(|r| Output::encode(&r, columns)))
         });
         if let Some(e) = stopped {
             return Err(e);
@@ -237,7 +277,7 @@ fn run_json_watched(
             return Err(e);
         }
         match r.map_err(to_py)? {
-            Some(r) => Ok(serde_json::to_string(&r).expect("result serializes")),
+            Some(out) => out.into_python(py),
             None => Err(PyRuntimeError::new_err("run stopped without a reason")),
         }
     })

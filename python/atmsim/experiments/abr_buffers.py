@@ -575,9 +575,16 @@ class AbrBuffers(Experiment):
                 out[-1]["eff sim, no max-min"] = round(a.efficiency_pct, 2)
         return pd.DataFrame(out)
 
-    def report(self, out: Path, comparison: pd.DataFrame, cases, results, quick: bool) -> str:
+    def plot_case(self, key: str, result: RunResult, figs: Path) -> list[Path]:
+        """The seed's four graphs of the rows the report shows (one-RTT and VBR tables, and
+        the first row); none for the other cases."""
         from ..plots import plot_abr
 
+        if any(r.key == key and (r.table in ("one_rtt", "vbr", "vbr_fix") or r.key == ROWS[0].key) for r in ROWS):
+            return [plot_abr(result, figs / f"{key}.png", title=key)]
+        return []
+
+    def report(self, out: Path, comparison: pd.DataFrame, cases, results, quick: bool) -> str:
         table = self.side_by_side(results)
         table.to_csv(out / "side_by_side.csv", index=False)
         figs = out / "figures"
@@ -598,6 +605,6 @@ class AbrBuffers(Experiment):
         lines += ["## Graphs", ""]
         for r in ROWS:
             if r.key in results and (r.table in ("one_rtt", "vbr", "vbr_fix") or r.key == ROWS[0].key):
-                png = plot_abr(results[r.key], figs / f"{r.key}.png", title=r.key)
+                png = self.figures_of(r.key, results[r.key], figs)[0]
                 lines += [f"### `{r.key}`", "", f"![{r.key}](figures/{png.name})", ""]
         return "\n".join(lines) + "\n"

@@ -50,6 +50,27 @@ class Experiment:
     def report(self, out: Path, comparison: pd.DataFrame, cases: list[Case], results: dict[str, RunResult], quick: bool) -> str:  # pragma: no cover
         raise NotImplementedError
 
+    def keep(self, key: str) -> dict[str, Any] | None:
+        """The time-series entities that :meth:`compare` and :meth:`report` read of case
+        ``key`` (``{"port": [names], "connection": [...], "source": [...]}``; a kind left out
+        keeps all of its entities, ``[]`` none; None keeps everything). The worker that ran
+        the case drops the rest (issue 14: reduce each run inside the worker)."""
+        return None
+
+    def plot_case(self, key: str, result: RunResult, figs: Path) -> list[Path]:
+        """Draws the figures of case ``key`` into ``figs``; returns their paths. Runs in the
+        worker process that ran the case, in parallel with the other runs (:meth:`run`);
+        :meth:`figures_of` draws them in the report for a result without them."""
+        return []
+
+    def figures_of(self, key: str, result: RunResult, figs: Path) -> list[Path]:
+        """The figures of case ``key``: those its worker drew (written to ``figs`` by
+        :meth:`run`), else drawn now."""
+        made = getattr(result, "figure_names", None)
+        if made:
+            return [figs / n for n in made]
+        return self.plot_case(key, result, figs)
+
     def run(self, out: str | Path, quick: bool = False, workers: int | None = None, progress: bool = True,
             backend: str = "local", address: str | None = None, command: list[str] | None = None) -> pd.DataFrame:
         """Runs every case, writes comparison.csv, plots and report.md to ``out``.
@@ -67,9 +88,12 @@ class Experiment:
         out.mkdir(parents=True, exist_ok=True)
         cases = self.cases(quick)
         t0 = time.perf_counter()
+        # Figures are drawn in the worker processes (pyplot is not for threads).
+        draws = type(self).plot_case is not Experiment.plot_case and backend != "threads"
         results = run_many(((c.key, c.scenario) for c in cases), workers=workers, progress=progress, desc=self.id,
-                           backend=backend, address=address)
+                           backend=backend, address=address, keep=self.keep, figures=self.id if draws else None)
         wall = time.perf_counter() - t0
+        _write_figures(out / "figures", results)
         comparison = annotate(self.compare(cases, results))
         comparison.to_csv(out / "comparison.csv", index=False)
         write_provenance(out, self.id, cases, results, quick, command)
@@ -84,6 +108,32 @@ class Experiment:
         text += "Provenance (version, commit, command line, seeds, resolved scenarios): `provenance.json`.\n"
         (out / "report.md").write_text(text)
         return comparison
+
+
+def case_figures(exp_id: str, key: str, result: RunResult) -> dict[str, bytes]:
+    """The figures of one case as ``{file name: PNG bytes}``, drawn by the experiment's
+    :meth:`Experiment.plot_case` into a temporary folder (in a worker process, which may
+    not share the driver's disk: a Ray node)."""
+    import tempfile
+
+    from . import get
+
+    with tempfile.TemporaryDirectory(prefix="atmsim-fig-") as tmp:
+        paths = get(exp_id).plot_case(key, result, Path(tmp))
+        return {p.name: p.read_bytes() for p in paths}
+
+
+def _write_figures(figs: Path, results: dict[str, RunResult]) -> None:
+    """Writes the figures the workers drew (``result.files``) into ``figs``; each result
+    keeps their names (``figure_names``) instead of their bytes."""
+    for r in results.values():
+        files = getattr(r, "files", None)
+        if files:
+            figs.mkdir(exist_ok=True)
+            for name, data in files.items():
+                (figs / name).write_bytes(data)
+            r.figure_names = list(files)
+            r.files = {}
 
 
 _RUN_COLUMNS = [

@@ -366,9 +366,14 @@ class EricaTesting(Experiment):
                 rows += check(s, ms[s.id])
         return frame(rows)
 
-    def report(self, out: Path, comparison: pd.DataFrame, cases, results, quick: bool) -> str:
+    def plot_case(self, key: str, result: RunResult, figs: Path) -> list[Path]:
+        """The seed's four graphs of one figure's run (:func:`atmsim.plots.plot_abr`)."""
         from ..plots import plot_abr
 
+        s = next(s for s in SPECS if s.id == key)
+        return [plot_abr(result, figs / f"{s.id}.png", title=f"fig {s.figure}: {s.id} ({s.algorithm}, {s.net})")]
+
+    def report(self, out: Path, comparison: pd.DataFrame, cases, results, quick: bool) -> str:
         figs = out / "figures"
         figs.mkdir(exist_ok=True)
         lines = [f"# {self.title}", "", f"Source: {self.source}. Claims: `atmsim/data/erica_testing_claims.md`.", ""]
@@ -380,7 +385,7 @@ class EricaTesting(Experiment):
         for s in SPECS:
             if s.id not in results:
                 continue
-            png = plot_abr(results[s.id], figs / f"{s.id}.png", title=f"fig {s.figure}: {s.id} ({s.algorithm}, {s.net})")
+            png = self.figures_of(s.id, results[s.id], figs)[0]
             sub = comparison[comparison["experiment"] == s.id][["metric", "published", "simulated", "verdict"]]
             lines += ["", f"## Figure {s.figure}: `{s.id}` ({s.algorithm}, {s.net})", "", f"Seed's claim: {s.claim}.", "",
                       markdown_table(sub, "{:.4g}"), "", f"![{s.id}](figures/{png.name})"]

@@ -364,9 +364,13 @@ class KvrDynamics(Experiment):
         rows += sensitivity_rows(ms)
         return frame(rows)
 
-    def report(self, out: Path, comparison: pd.DataFrame, cases, results, quick: bool) -> str:
+    def plot_case(self, key: str, result: RunResult, figs: Path) -> list[Path]:
+        """The seed's plots of one case (:func:`.kvr_plots.plot_case`)."""
         from .kvr_plots import plot_case
 
+        return [plot_case(key, result, figs / f"{key.replace('|', '_')}.png")]
+
+    def report(self, out: Path, comparison: pd.DataFrame, cases, results, quick: bool) -> str:
         figs = out / "figures"
         figs.mkdir(exist_ok=True)
         judged = comparison[comparison["verdict"] != "info"]
@@ -380,7 +384,7 @@ class KvrDynamics(Experiment):
             lines.append("\n*--quick: R1-TCP, R2-VBR and R3 shortened; some checks may not hold.*")
         for c in cases:
             key = c.key
-            png = plot_case(key, results[key], figs / f"{key.replace('|', '_')}.png")
+            png = self.figures_of(key, results[key], figs)[0]
             sub = comparison[comparison["case"] == key][["metric", "published", "simulated", "verdict"]]
             lines += ["", f"## `{key}`", ""]
             if len(sub):

@@ -83,6 +83,10 @@ class UbrPlus(Experiment):
     title = "UBR+: TCP over UBR with EPD, Selective Drop and Fair Buffer Allocation"
     source = "seed 001 (Goyal, Jain, Kalyanaraman, Fahmy, Kim: UBR+ slides)"
 
+    def keep(self, key: str) -> dict[str, Any]:
+        """Only run summaries are compared and reported: no time series leave the worker."""
+        return {"port": [], "connection": [], "source": []}
+
     def cases(self, quick: bool) -> list[Case]:
         cases = []
         for _, r in _published("ubr_plus_zero_loss.csv").iterrows():

@@ -240,6 +240,10 @@ class WorstCase(Experiment):
     title = "Worst case buffer requirements for TCP over ABR (ERICA+)"
     source = "seed 002 (Vandalore, Kalyanaraman, Jain, Goyal, Fahmy: SICON'98)"
 
+    def keep(self, key: str) -> dict[str, Any]:
+        """The bottleneck's queue is all that is measured and drawn of the time series."""
+        return {"port": [BOTTLENECK], "connection": [], "source": []}
+
     def cases(self, quick: bool) -> list[Case]:
         out = [Case(p.key, scenario_for(p, quick), {"N": p.n, "mss": p.mss, "g_us": p.g_us, "t_ms": p.t_ms, "d_km": p.d_km,
                                                      "variant": "as published"})

@@ -1,0 +1,96 @@
+"""Results across the boundary as columns (issue 14, item 3): the columns path gives exactly
+the DataFrames the JSON path gave, packing for a worker loses nothing, and a worker keeps
+only the series entities asked for."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import atmsim
+from atmsim import _core
+from atmsim.parallel import columns_task, run_many, simulate_columns
+from atmsim.result import RunResult, Series, pack, unpack
+from atmsim.topology import n_source
+
+FRAMES = ("port_series", "connection_series", "abr_series", "connections", "ports")
+
+
+def _scenarios():
+    ubr = n_source(6, link_delay="1 ms", buffer="300 cells", duration="60 ms", sample_interval="1 ms",
+                   tcp={"window": "64000 B"})
+    abr = n_source(3, link_delay="1 ms", duration="40 ms", sample_interval="0.5 ms", service="abr")
+    return [ubr, abr]
+
+
+@pytest.mark.parametrize("sc", _scenarios(), ids=["ubr-tcp", "abr"])
+def test_columns_give_the_json_paths_frames_exactly(sc):
+    text = json.dumps(sc)
+    by_json = RunResult(json.loads(_core.run_json(text)), sc)
+    head, cols = _core.run_json(text, columns=True)
+    for r in (RunResult.from_columns(head, cols, sc), RunResult.unpack(pack(head, cols), sc)):
+        for attr in FRAMES:
+            a, b = getattr(by_json, attr), getattr(r, attr)
+            pd.testing.assert_frame_equal(a, b, check_exact=True)
+            assert a.to_csv(index=False) == b.to_csv(index=False), attr
+        assert json.dumps(r.raw["timeseries"], sort_keys=True) == json.dumps(by_json.raw["timeseries"], sort_keys=True)
+
+
+def test_the_f32_series_read_as_their_json_text():
+    # utilization and ACR are f32 in the engine; the JSON path gave Python the f64 of their
+    # shortest decimal text (0.95, not 0.949999988079071).
+    sc = _scenarios()[1]
+    head, cols = _core.run_json(json.dumps(sc), columns=True)
+    acr = np.frombuffer(dict((n, b) for n, _, b in cols)["acr_mbps"], dtype="<f8")
+    assert len(acr) and all(float(str(np.float32(x))) == x for x in acr[acr == acr])
+    assert any(float(np.float32(x)) != x for x in acr)  # not the f32's exact value
+
+
+def test_empty_series_keep_the_json_paths_dtypes():
+    sc = _scenarios()[0]
+    text = json.dumps(sc)
+    a = RunResult(json.loads(_core.run_json(text)), sc).abr_series
+    b = RunResult.from_columns(*_core.run_json(text, columns=True), sc).abr_series
+    assert len(a) == len(b) == 0 and list(a.dtypes) == list(b.dtypes) and list(a.columns) == list(b.columns)
+
+
+def test_a_worker_keeps_only_what_it_is_asked_for():
+    sc = _scenarios()[0]
+    full = atmsim.run(sc, progress=False)
+    status, data, _ = simulate_columns(columns_task(json.dumps(sc), {"port": ["sw1->sw2"], "connection": []}))
+    assert status == "ok"
+    head, series, files = unpack(data)
+    r = RunResult.unpack(data, sc)
+    assert set(r.port_series["port"]) == {"sw1->sw2"} and len(r.connection_series) == 0 and files == {}
+    pd.testing.assert_frame_equal(r.port_series,
+                                  full.port_series[full.port_series["port"] == "sw1->sw2"].reset_index(drop=True))
+    pd.testing.assert_frame_equal(r.connections, full.connections)
+    assert r.summary["cells_delivered"] == full.summary["cells_delivered"]
+    assert len(data) < len(pack(*_core.run_json(json.dumps(sc), columns=True))) / 2
+
+
+def test_run_many_hands_back_reduced_results_on_every_backend():
+    sc = _scenarios()[0]
+    keep = lambda key: {"port": [], "connection": [], "source": []}  # noqa: E731
+    for backend in ("local", "threads"):
+        out = run_many([("a", sc)], workers=1, progress=False, backend=backend, keep=keep)
+        r = out["a"]
+        assert len(r.port_series) == 0 and len(r.connection_series) == 0
+        assert r.summary["cells_delivered"] == atmsim.run(sc, progress=False).summary["cells_delivered"]
+
+
+def test_series_select_and_json_form_round_trip():
+    t = np.array([0.1, 0.2])
+    s = Series(t, {"port_names": ["a", "b"], "connection_names": [], "abr_names": []},
+               {"queue_cells": np.array([1, 2, 3, 4]), "max_queue_cells": np.array([1, 2, 3, 4]),
+                "utilization": np.array([0.5, 0.5, 1.0, 1.0]), "data_utilization": np.zeros(4),
+                "vbr_utilization": np.zeros(4), "cwnd_bytes": np.zeros(0, dtype=np.int64),
+                "cells_received": np.zeros(0, dtype=np.int64), "delivered_bytes": np.zeros(0, dtype=np.int64),
+                "acr_mbps": np.zeros(0), "abr_cells_received": np.zeros(0, dtype=np.int64)})
+    b = s.select({"port": ["b"]})
+    assert b.names["port_names"] == ["b"] and b.columns["queue_cells"].tolist() == [3, 4]
+    assert s.as_json()["queue_cells"] == [[1, 2], [3, 4]]
+    assert Series.from_json(s.as_json()).long("port_series").equals(s.long("port_series"))
