@@ -147,9 +147,8 @@ fn run_json(
     let r = py.detach(|| {
         guard(|| {
             debug_panic();
-            let f = atmsim::scenario::from_json_str(&text)
-                .map_err(|e| to_py(atmsim::RunError::Scenario(e)))?;
-            let sc = atmsim::scenario::resolve::resolve(&f)
+            // The parsed file is dropped before the network is built (issue 14: peak memory).
+            let sc = atmsim::scenario::load_json(&text)
                 .map_err(|e| to_py(atmsim::RunError::Scenario(e)))?;
             // The heavy-run guard; the lead moves it into the resolver (issue 18, item 1).
             atmsim::scenario::budget::check(&sc)
@@ -247,8 +246,7 @@ fn run_json_watched(
             }) as Box<dyn atmsim::trace::TraceSink + Send>
         });
         let r = py.detach(|| {
-            let f = atmsim::scenario::from_json_str(&text)?;
-            let sc = atmsim::scenario::resolve::resolve(&f)?;
+            let sc = atmsim::scenario::load_json(&text)?;
             let look = |reached: u64| {
                 Python::attach(|py| {
                     let step = py.check_signals().and_then(|()| match &progress {
@@ -294,8 +292,7 @@ fn run_counts(py: Python<'_>, text: String, run: bool) -> PyResult<(u64, u64)> {
     py.detach(|| {
         guard(|| {
             let r = (|| -> Result<(u64, u64), atmsim::RunError> {
-                let f = atmsim::scenario::from_json_str(&text)?;
-                let sc = atmsim::scenario::resolve::resolve(&f)?;
+                let sc = atmsim::scenario::load_json(&text)?;
                 atmsim::footprint::check(&sc, None)
                     .map_err(|e| atmsim::ScenarioError::new("", e.to_string()))?;
                 let mut sim = atmsim::sim::Sim::new(&sc);
