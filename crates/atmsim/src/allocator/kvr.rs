@@ -361,16 +361,21 @@ impl Kvr {
 impl RateAllocator for Kvr {
     #[inline]
     fn on_arrival(&mut self, now: Time, cell: &mut Cell, _abr_queue: u32) -> bool {
-        let mut ccr = cell.ccr as f64;
+        let (mut er, mut ccr) = (cell.er as f64, cell.ccr as f64);
         if let Some(m) = self.meter.as_mut() {
             if RateMeter::counts(cell) {
                 let slot = self.slots.at_port(cell.flow, cell.hop);
-                ccr = m.observe(slot, now, cell.is_rm(), ccr);
+                if let Some(rate) = m.observe(slot, now, cell.is_rm(), ccr) {
+                    // Demand-limited (kvr_measured): booked at its measured rate, and
+                    // asks for no more than the ACR it already does not use.
+                    er = er.min(ccr);
+                    ccr = rate;
+                }
             }
         }
         if cell.flags & (flag::RM | flag::DIR) == flag::RM {
             let vc = self.slots.at_port(cell.flow, cell.hop);
-            if let Some(er) = self.on_forward_rm(vc, cell.er as f64, ccr) {
+            if let Some(er) = self.on_forward_rm(vc, er, ccr) {
                 cell.er = er as f32;
             }
         }

@@ -141,18 +141,18 @@ impl RateMeter {
         cell.class() == ServiceClass::Abr && cell.flags & (flag::RM | flag::DIR) != (flag::RM | flag::DIR)
     }
 
-    /// Counts a forward ABR cell of the VC in `slot`; for a forward RM cell returns the rate
-    /// KVR should use as rho's CCR term (the measured rate if demand-limited, else `ccr`).
+    /// Counts a forward ABR cell of the VC in `slot`. At a forward RM cell reporting `ccr`
+    /// returns the VC's measured rate (cells/s) if it is demand-limited, else None (use CCR).
     #[inline]
-    pub fn observe(&mut self, slot: usize, now: Time, is_rm: bool, ccr: f64) -> f64 {
+    pub fn observe(&mut self, slot: usize, now: Time, is_rm: bool, ccr: f64) -> Option<f64> {
         let m = &mut self.vcs[slot];
         m.cells += 1;
         if !is_rm {
-            return ccr;
+            return None;
         }
         match m.on_frm(now, ccr) {
-            Demand::Ccr => ccr,
-            Demand::Limited(rate) => rate,
+            Demand::Ccr => None,
+            Demand::Limited(rate) => Some(rate),
         }
     }
 
