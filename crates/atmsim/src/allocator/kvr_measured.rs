@@ -138,7 +138,8 @@ impl RateMeter {
     /// backward RM cells belong to the other direction).
     #[inline]
     pub fn counts(cell: &Cell) -> bool {
-        cell.class() == ServiceClass::Abr && cell.flags & (flag::RM | flag::DIR) != (flag::RM | flag::DIR)
+        cell.class() == ServiceClass::Abr
+            && cell.flags & (flag::RM | flag::DIR) != (flag::RM | flag::DIR)
     }
 
     /// Counts a forward ABR cell of the VC in `slot`. At a forward RM cell reporting `ccr`

@@ -142,7 +142,11 @@ fn vcs_are_metered_apart_and_reset_forgets() {
     assert!(got.iter().all(|&r| r == 10_000.0), "slot 1 greedy: {got:?}");
     assert!(close(m.observe(0, t, true, 10_000.0).unwrap(), 1_000.0));
     m.reset(0);
-    assert_eq!(m.observe(0, t + PS_PER_S, true, 10_000.0), None, "no window after reset");
+    assert_eq!(
+        m.observe(0, t + PS_PER_S, true, 10_000.0),
+        None,
+        "no window after reset"
+    );
 }
 
 #[test]
@@ -152,10 +156,149 @@ fn only_forward_abr_cells_count() {
         c.flags = flags;
         c
     };
-    let class = |k: u16| k << flag::CLASS_SHIFT;
-    let (ubr, abr_class) = (class(ServiceClass::Ubr as u16), class(ServiceClass::Abr as u16));
+    let (ubr, abr_class) = (ServiceClass::Ubr.flag_bits(), ServiceClass::Abr.flag_bits());
     assert!(RateMeter::counts(&abr(abr_class)), "ABR data");
     assert!(RateMeter::counts(&abr(abr_class | flag::RM)), "forward RM");
-    assert!(!RateMeter::counts(&abr(abr_class | flag::RM | flag::DIR)), "backward RM");
+    assert!(
+        !RateMeter::counts(&abr(abr_class | flag::RM | flag::DIR)),
+        "backward RM"
+    );
     assert!(!RateMeter::counts(&abr(ubr)), "UBR");
+}
+
+/// Closed loop on one port with no feedback delay: VC `i` sends Nrm-cell groups (the first
+/// an RM cell with ER = PCR and CCR = its ACR) at min(ACR, `cap[i]`), and its ACR becomes
+/// the ER the port writes. `hold` = (VCs, from, to, fraction): from `from` to `to` (s) the
+/// cells of those VCs are held upstream and arrive at `fraction` x their ACR. Returns the
+/// ACRs at every RM cell: (t, [acr]).
+fn closed_loop(
+    measured: bool,
+    link: f64,
+    cap: &[f64],
+    secs: f64,
+    hold: Option<(&[usize], f64, f64, f64)>,
+) -> Vec<(f64, Vec<f64>)> {
+    use super::super::kvr::{Kvr, KvrCfg};
+    use super::super::RateAllocator;
+    let cfg = KvrCfg {
+        measured_rate: measured,
+        ..KvrCfg::default()
+    };
+    let n = cap.len();
+    let mut k = Kvr::new(cfg, link, n);
+    for v in 0..n {
+        k.open(v);
+    }
+    let pcr = link;
+    let mut acr = vec![link / 10.0; n];
+    let mut next = vec![0.0f64; n];
+    let mut count = vec![0u32; n];
+    let mut out = Vec::new();
+    loop {
+        let v = (0..n).min_by(|&a, &b| next[a].total_cmp(&next[b])).unwrap();
+        let t = next[v];
+        if t > secs {
+            return out;
+        }
+        let mut cell = Cell::data(v as u32, 0, false);
+        cell.flags = ServiceClass::Abr.flag_bits();
+        let rm = count[v] % NRM == 0;
+        if rm {
+            cell.flags |= flag::RM;
+            cell.er = pcr as f32;
+            cell.ccr = acr[v] as f32;
+        }
+        count[v] += 1;
+        k.on_arrival((t * PS_PER_S as f64) as Time, &mut cell, 0);
+        if rm {
+            acr[v] = cell.er as f64;
+            out.push((t, acr.clone()));
+        }
+        let mut rate = acr[v].min(cap[v]);
+        if let Some((held, from, to, fraction)) = hold {
+            if held.contains(&v) && t >= from && t < to {
+                rate *= fraction;
+            }
+        }
+        next[v] = t + 1.0 / rate;
+    }
+}
+
+fn mean_acr(trace: &[(f64, Vec<f64>)], from: f64, v: usize) -> f64 {
+    mean_acr_in(trace, from, f64::INFINITY, v)
+}
+
+fn mean_acr_in(trace: &[(f64, Vec<f64>)], from: f64, to: f64, v: usize) -> f64 {
+    let w: Vec<f64> = trace
+        .iter()
+        .filter(|(t, _)| (from..to).contains(t))
+        .map(|(_, a)| a[v])
+        .collect();
+    w.iter().sum::<f64>() / w.len() as f64
+}
+
+#[test]
+fn kvr_gives_a_capped_vcs_unused_share_to_the_greedy_ones() {
+    // 30 000 cells/s; VC 0 sends at most 2 000, VCs 1 and 2 are greedy: max-min gives them
+    // 14 000 each. With the seed's CCR they stay at 10 000 (VC 0 keeps a third booked).
+    let cap = [2_000.0, f64::INFINITY, f64::INFINITY];
+    let on = closed_loop(true, 30_000.0, &cap, 3.0, None);
+    let off = closed_loop(false, 30_000.0, &cap, 3.0, None);
+    for v in [1, 2] {
+        let (a_on, a_off) = (mean_acr(&on, 2.0, v), mean_acr(&off, 2.0, v));
+        assert!(
+            (a_on / 14_000.0 - 1.0).abs() < 0.01,
+            "measured: VC {v} ACR {a_on}"
+        );
+        assert!(
+            (a_off / 10_000.0 - 1.0).abs() < 0.01,
+            "CCR: VC {v} ACR {a_off}"
+        );
+    }
+    // The capped VC is not raised while it does not use its ACR (ER <= CCR).
+    let late: Vec<f64> = on
+        .iter()
+        .filter(|(t, _)| *t >= 1.0)
+        .map(|(_, a)| a[0])
+        .collect();
+    assert!(
+        late.windows(2).all(|w| w[1] <= w[0] + 1e-3),
+        "capped VC raised: {late:?}"
+    );
+}
+
+#[test]
+fn vcs_held_upstream_are_not_raised_and_come_back() {
+    // Four greedy VCs on 40 000 cells/s (10 000 each). For 0.5 s the cells of VCs 2 and 3
+    // arrive at 60 % of their ACR (an upstream queue holds them): the port books them at
+    // what arrives and gives the rest to VCs 0 and 1. Their A_max as satisfied VCs is
+    // (40 000 - 6 000) / 3 = 11 333 > their CCR: without "ER <= CCR" the port would raise
+    // the VCs it mistakes for demand-limited, and their upstream queue would grow. Once their
+    // cells flow again all four return to 10 000.
+    let cap = [f64::INFINITY; 4];
+    let held: &[usize] = &[2, 3];
+    let tr = closed_loop(true, 40_000.0, &cap, 3.0, Some((held, 1.0, 1.5, 0.6)));
+    for v in [2, 3] {
+        let during: Vec<f64> = tr
+            .iter()
+            .filter(|(t, _)| (1.0..1.5).contains(t))
+            .map(|(_, a)| a[v])
+            .collect();
+        assert!(
+            during.iter().all(|&a| a <= 10_000.0 * 1.001),
+            "held VC {v} raised: {during:?}"
+        );
+    }
+    // VCs 0 and 1 get what VCs 2 and 3 do not bring: (40 000 - 2 x 6 000) / 2.
+    for v in [0, 1] {
+        let a = mean_acr_in(&tr, 1.3, 1.5, v);
+        assert!(
+            (a / 14_000.0 - 1.0).abs() < 0.01,
+            "VC {v} while the others are held: {a}"
+        );
+    }
+    for v in 0..4 {
+        let a = mean_acr(&tr, 2.5, v);
+        assert!((a / 10_000.0 - 1.0).abs() < 0.01, "VC {v} after: {a}");
+    }
 }
