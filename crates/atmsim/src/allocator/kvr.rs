@@ -40,6 +40,10 @@
 //! **backward** RM cells to the A_max the VC would get now (eq. 2.9 with the current state),
 //! off by default.
 //!
+//! Optional (not in seed 004; issue 17): `measured_rate`, the demand test of
+//! [`super::kvr_measured`]: a VC whose measured arrival rate is clearly below its CCR is
+//! booked at that rate (rho) and its ER is not raised above its CCR; default off.
+//!
 //! Rates are cells/s. A_max can be negative for a moment after B shrinks below what the
 //! satisfied connections hold; the ER written into a cell is never below 0.
 
@@ -57,8 +61,8 @@ pub struct KvrCfg {
     pub target_utilization: f64,
     /// Also lower ER in backward RM cells to the current A_max (seed 004 4.1; default off).
     pub update_backward_rm: bool,
-    /// Use min(CCR, the measured arrival rate) instead of CCR ([`super::kvr_measured`];
-    /// not in seed 004; default off).
+    /// Book a VC the demand test finds demand-limited at its measured arrival rate, with
+    /// ER <= CCR ([`super::kvr_measured`]; not in seed 004; default off).
     pub measured_rate: bool,
 }
 
