@@ -40,9 +40,14 @@
 //! **backward** RM cells to the A_max the VC would get now (eq. 2.9 with the current state),
 //! off by default.
 //!
+//! Optional (not in seed 004; issue 17): `measured_rate`, the demand test of
+//! [`super::kvr_measured`]: a VC whose measured arrival rate is clearly below its CCR is
+//! booked at that rate (rho) and its ER is not raised above its CCR; default off.
+//!
 //! Rates are cells/s. A_max can be negative for a moment after B shrinks below what the
 //! satisfied connections hold; the ER written into a cell is never below 0.
 
+use super::kvr_measured::RateMeter;
 use super::RateAllocator;
 use crate::cell::{flag, Cell};
 use crate::port::VcSlots;
@@ -56,8 +61,8 @@ pub struct KvrCfg {
     pub target_utilization: f64,
     /// Also lower ER in backward RM cells to the current A_max (seed 004 4.1; default off).
     pub update_backward_rm: bool,
-    /// Use min(CCR, the measured arrival rate) instead of CCR ([`super::kvr_measured`];
-    /// not in seed 004; default off).
+    /// Book a VC the demand test finds demand-limited at its measured arrival rate, with
+    /// ER <= CCR ([`super::kvr_measured`]; not in seed 004; default off).
     pub measured_rate: bool,
 }
 
@@ -123,8 +128,8 @@ pub struct Kvr {
     vcs: Vec<Vc>,
     /// Counters.
     pub counters: KvrCounters,
-    /// Per-VC arrival-rate meters (`measured_rate`).
-    meter: Option<super::kvr_measured::RateMeter>,
+    /// Per-VC arrival-rate meters, indexed by slot like `vcs` (`measured_rate` only).
+    meter: Option<RateMeter>,
 }
 
 impl Kvr {
@@ -132,10 +137,9 @@ impl Kvr {
     /// `flows` (the engine's flow indices).
     pub fn new(cfg: KvrCfg, link_rate: f64, flows: usize) -> Kvr {
         let mut k = Self::with_slots(cfg, link_rate, Vec::new(), VcSlots::Identity);
-        k.vcs
-            .resize(flows, k.vcs.first().copied().unwrap_or(CLOSED));
+        k.vcs.resize(flows, CLOSED);
         if k.meter.is_some() {
-            k.meter = Some(super::kvr_measured::RateMeter::new(flows));
+            k.meter = Some(RateMeter::new(flows));
         }
         k
     }
@@ -144,10 +148,8 @@ impl Kvr {
     /// through it: `flows` (ascending) are their flow indices, in slot order of `slots`.
     pub fn with_slots(cfg: KvrCfg, link_rate: f64, flows: Vec<u32>, slots: VcSlots) -> Kvr {
         debug_assert!(flows.windows(2).all(|w| w[0] < w[1]));
-        // Meters are indexed by flow (measured_rate only).
-        let cfg_meter = cfg.measured_rate.then(|| {
-            super::kvr_measured::RateMeter::new(flows.last().map_or(0, |&f| f as usize + 1))
-        });
+        // One meter per VC slot, like the VC table (measured_rate only).
+        let meter = cfg.measured_rate.then(|| RateMeter::new(flows.len()));
         Kvr {
             cfg,
             link_rate,
@@ -161,7 +163,7 @@ impl Kvr {
             slots,
             flows,
             counters: KvrCounters::default(),
-            meter: cfg_meter,
+            meter,
         }
     }
 
@@ -234,7 +236,9 @@ impl Kvr {
 
     /// Bytes held by the per-VC tables (for the memory estimate).
     pub fn heap_bytes(&self) -> usize {
-        self.vcs.capacity() * std::mem::size_of::<Vc>() + self.flows.capacity() * 4
+        self.vcs.capacity() * std::mem::size_of::<Vc>()
+            + self.flows.capacity() * 4
+            + self.meter.as_ref().map_or(0, RateMeter::heap_bytes)
     }
 
     /// Flow `flow` opens at this port (signalling): N += 1, it starts bottlenecked.
@@ -244,6 +248,9 @@ impl Kvr {
             return;
         }
         self.counters.opens += 1;
+        if let Some(m) = self.meter.as_mut() {
+            m.reset(vc);
+        }
         self.n += 1;
         self.nb += 1;
         self.vcs[vc] = Vc {
@@ -261,6 +268,9 @@ impl Kvr {
             VcState::Bottlenecked => self.nb -= 1,
         }
         self.counters.closes += 1;
+        if let Some(m) = self.meter.as_mut() {
+            m.reset(vc);
+        }
         self.n -= 1;
         self.vcs[vc].state = VcState::Closed;
         if self.max_vc == Some(vc as u32) {
@@ -358,13 +368,21 @@ impl RateAllocator for Kvr {
 
     #[inline]
     fn on_arrival(&mut self, now: Time, cell: &mut Cell, _abr_queue: u32) -> bool {
-        let mut ccr = cell.ccr as f64;
+        let (mut er, mut ccr) = (cell.er as f64, cell.ccr as f64);
         if let Some(m) = self.meter.as_mut() {
-            ccr = m.observe(now, cell, ccr);
+            if RateMeter::counts(cell) {
+                let slot = self.slots.at_port(cell.flow, cell.hop);
+                if let Some(rate) = m.observe(slot, now, cell.is_rm(), ccr) {
+                    // Demand-limited (kvr_measured): booked at its measured rate, and
+                    // asks for no more than the ACR it already does not use.
+                    er = er.min(ccr);
+                    ccr = rate;
+                }
+            }
         }
         if cell.flags & (flag::RM | flag::DIR) == flag::RM {
             let vc = self.slots.at_port(cell.flow, cell.hop);
-            if let Some(er) = self.on_forward_rm(vc, cell.er as f64, ccr) {
+            if let Some(er) = self.on_forward_rm(vc, er, ccr) {
                 cell.er = er as f32;
             }
         }

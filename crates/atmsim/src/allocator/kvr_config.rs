@@ -19,8 +19,9 @@ pub struct KvrSpec {
     /// (seed 004 section 4.1's suggested improvement; default false).
     #[serde(default)]
     pub update_backward_rm: Option<bool>,
-    /// Use min(CCR, the VC's arrival rate measured at the port) instead of CCR, so a
-    /// source sending below its ACR frees its share (not in seed 004; default false).
+    /// Book a VC that clearly sends less than its CCR (its arrival rate at the port over 4
+    /// RM intervals below 95 % of its CCR) at that rate, and do not raise it, so a source
+    /// sending below its ACR frees its share (not in seed 004; default false).
     #[serde(default)]
     pub measured_rate: Option<bool>,
 }
