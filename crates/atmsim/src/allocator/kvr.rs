@@ -363,8 +363,10 @@ impl Kvr {
 }
 
 impl RateAllocator for Kvr {
-    /// Its per-VC entry and its place in the port's flow list.
-    const BYTES_PER_VC: u64 = (std::mem::size_of::<Vc>() + std::mem::size_of::<u32>()) as u64;
+    /// Its per-VC entry, its place in the port's flow list and (`measured_rate`) its meter.
+    const BYTES_PER_VC: u64 = (std::mem::size_of::<Vc>()
+        + std::mem::size_of::<u32>()
+        + super::kvr_measured::METER_BYTES_PER_VC) as u64;
 
     #[inline]
     fn on_arrival(&mut self, now: Time, cell: &mut Cell, _abr_queue: u32) -> bool {

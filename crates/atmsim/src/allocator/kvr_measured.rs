@@ -126,6 +126,10 @@ pub struct RateMeter {
     vcs: Vec<VcMeter>,
 }
 
+/// Bytes of one VC's meter (the memory estimate counts it for every KVR port: a
+/// configuration-independent upper bound).
+pub const METER_BYTES_PER_VC: usize = std::mem::size_of::<VcMeter>();
+
 impl RateMeter {
     /// Meters for `slots` VC slots.
     pub fn new(slots: usize) -> RateMeter {
