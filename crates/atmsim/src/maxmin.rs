@@ -244,6 +244,17 @@ fn demand_at(app: Option<&CellApp>, at: Option<Time>) -> Option<f64> {
     }
 }
 
+/// Cells on the forward links per data cell of a demand-limited ABR source: every Nrm-th
+/// cell it sends is a forward RM cell (TM 4.0 source rule 3; spec 1.2), so a source whose
+/// application hands `d` data cells/s sends `d x Nrm / (Nrm - 1)` cells/s.
+fn rm_overhead(nrm: u32) -> f64 {
+    if nrm >= 2 {
+        nrm as f64 / (nrm - 1) as f64
+    } else {
+        1.0
+    }
+}
+
 /// [`claims`] at time `at`: only the connections open then, with the caps in force then;
 /// `None`: every connection, with its permanent cap.
 fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
@@ -270,11 +281,14 @@ fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
         if c.app.as_ref().is_some_and(|a| a.reverse_sends()) {
             continue;
         }
-        let (min, pcr, w) = match &c.abr {
-            Some(a) => (a.mcr, a.pcr, a.weight),
-            None => (0.0, access, 1.0),
+        let (min, pcr, w, cells_per_data_cell) = match &c.abr {
+            Some(a) => (a.mcr, a.pcr, a.weight, rm_overhead(a.nrm)),
+            None => (0.0, access, 1.0, 1.0),
         };
-        let max = demand_at(c.app.as_ref(), at).map_or(pcr, |d| d.min(pcr));
+        // A demand cap limits the application's data; an ABR source adds a forward RM cell
+        // per Nrm - 1 data cells on the same links, so its claim is in cells, like the
+        // greedy VCs' shares (which include their RM cells).
+        let max = demand_at(c.app.as_ref(), at).map_or(pcr, |d| (d * cells_per_data_cell).min(pcr));
         index[k] = Some(demands.len());
         demands.push(Demand {
             ports: c.fwd_ports.clone(),
@@ -442,8 +456,9 @@ mod tests {
 
     #[test]
     fn phases_end_with_a_rate_cap() {
-        // c0 capped at 20 Mb/s until 100 ms: 20 / 129.76 / 74.88 then 74.88 each; the whole-run
-        // oracle ignores a cap that ends.
+        // c0's data capped at 20 Mb/s until 100 ms: it claims 20 x 32/31 Mb/s of cells (a
+        // forward RM cell per 31 data cells, Nrm = 32), c1 the rest of 149.76; then 74.88 each,
+        // then 49.92; the whole-run oracle ignores a cap that ends.
         let capped =
             "traffic = { kind = \"persistent\", rate_cap = \"20 Mbps\", cap_until = \"100 ms\" }";
         let greedy = "traffic = { kind = \"persistent\" }";
@@ -460,8 +475,9 @@ mod tests {
             .iter()
             .map(|p| p.max_min.iter().map(|&x| mbps(x)).collect())
             .collect();
+        let c0 = 20.0 * 32.0 / 31.0;
         let want = [
-            vec![20.0, 129.76, 0.0],
+            vec![c0, 149.76 - c0, 0.0],
             vec![74.88, 74.88, 0.0],
             vec![49.92, 49.92, 49.92],
         ];
