@@ -100,6 +100,7 @@ def test_the_memory_limit_variable_refuses_allows_or_is_reported(monkeypatch):
                        text=True, timeout=120, env=dict(ENV, ATMSIM_MEMORY_LIMIT="1 MiB"))
     assert r.returncode != 0 and "ATMSIM_MEMORY_LIMIT" in r.stderr, r.stderr
     no_traceback(r)
+    assert "ATMSIM_MEMORY_LIMIT" in cli("run", "--help").stdout  # the help teaches the way out
 
 
 def test_long_values_are_cut_in_messages():

@@ -464,7 +464,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "  atmsim run examples/ubr_small.toml\n"
                               "  atmsim run examples/ubr_small.toml --out out/small   # + CSV tables, time series, run.png\n"
                               "  atmsim run my.toml --json                            # summary as JSON\n"
-                              "  atmsim run examples/ubr_small.toml --trace drop,tcp --out out/small  # + traces/*.parquet",
+                              "  atmsim run examples/ubr_small.toml --trace drop,tcp --out out/small  # + traces/*.parquet\n\n"
+                              "memory: a scenario whose estimated peak memory exceeds what the machine has free is\n"
+                              "refused before it starts, naming the keys that drive it; the estimate is cautious.\n"
+                              "ATMSIM_MEMORY_LIMIT=\"48 GiB\" (or \"off\") sets the limit instead.",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("file", help="scenario file (TOML)")
     r.add_argument("--out", metavar="DIR", help="also write summary.json, CSV tables and time series, and run.png here")
