@@ -21,6 +21,11 @@ fn traced(text: &str, table: &str) -> (RunResult, MemorySink) {
     (r, sink)
 }
 
+/// The index of connection `name` in the trace's connection labels.
+fn conn_index(sink: &MemorySink, name: &str) -> usize {
+    sink.connections.iter().position(|n| n == name).unwrap()
+}
+
 fn col(kind: Kind, name: &str) -> usize {
     MemorySink::column(kind, name)
 }
@@ -86,11 +91,7 @@ fn tcp_rows_count_the_senders_timeouts_and_fast_retransmits() {
     let (r, sink) = traced(&support::small_toml(), "events = [\"tcp\"]");
     let (c, ev) = (col(Kind::Tcp, "connection"), col(Kind::Tcp, "event"));
     for conn in &r.connections {
-        let k = sink
-            .connections
-            .iter()
-            .position(|n| *n == conn.name)
-            .expect("named");
+        let k = conn_index(&sink, &conn.name);
         let count = |e: &str| {
             sink.rows(Kind::Tcp)
                 .filter(|w| w[c] as usize == k && label(TCP_EVENTS, w[ev]) == e)
@@ -116,11 +117,7 @@ fn tcp_rows_count_the_senders_timeouts_and_fast_retransmits() {
     }
     // The last row of each connection carries its final window.
     for conn in &r.connections {
-        let k = sink
-            .connections
-            .iter()
-            .position(|n| *n == conn.name)
-            .unwrap();
+        let k = conn_index(&sink, &conn.name);
         if let Some(last) = sink.rows(Kind::Tcp).filter(|w| w[c] as usize == k).last() {
             assert_eq!(last[cwnd] as u64, conn.final_cwnd_bytes, "{}", conn.name);
         }
@@ -158,11 +155,7 @@ fn acr_rows_follow_the_backward_rm_cells() {
     // The last row of each source is its final ACR.
     let c = col(Kind::Acr, "connection");
     for conn in &r.connections {
-        let k = sink
-            .connections
-            .iter()
-            .position(|n| *n == conn.name)
-            .unwrap();
+        let k = conn_index(&sink, &conn.name);
         let last = sink
             .rows(Kind::Acr)
             .filter(|w| w[c] as usize == k && w[2] == 0.0)
