@@ -8,7 +8,8 @@
 //! Time is cut into slots of `2^SLOT_SHIFT` ps. Three places hold the pending events, by
 //! their slot `s = time >> SLOT_SHIFT` relative to the current slot `cur`:
 //!
-//! * `near`, a short deque sorted by `(time, seq)`: every event with `s <= cur`;
+//! * `near`, a short vector sorted by `(time, seq)`, latest first (the next event is its
+//!   last element): every event with `s <= cur`;
 //! * the wheel, `SLOTS` unsorted buckets: events with `cur < s < cur + SLOTS`, bucket
 //!   `s mod SLOTS` (a bitmap of non-empty buckets finds the next one). A bucket is a
 //!   singly linked list of nodes in one shared vector (`nodes`, with a free list), so the
@@ -20,7 +21,8 @@
 //! `near` is the global `(time, seq)` minimum: the pop order is exactly that of one
 //! binary heap (checked against one by a randomized differential test below). When `near`
 //! runs dry, `cur` moves to the next non-empty slot, that bucket's list moves into `near`
-//! (in scheduling order, sorted only if an overflow event made it out of order; the
+//! (newest first, which is `near`'s order unless the bucket's times and scheduling order
+//! disagree, when it is sorted; the
 //! nodes go back to the free list: no allocation once warm), and overflow events that now
 //! fall inside the wheel's span move into it. A pop from `near` is O(1); a push into the
 //! current slot is a binary search and a short move (a slot holds a few events).
@@ -31,7 +33,7 @@
 
 use crate::time::Time;
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 /// log2 of the slot width in picoseconds: 2^21 ps = 2.1 us, under one cell time at
 /// 155.52 Mbit/s (2.73 us), so a port's next transmission lands in a later bucket.
@@ -90,7 +92,8 @@ fn slot_of(t: Time) -> u64 {
 /// A priority queue of events, earliest first, FIFO among equal times.
 #[derive(Debug)]
 pub struct EventQueue<E: Copy> {
-    near: VecDeque<Entry<E>>,
+    /// Sorted by `(time, seq)`, latest first: the next event is the last element.
+    near: Vec<Entry<E>>,
     /// The wheel's events, one node each; a bucket is a singly linked list through
     /// `next`, so all pending wheel events share one dense, cache-resident vector.
     nodes: Vec<Node<E>>,
@@ -118,7 +121,7 @@ impl<E: Copy> EventQueue<E> {
     /// (the wheel's buckets grow on demand).
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
-            near: VecDeque::with_capacity(64),
+            near: Vec::with_capacity(64),
             nodes: Vec::new(),
             free: NIL,
             heads: vec![NIL; SLOTS],
@@ -146,9 +149,9 @@ impl<E: Copy> EventQueue<E> {
     fn place(&mut self, e: Entry<E>) {
         let s = slot_of(e.time);
         if s <= self.cur {
-            // Usually the latest so far: the search ends at the back.
+            // Usually the latest so far: it goes in front (a short move).
             let key = (e.time, e.seq);
-            let i = self.near.partition_point(|x| (x.time, x.seq) < key);
+            let i = self.near.partition_point(|x| (x.time, x.seq) > key);
             self.near.insert(i, e);
         } else if s - self.cur < SLOTS as u64 {
             let b = (s & MASK) as usize;
@@ -184,7 +187,7 @@ impl<E: Copy> EventQueue<E> {
         if self.near.is_empty() && !self.advance() {
             return None;
         }
-        let e = self.near.pop_front()?;
+        let e = self.near.pop()?;
         self.now = e.time;
         self.popped += 1;
         Some((e.time, e.event))
@@ -197,11 +200,11 @@ impl<E: Copy> EventQueue<E> {
         if self.near.is_empty() && !self.advance() {
             return None;
         }
-        let e = *self.near.front()?;
+        let e = *self.near.last()?;
         if e.time > limit {
             return None;
         }
-        self.near.pop_front();
+        self.near.pop();
         self.now = e.time;
         self.popped += 1;
         Some((e.time, e.event))
@@ -247,16 +250,13 @@ impl<E: Copy> EventQueue<E> {
             let mut i = std::mem::replace(&mut self.heads[b], NIL);
             while i != NIL {
                 let node = self.nodes[i as usize];
-                // The list is newest first: pushing at the front restores scheduling order.
-                self.near.push_front(node.entry);
+                // The list is newest first, as `near` is, unless a later-scheduled event
+                // is earlier in time: an insertion step puts it in place.
+                self.insert_oldest(node.entry);
                 self.nodes[i as usize].next = self.free;
                 self.free = i;
                 i = node.next;
                 self.in_wheel -= 1;
-            }
-            let near = self.near.make_contiguous();
-            if !near.is_sorted_by_key(|e| (e.time, e.seq)) {
-                near.sort_unstable_by_key(|e| (e.time, e.seq));
             }
         }
         // Overflow events that now fall inside the wheel's span move in (slots >= cur).
@@ -270,10 +270,24 @@ impl<E: Copy> EventQueue<E> {
         true
     }
 
+    /// Puts `e`, scheduled before every event in `near`, in its place (an insertion step
+    /// from the back; usually none is needed).
+    #[inline(always)]
+    fn insert_oldest(&mut self, e: Entry<E>) {
+        let key = (e.time, e.seq);
+        let mut j = self.near.len();
+        self.near.push(e);
+        while j > 0 && (self.near[j - 1].time, self.near[j - 1].seq) < key {
+            self.near[j] = self.near[j - 1];
+            j -= 1;
+        }
+        self.near[j] = e;
+    }
+
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        if let Some(e) = self.near.front() {
+        if let Some(e) = self.near.last() {
             return Some(e.time);
         }
         match self.next_wheel_slot() {

@@ -190,6 +190,8 @@ pub enum Admission {
 #[derive(Debug)]
 pub struct PortBuffer {
     queues: [VecDeque<Cell>; CLASSES],
+    /// Bit `c` set when class `c`'s queue holds a cell (the next to serve is the lowest).
+    nonempty: u8,
     occupancy: u32,
     capacity: u32,
     policy: AnyPolicy,
@@ -220,6 +222,7 @@ impl PortBuffer {
     ) -> Self {
         PortBuffer {
             queues: std::array::from_fn(|_| VecDeque::new()),
+            nonempty: 0,
             occupancy: 0,
             capacity: capacity.unwrap_or(u32::MAX),
             policy,
@@ -237,14 +240,14 @@ impl PortBuffer {
         let class = class.index();
         self.counters.received += 1;
         let room = self.occupancy < self.capacity;
+        let slot = self.slots.at_port(cell.flow, cell.hop);
         if cell.is_rm() {
             return if room {
-                self.enqueue(cell, class)
+                self.enqueue(cell, class, slot)
             } else {
                 self.drop(DropReason::BufferFull)
             };
         }
-        let slot = self.slots.at_port(cell.flow, cell.hop);
         let eom = cell.is_eom();
         let vc = self.vcs[slot];
         let mut mode = vc.mode;
@@ -286,7 +289,7 @@ impl PortBuffer {
         st.mode = next_mode;
         st.at_frame_start = eom;
         match outcome {
-            Ok(()) => self.enqueue(cell, class),
+            Ok(()) => self.enqueue(cell, class, slot),
             Err(r) => self.drop(r),
         }
     }
@@ -298,13 +301,14 @@ impl PortBuffer {
     }
 
     #[inline]
-    fn enqueue(&mut self, cell: Cell, class: usize) -> Admission {
-        let st = &mut self.vcs[self.slots.at_port(cell.flow, cell.hop)];
+    fn enqueue(&mut self, cell: Cell, class: usize, slot: usize) -> Admission {
+        let st = &mut self.vcs[slot];
         if st.cells == 0 {
             self.active_vcs += 1;
         }
         st.cells += 1;
         self.queues[class].push_back(cell);
+        self.nonempty |= 1 << class;
         self.occupancy += 1;
         self.counters.enqueued += 1;
         if self.occupancy > self.counters.max_queue {
@@ -323,19 +327,23 @@ impl PortBuffer {
     /// Takes the next cell to transmit: highest-priority non-empty class first.
     #[inline]
     pub fn dequeue(&mut self) -> Option<Cell> {
-        for q in self.queues.iter_mut() {
-            if let Some(c) = q.pop_front() {
-                self.occupancy -= 1;
-                self.counters.sent += 1;
-                let st = &mut self.vcs[self.slots.at_port(c.flow, c.hop)];
-                st.cells -= 1;
-                if st.cells == 0 {
-                    self.active_vcs -= 1;
-                }
-                return Some(c);
-            }
+        if self.nonempty == 0 {
+            return None;
         }
-        None
+        let class = self.nonempty.trailing_zeros() as usize;
+        let q = &mut self.queues[class];
+        let c = q.pop_front()?;
+        if q.is_empty() {
+            self.nonempty &= !(1 << class);
+        }
+        self.occupancy -= 1;
+        self.counters.sent += 1;
+        let st = &mut self.vcs[self.slots.at_port(c.flow, c.hop)];
+        st.cells -= 1;
+        if st.cells == 0 {
+            self.active_vcs -= 1;
+        }
+        Some(c)
     }
 
     /// Cells in the buffer (all classes).

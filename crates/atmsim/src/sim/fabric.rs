@@ -167,6 +167,7 @@ impl Sim<'_> {
     }
 
     /// A cell reaches the end of its route: the destination end system takes it.
+    #[inline(never)]
     pub(super) fn deliver(&mut self, now: Time, cell: Cell) {
         self.totals.cells_delivered += 1;
         let f = cell.flow_id();

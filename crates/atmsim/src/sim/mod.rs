@@ -204,8 +204,20 @@ impl<'a> Sim<'a> {
         None
     }
 
-    #[inline]
+    /// Runs one event. The two events of every cell-hop (transmit-done, arrival) are
+    /// handled here, inlined in the loop; the rarer ones in [`Sim::dispatch_other`], out of
+    /// line, so the hot loop keeps a small frame (measured: issue 14).
+    #[inline(always)]
     fn dispatch(&mut self, now: Time, ev: Ev) {
+        match ev {
+            Ev::TxDone(p) => self.tx_done(now, p as usize),
+            Ev::Arrive(p) => self.arrive(now, p as usize),
+            _ => self.dispatch_other(now, ev),
+        }
+    }
+
+    #[inline(never)]
+    fn dispatch_other(&mut self, now: Time, ev: Ev) {
         match ev {
             Ev::TxDone(p) => self.tx_done(now, p as usize),
             Ev::Arrive(p) => self.arrive(now, p as usize),
