@@ -7,6 +7,7 @@
 //!   accumulating rounding error;
 //! * [`queue`]: the event queue ([`EventQueue`]), a timing wheel with an overflow heap keyed by
 //!   `(time, insertion sequence)`, so that events at equal times run in insertion order;
+//! * [`fifo`]: [`Fifo`], the first-in first-out ring of the per-cell queues;
 //! * [`rng`]: seeded random streams ([`RngStream`]), one independent stream per component,
 //!   derived from the run seed and the component's name.
 //!
@@ -14,10 +15,12 @@
 //! nothing here depends on hashing order, addresses, threads or wall-clock time.
 #![forbid(unsafe_code)]
 
+pub mod fifo;
 pub mod queue;
 pub mod rng;
 pub mod time;
 
+pub use fifo::Fifo;
 pub use queue::EventQueue;
 pub use rng::RngStream;
 pub use time::{SerialClock, Time, PS_PER_MS, PS_PER_S, PS_PER_US};

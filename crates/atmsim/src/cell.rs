@@ -158,7 +158,7 @@ pub mod flag {
 }
 
 /// One ATM cell in flight.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Cell {
     /// Flow index ([`FlowId::raw`]): connection `c` has flows `2c` (forward) and
     /// `2c + 1` (reverse); [`Cell::flow_id`] gives it typed.

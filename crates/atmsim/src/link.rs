@@ -5,13 +5,12 @@
 //! arrival of its head cell (docs/adr/0001-workspace-layout.md).
 
 use crate::cell::Cell;
-use atmsim_kernel::Time;
-use std::collections::VecDeque;
+use atmsim_kernel::{Fifo, Time};
 
 /// A FIFO delay line holding cells with their arrival times.
 #[derive(Debug, Default)]
 pub struct DelayLine {
-    cells: VecDeque<(Time, Cell)>,
+    cells: Fifo<(Time, Cell)>,
 }
 
 impl DelayLine {

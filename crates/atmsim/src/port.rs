@@ -12,7 +12,7 @@
 
 use crate::cell::{Cell, ServiceClass};
 use crate::drop_policy::{AnyPolicy, BufferView, DropPolicy};
-use std::collections::VecDeque;
+use atmsim_kernel::Fifo;
 use std::sync::Arc;
 
 /// Where each VC crossing a port sits in that port's per-VC tables (the buffer's counts,
@@ -189,7 +189,7 @@ pub enum Admission {
 /// An output port's buffer and queues.
 #[derive(Debug)]
 pub struct PortBuffer {
-    queues: [VecDeque<Cell>; CLASSES],
+    queues: [Fifo<Cell>; CLASSES],
     /// Bit `c` set when class `c`'s queue holds a cell (the next to serve is the lowest).
     nonempty: u8,
     occupancy: u32,
@@ -221,7 +221,7 @@ impl PortBuffer {
         slots: VcSlots,
     ) -> Self {
         PortBuffer {
-            queues: std::array::from_fn(|_| VecDeque::new()),
+            queues: std::array::from_fn(|_| Fifo::new()),
             nonempty: 0,
             occupancy: 0,
             capacity: capacity.unwrap_or(u32::MAX),

@@ -1,0 +1,157 @@
+//! A first-in first-out ring of `Copy` values with a power-of-two capacity.
+//!
+//! The per-cell queues of the engine (a port's class queues, a link's delay line) push at
+//! the back and pop at the front once per cell-hop. `std::collections::VecDeque` does the
+//! same with a general capacity, so each index wraps with a compare; here the capacity is a
+//! power of two and the index wraps with a mask, and growing (doubling) is out of line.
+//! Measured on `atmsim bench` (issue 14, docs/performance.md). Like `VecDeque`, the ring
+//! keeps its capacity: no allocation per cell once it has held its largest backlog.
+
+/// A FIFO ring. Slots not holding a value hold `T::default()`.
+#[derive(Clone, Debug, Default)]
+pub struct Fifo<T> {
+    buf: Vec<T>,
+    head: usize,
+    len: usize,
+}
+
+impl<T: Copy + Default> Fifo<T> {
+    /// An empty ring (allocates on the first push).
+    pub const fn new() -> Self {
+        Fifo {
+            buf: Vec::new(),
+            head: 0,
+            len: 0,
+        }
+    }
+
+    /// Values held.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when nothing is held.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Values the ring holds before it grows.
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Appends `x` at the back.
+    #[inline]
+    pub fn push_back(&mut self, x: T) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        let i = (self.head + self.len) & (self.buf.len() - 1);
+        self.buf[i] = x;
+        self.len += 1;
+    }
+
+    /// Removes and returns the front value.
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        let x = self.buf[self.head];
+        self.head = (self.head + 1) & (self.buf.len() - 1);
+        self.len -= 1;
+        Some(x)
+    }
+
+    /// The front value.
+    #[inline]
+    pub fn front(&self) -> Option<&T> {
+        if self.len == 0 {
+            return None;
+        }
+        Some(&self.buf[self.head])
+    }
+
+    /// The back value.
+    #[inline]
+    pub fn back(&self) -> Option<&T> {
+        if self.len == 0 {
+            return None;
+        }
+        Some(&self.buf[(self.head + self.len - 1) & (self.buf.len() - 1)])
+    }
+
+    /// The values, front to back.
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        let mask = self.buf.len().wrapping_sub(1);
+        (0..self.len).map(move |i| &self.buf[(self.head + i) & mask])
+    }
+
+    /// Doubles the capacity (at least 4), moving the values to the front of the new storage.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        let cap = (self.buf.len() * 2).max(4);
+        let mut buf = Vec::with_capacity(cap);
+        buf.extend(self.iter().copied());
+        buf.resize(cap, T::default());
+        self.buf = buf;
+        self.head = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fifo;
+    use std::collections::VecDeque;
+
+    #[test]
+    fn empty_ring_pops_nothing() {
+        let mut f: Fifo<u32> = Fifo::new();
+        assert_eq!(f.pop_front(), None);
+        assert_eq!((f.front(), f.back(), f.len(), f.capacity()), (None, None, 0, 0));
+    }
+
+    #[test]
+    fn same_order_as_vecdeque_across_wraps_and_growth() {
+        // A scripted mix of pushes and pops that wraps the ring and makes it grow while
+        // wrapped; every pop, front, back and length equals VecDeque's.
+        let mut f: Fifo<u64> = Fifo::new();
+        let mut v: VecDeque<u64> = VecDeque::new();
+        let mut x: u64 = 88172645463325252;
+        for step in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let push = x % 5 < if step < 10_000 { 3 } else { 2 };
+            if push {
+                f.push_back(step);
+                v.push_back(step);
+            } else {
+                assert_eq!(f.pop_front(), v.pop_front());
+            }
+            assert_eq!(f.len(), v.len());
+            assert_eq!(f.front(), v.front());
+            assert_eq!(f.back(), v.back());
+            assert!(f.capacity().is_power_of_two());
+        }
+        assert!(f.iter().eq(v.iter()));
+    }
+
+    #[test]
+    fn keeps_its_capacity() {
+        let mut f: Fifo<u8> = Fifo::new();
+        for i in 0..100 {
+            f.push_back(i);
+        }
+        let cap = f.capacity();
+        assert_eq!(cap, 128);
+        while f.pop_front().is_some() {}
+        for i in 0..100 {
+            f.push_back(i);
+        }
+        assert_eq!(f.capacity(), cap);
+    }
+}
