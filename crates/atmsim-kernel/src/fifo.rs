@@ -111,7 +111,10 @@ mod tests {
     fn empty_ring_pops_nothing() {
         let mut f: Fifo<u32> = Fifo::new();
         assert_eq!(f.pop_front(), None);
-        assert_eq!((f.front(), f.back(), f.len(), f.capacity()), (None, None, 0, 0));
+        assert_eq!(
+            (f.front(), f.back(), f.len(), f.capacity()),
+            (None, None, 0, 0)
+        );
     }
 
     #[test]

@@ -23,13 +23,15 @@ impl Sim<'_> {
         if !self.faults.is_empty() && self.fault_takes(now, p, &cell) {
             return;
         }
-        self.allocate(now, p, &mut cell);
+        if self.net.ports[p].alloc.is_active() {
+            self.allocate(now, p, &mut cell);
+        }
         self.admit(now, p, cell);
     }
 
     /// Port `p`'s allocator sees the arriving cell (and may mark it); returns true if this
     /// arrival ended its averaging interval (the timer is then re-armed).
-    #[inline]
+    #[inline(never)]
     pub(super) fn allocate(&mut self, now: Time, p: usize, cell: &mut Cell) -> bool {
         let port = &mut self.net.ports[p];
         if port.alloc.is_active() {
