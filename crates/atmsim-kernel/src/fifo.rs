@@ -5,21 +5,29 @@
 //! same with a general capacity, so each index wraps with a compare; here the capacity is a
 //! power of two and the index wraps with a mask, and growing (doubling) is out of line.
 //! Measured on `atmsim bench` (issue 14, docs/performance.md). Like `VecDeque`, the ring
-//! keeps its capacity: no allocation per cell once it has held its largest backlog.
+//! keeps its capacity: no allocation per cell once it has held its largest backlog. It is
+//! 24 bytes (a boxed slice and two 32-bit indices; `VecDeque` is 32), which counts at one
+//! delay line and four class queues per port (issue 14, memory per VC).
 
 /// A FIFO ring. Slots not holding a value hold `T::default()`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Fifo<T> {
-    buf: Vec<T>,
-    head: usize,
-    len: usize,
+    buf: Box<[T]>,
+    head: u32,
+    len: u32,
+}
+
+impl<T: Copy + Default> Default for Fifo<T> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl<T: Copy + Default> Fifo<T> {
     /// An empty ring (allocates on the first push).
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         Fifo {
-            buf: Vec::new(),
+            buf: Box::new([]),
             head: 0,
             len: 0,
         }
@@ -28,7 +36,7 @@ impl<T: Copy + Default> Fifo<T> {
     /// Values held.
     #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
     /// True when nothing is held.
@@ -45,10 +53,10 @@ impl<T: Copy + Default> Fifo<T> {
     /// Appends `x` at the back.
     #[inline]
     pub fn push_back(&mut self, x: T) {
-        if self.len == self.buf.len() {
+        if self.len as usize == self.buf.len() {
             self.grow();
         }
-        let i = (self.head + self.len) & (self.buf.len() - 1);
+        let i = (self.head as usize + self.len as usize) & (self.buf.len() - 1);
         self.buf[i] = x;
         self.len += 1;
     }
@@ -59,8 +67,8 @@ impl<T: Copy + Default> Fifo<T> {
         if self.len == 0 {
             return None;
         }
-        let x = self.buf[self.head];
-        self.head = (self.head + 1) & (self.buf.len() - 1);
+        let x = self.buf[self.head as usize];
+        self.head = ((self.head as usize + 1) & (self.buf.len() - 1)) as u32;
         self.len -= 1;
         Some(x)
     }
@@ -71,7 +79,7 @@ impl<T: Copy + Default> Fifo<T> {
         if self.len == 0 {
             return None;
         }
-        Some(&self.buf[self.head])
+        Some(&self.buf[self.head as usize])
     }
 
     /// The back value.
@@ -80,24 +88,30 @@ impl<T: Copy + Default> Fifo<T> {
         if self.len == 0 {
             return None;
         }
-        Some(&self.buf[(self.head + self.len - 1) & (self.buf.len() - 1)])
+        Some(&self.buf[(self.head as usize + self.len as usize - 1) & (self.buf.len() - 1)])
     }
 
     /// The values, front to back.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         let mask = self.buf.len().wrapping_sub(1);
-        (0..self.len).map(move |i| &self.buf[(self.head + i) & mask])
+        (0..self.len as usize).map(move |i| &self.buf[(self.head as usize + i) & mask])
     }
 
     /// Doubles the capacity (at least 4), moving the values to the front of the new storage.
+    /// A ring holds at most 2^31 values (48 GiB of cells, far beyond what a run's memory
+    /// estimate lets start).
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
         let cap = (self.buf.len() * 2).max(4);
+        assert!(
+            cap <= 1 << 31,
+            "a FIFO ring cannot hold more than 2^31 values"
+        );
         let mut buf = Vec::with_capacity(cap);
         buf.extend(self.iter().copied());
         buf.resize(cap, T::default());
-        self.buf = buf;
+        self.buf = buf.into_boxed_slice();
         self.head = 0;
     }
 }

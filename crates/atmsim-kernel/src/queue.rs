@@ -8,8 +8,8 @@
 //! Time is cut into slots of `2^SLOT_SHIFT` ps. Three places hold the pending events, by
 //! their slot `s = time >> SLOT_SHIFT` relative to the current slot `cur`:
 //!
-//! * `near`, a short vector sorted by `(time, seq)`, latest first (the next event is its
-//!   last element): every event with `s <= cur`;
+//! * `near`, a vector sorted by `(time, seq)` with a read cursor (`near[head..]` are
+//!   pending, the next is `near[head]`): every event with `s <= cur`;
 //! * the wheel, `SLOTS` unsorted buckets: events with `cur < s < cur + SLOTS`, bucket
 //!   `s mod SLOTS` (a bitmap of non-empty buckets finds the next one). A bucket is a
 //!   singly linked list of nodes in one shared vector (`nodes`, with a free list), so the
@@ -21,8 +21,8 @@
 //! `near` is the global `(time, seq)` minimum: the pop order is exactly that of one
 //! binary heap (checked against one by a randomized differential test below). When `near`
 //! runs dry, `cur` moves to the next non-empty slot, that bucket's list moves into `near`
-//! (newest first, which is `near`'s order unless the bucket's times and scheduling order
-//! disagree, when it is sorted; the
+//! (newest first, then reversed; sorted only if the bucket's times and scheduling order
+//! disagree; the
 //! nodes go back to the free list: no allocation once warm), and overflow events that now
 //! fall inside the wheel's span move into it. A pop from `near` is O(1); a push into the
 //! current slot is a binary search and a short move (a slot holds a few events).
@@ -92,8 +92,10 @@ fn slot_of(t: Time) -> u64 {
 /// A priority queue of events, earliest first, FIFO among equal times.
 #[derive(Debug)]
 pub struct EventQueue<E: Copy> {
-    /// Sorted by `(time, seq)`, latest first: the next event is the last element.
+    /// Sorted by `(time, seq)`; the pending ones are `near[head..]`.
     near: Vec<Entry<E>>,
+    /// The read cursor of `near`.
+    head: usize,
     /// The wheel's events, one node each; a bucket is a singly linked list through
     /// `next`, so all pending wheel events share one dense, cache-resident vector.
     nodes: Vec<Node<E>>,
@@ -122,6 +124,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
             near: Vec::with_capacity(64),
+            head: 0,
             nodes: Vec::new(),
             free: NIL,
             heads: vec![NIL; SLOTS],
@@ -149,9 +152,10 @@ impl<E: Copy> EventQueue<E> {
     fn place(&mut self, e: Entry<E>) {
         let s = slot_of(e.time);
         if s <= self.cur {
-            // Usually the latest so far: it goes in front (a short move).
+            // Usually the latest so far: it goes at the back (no move). A slot may hold
+            // thousands of events (10 000 sources in step), so this must stay O(1) then.
             let key = (e.time, e.seq);
-            let i = self.near.partition_point(|x| (x.time, x.seq) > key);
+            let i = self.head + self.near[self.head..].partition_point(|x| (x.time, x.seq) < key);
             self.near.insert(i, e);
         } else if s - self.cur < SLOTS as u64 {
             let b = (s & MASK) as usize;
@@ -184,10 +188,11 @@ impl<E: Copy> EventQueue<E> {
     /// Removes and returns the earliest event, advancing the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        if self.near.is_empty() && !self.advance() {
+        if self.head == self.near.len() && !self.advance() {
             return None;
         }
-        let e = self.near.pop()?;
+        let e = *self.near.get(self.head)?;
+        self.head += 1;
         self.now = e.time;
         self.popped += 1;
         Some((e.time, e.event))
@@ -197,14 +202,14 @@ impl<E: Copy> EventQueue<E> {
     /// a run up to a time: one look at the queue per event instead of a peek and a pop).
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
-        if self.near.is_empty() && !self.advance() {
+        if self.head == self.near.len() && !self.advance() {
             return None;
         }
-        let e = *self.near.last()?;
+        let e = *self.near.get(self.head)?;
         if e.time > limit {
             return None;
         }
-        self.near.pop();
+        self.head += 1;
         self.now = e.time;
         self.popped += 1;
         Some((e.time, e.event))
@@ -247,16 +252,28 @@ impl<E: Copy> EventQueue<E> {
         let b = (next & MASK) as usize;
         if self.occupied[b / 64] & (1 << (b % 64)) != 0 {
             self.occupied[b / 64] &= !(1 << (b % 64));
+            self.near.clear();
+            self.head = 0;
             let mut i = std::mem::replace(&mut self.heads[b], NIL);
+            // The list is newest first. Each entry goes in place among those taken before
+            // it (latest first; usually no step is needed: scheduling order is time order),
+            // then the whole is reversed. Past a few steps (a long bucket far out of order)
+            // the rest is appended and the bucket sorted once, so it stays O(n log n).
+            let mut in_order = true;
             while i != NIL {
                 let node = self.nodes[i as usize];
-                // The list is newest first, as `near` is, unless a later-scheduled event
-                // is earlier in time: an insertion step puts it in place.
-                self.insert_oldest(node.entry);
+                in_order = in_order && self.insert_oldest(node.entry);
+                if !in_order {
+                    self.near.push(node.entry);
+                }
                 self.nodes[i as usize].next = self.free;
                 self.free = i;
                 i = node.next;
                 self.in_wheel -= 1;
+            }
+            self.near.reverse();
+            if !in_order {
+                self.near.sort_unstable_by_key(|e| (e.time, e.seq));
             }
         }
         // Overflow events that now fall inside the wheel's span move in (slots >= cur).
@@ -270,24 +287,28 @@ impl<E: Copy> EventQueue<E> {
         true
     }
 
-    /// Puts `e`, scheduled before every event in `near`, in its place (an insertion step
-    /// from the back; usually none is needed).
+    /// Puts `e`, scheduled before every event in `near` (latest first while a bucket is
+    /// taken in), in its place with at most 8 insertion steps; returns false, leaving `near`
+    /// unchanged, if it needs more.
     #[inline(always)]
-    fn insert_oldest(&mut self, e: Entry<E>) {
+    fn insert_oldest(&mut self, e: Entry<E>) -> bool {
         let key = (e.time, e.seq);
-        let mut j = self.near.len();
-        self.near.push(e);
+        let n = self.near.len();
+        let mut j = n;
         while j > 0 && (self.near[j - 1].time, self.near[j - 1].seq) < key {
-            self.near[j] = self.near[j - 1];
             j -= 1;
+            if n - j > 8 {
+                return false;
+            }
         }
-        self.near[j] = e;
+        self.near.insert(j, e);
+        true
     }
 
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        if let Some(e) = self.near.last() {
+        if let Some(e) = self.near.get(self.head) {
             return Some(e.time);
         }
         match self.next_wheel_slot() {
@@ -317,7 +338,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.near.len() + self.in_wheel + self.overflow.len()
+        self.near.len() - self.head + self.in_wheel + self.overflow.len()
     }
 
     /// True when nothing is pending.

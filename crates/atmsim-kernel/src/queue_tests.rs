@@ -130,6 +130,41 @@ fn pops_in_exactly_the_order_of_a_binary_heap() {
     }
 }
 
+/// Thousands of events in one slot, scheduled in an order unrelated to their times (10 000
+/// sources in step), and more scheduled into the current slot while it drains: the long
+/// buckets take the sort path of `advance`, the current-slot pushes the binary search of
+/// `near`. The order is still the binary heap's.
+#[test]
+fn long_buckets_out_of_order_pop_in_the_heap_order() {
+    let slot = 1u64 << SLOT_SHIFT;
+    let mut rng = RngStream::new(7, "queue/long-buckets");
+    let mut q = EventQueue::with_capacity(16);
+    let mut r = Reference {
+        heap: BinaryHeap::new(),
+        seq: 0,
+    };
+    let mut id = 0u32;
+    for round in 1..4u64 {
+        for _ in 0..3000 {
+            let t = round * 5 * slot + rng.below(slot);
+            q.schedule(t, id);
+            r.schedule(t, id);
+            id += 1;
+        }
+        while let Some(x) = r.pop() {
+            assert_eq!(q.pop(), Some(x));
+            if rng.below(3) == 0 {
+                // Into the current slot (or the next), at or after now.
+                let t = x.0 + rng.below(slot);
+                q.schedule(t, id);
+                r.schedule(t, id);
+                id += 1;
+            }
+        }
+        assert!(q.is_empty());
+    }
+}
+
 #[test]
 fn pop_until_stops_at_the_limit_and_keeps_the_rest() {
     let mut q = EventQueue::default();

@@ -47,8 +47,8 @@ pub struct SourceCounters {
 /// A TM 4.0 ABR source end system.
 #[derive(Clone, Debug)]
 pub struct AbrSource {
-    /// Parameters.
-    pub p: AbrParams,
+    /// Parameters (shared by the sources whose parameters are equal: issue 14, memory per VC).
+    pub p: std::sync::Arc<AbrParams>,
     /// Allowed cell rate, cells/s (rule 1: MCR <= ACR <= PCR).
     pub acr: f64,
     /// In-rate cells (data and backward RM) since the last in-rate forward RM cell.
@@ -75,7 +75,8 @@ pub fn cell_interval(rate: f64) -> Time {
 
 impl AbrSource {
     /// A source before its first cell: ACR = ICR (rule 2), within [MCR, PCR] (rule 1).
-    pub fn new(p: AbrParams) -> AbrSource {
+    pub fn new(p: impl Into<std::sync::Arc<AbrParams>>) -> AbrSource {
+        let p = p.into();
         let acr = p.icr.min(p.pcr).max(p.mcr);
         AbrSource {
             p,

@@ -12,7 +12,8 @@ use crate::cell::CELL_BITS;
 use crate::config::{err, ConfigError};
 use crate::tcp::config::{resolve_tcp, resolve_tcp_app, TcpParams, TcpSpec, TcpTrafficSpec};
 use atmsim_kernel::Time;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// Connection names -> index.
 pub type ConnNames<'f> = BTreeMap<&'f str, usize>;
@@ -34,6 +35,7 @@ pub fn resolve_all<'f>(
         abr: f.defaults.abr.clone().unwrap_or_default(),
     };
     let mut names = BTreeMap::new();
+    let mut shared = Shared::default();
     let mut out = Vec::with_capacity(f.connection.len());
     for (i, c) in f.connection.iter().enumerate() {
         let p = format!("connection[{i}]");
@@ -49,7 +51,7 @@ pub fn resolve_all<'f>(
                 ),
             );
         }
-        out.push(resolve_one(&p, c, nodes, ports, &defaults)?);
+        out.push(resolve_one(&p, c, nodes, ports, &defaults, &mut shared)?);
     }
     Ok((out, names))
 }
@@ -59,12 +61,32 @@ struct Defaults {
     abr: AbrSpec,
 }
 
+/// The TCP and ABR parameters resolved so far, one shared copy of each distinct value:
+/// connections with equal parameters (usually all of them) hold the same one, instead of
+/// 270 bytes each (issue 14, memory per VC). Values are equal when their `Debug` texts are,
+/// which tells every field apart bit for bit (`-0.0` from `0.0` too), so sharing never
+/// changes a connection's parameters.
+#[derive(Default)]
+struct Shared {
+    tcp: HashMap<String, Arc<TcpParams>>,
+    abr: HashMap<String, Arc<AbrParams>>,
+}
+
+/// The shared copy of `v` in `table` (made the first time this value is seen).
+fn intern<T: std::fmt::Debug>(table: &mut HashMap<String, Arc<T>>, v: T) -> Arc<T> {
+    table
+        .entry(format!("{v:?}"))
+        .or_insert_with(|| Arc::new(v))
+        .clone()
+}
+
 fn resolve_one(
     p: &str,
     c: &ConnectionSpec,
     nodes: &Nodes,
     ports: &Ports,
     d: &Defaults,
+    shared: &mut Shared,
 ) -> Result<ConnectionCfg, ConfigError> {
     let (from, to) = ends(p, c, nodes)?;
     let route = route::resolve(p, c, from, to, nodes, ports)?;
@@ -96,9 +118,9 @@ fn resolve_one(
         start,
         stop,
         llc_snap: c.llc_snap.unwrap_or(true),
-        tcp,
+        tcp: tcp.map(|t| intern(&mut shared.tcp, t)),
         app,
-        abr,
+        abr: abr.map(|a| intern(&mut shared.abr, a)),
         reserve,
         pre_established: c.setup == Some(SetupSpec::PreEstablished),
     })

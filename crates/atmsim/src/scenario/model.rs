@@ -70,12 +70,14 @@ pub struct ConnectionCfg {
     pub stop: Option<Time>,
     /// LLC/SNAP encapsulation.
     pub llc_snap: bool,
-    /// TCP parameters (TCP traffic only).
-    pub tcp: Option<TcpParams>,
+    /// TCP parameters (TCP traffic only), shared by the connections whose parameters are
+    /// equal.
+    pub tcp: Option<std::sync::Arc<TcpParams>>,
     /// Cell-level application (all traffic but TCP).
     pub app: Option<CellApp>,
-    /// ABR source parameters of both directions (service ABR only).
-    pub abr: Option<AbrParams>,
+    /// ABR source parameters of both directions (service ABR only), shared by the
+    /// connections whose parameters are equal.
+    pub abr: Option<std::sync::Arc<AbrParams>>,
     /// Bandwidth reserved along the route while open, cells/s (VBR/CBR; 0: none).
     pub reserve: f64,
     /// Openings reach every switch at once (the connection was set up before its start).
