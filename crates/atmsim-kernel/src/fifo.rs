@@ -158,6 +158,12 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn is_24_bytes() {
+        assert_eq!(std::mem::size_of::<Fifo<(u64, [u8; 24])>>(), 24);
+    }
+
+    #[test]
     fn keeps_its_capacity() {
         let mut f: Fifo<u8> = Fifo::new();
         for i in 0..100 {

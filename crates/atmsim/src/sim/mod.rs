@@ -216,6 +216,7 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Runs any event (the hot two included, for a caller that reaches it directly).
     #[inline(never)]
     fn dispatch_other(&mut self, now: Time, ev: Ev) {
         match ev {
