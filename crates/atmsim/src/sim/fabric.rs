@@ -30,16 +30,16 @@ impl Sim<'_> {
     }
 
     /// Port `p`'s allocator sees the arriving cell (and may mark it); returns true if this
-    /// arrival ended its averaging interval (the timer is then re-armed).
+    /// arrival ended its averaging interval (the timer is then re-armed). [`Sim::offer`]
+    /// calls it only when the allocator is active; for an inactive one it does nothing
+    /// ([`RateAllocator::on_arrival`]'s default).
     #[inline(never)]
     pub(super) fn allocate(&mut self, now: Time, p: usize, cell: &mut Cell) -> bool {
         let port = &mut self.net.ports[p];
-        if port.alloc.is_active() {
-            let q = port.buf.class_queued(ServiceClass::Abr);
-            if port.alloc.on_arrival(now, cell, q) {
-                self.arm_interval(p);
-                return true;
-            }
+        let q = port.buf.class_queued(ServiceClass::Abr);
+        if port.alloc.on_arrival(now, cell, q) {
+            self.arm_interval(p);
+            return true;
         }
         false
     }
