@@ -419,7 +419,7 @@ impl RunResult {
             summary,
             connections,
             ports,
-            timeseries: sim.rec.ts,
+            timeseries: sim.rec.into_series(sc, &sim.net),
         }
     }
 }

@@ -118,7 +118,23 @@ impl<'a> Sim<'a> {
     /// Builds the simulation and schedules the initial events.
     pub fn new(sc: &'a Scenario) -> Self {
         let net = Network::build(sc);
-        let mut q = EventQueue::with_capacity(4 * (net.ports.len() + net.conns.len()) + 16);
+        // Room for the timers scheduled here (start, stop, tick, interval, sample), which
+        // are what waits in the queue's far-future heap; the heap grows if a run needs more
+        // (issue 14: a worst-case reservation of 4 events per port and connection was 640 B
+        // per VC at 10 000 VCs).
+        let initial = sc.connections.len()
+            + sc.connections.iter().filter(|c| c.stop.is_some()).count()
+            + sc.connections
+                .iter()
+                .filter(|c| c.tcp.as_ref().is_some_and(|t| t.tick.is_some()))
+                .count()
+            + net
+                .ports
+                .iter()
+                .filter(|p| p.alloc.interval_deadline().is_some())
+                .count()
+            + 16;
+        let mut q = EventQueue::with_capacity(initial);
         for (i, c) in sc.connections.iter().enumerate() {
             q.schedule(c.start, Ev::Start(i as u32));
             if let Some(stop) = c.stop {
@@ -134,7 +150,10 @@ impl<'a> Sim<'a> {
                 q.schedule(d, Ev::Interval(p as u32, port.alloc.generation()));
             }
         }
-        let rec = Recorder::new(sc, &net);
+        let rec = match sc.sample_interval {
+            Some(_) => Recorder::new(sc, &net),
+            None => Recorder::off(),
+        };
         if let Some(si) = sc.sample_interval {
             q.schedule(si, Ev::Sample);
         }

@@ -130,3 +130,30 @@ fn start_times_are_honoured() {
         }
     }
 }
+
+#[test]
+fn a_run_without_samples_reports_the_series_layout_of_a_sampled_one() {
+    // The recorder keeps nothing during an unsampled run (issue 14, memory per VC) and
+    // builds the empty series, with their names, at the end.
+    let sampled = run(&support::small_toml());
+    let text =
+        support::small_toml().replace("sample_interval = \"5 ms\"", "sample_interval = \"0 s\"");
+    let unsampled = run(&text);
+    let (a, b) = (&sampled.timeseries, &unsampled.timeseries);
+    assert!(!a.time_s.is_empty() && b.time_s.is_empty());
+    assert!(!b.port_names.is_empty() && !b.connection_names.is_empty());
+    assert_eq!(a.port_names, b.port_names);
+    assert_eq!(a.connection_names, b.connection_names);
+    assert_eq!(a.abr_names, b.abr_names);
+    for (cols, n) in [
+        (&b.queue_cells, b.port_names.len()),
+        (&b.max_queue_cells, b.port_names.len()),
+    ] {
+        assert_eq!(cols.len(), n);
+        assert!(cols.iter().all(|c| c.is_empty()));
+    }
+    assert_eq!(b.utilization.len(), b.port_names.len());
+    assert_eq!(b.cwnd_bytes.len(), b.connection_names.len());
+    assert_eq!(b.delivered_bytes.len(), b.connection_names.len());
+    assert_eq!(b.acr_mbps.len(), b.abr_names.len());
+}
