@@ -102,7 +102,7 @@ pub struct EventQueue<E: Copy> {
     /// Head of the list of free nodes (`NIL` if none).
     free: u32,
     /// Head node of each bucket's list (`NIL` if empty).
-    heads: Vec<u32>,
+    heads: Box<[u32; SLOTS]>,
     occupied: [u64; WORDS],
     in_wheel: usize,
     overflow: BinaryHeap<Entry<E>>,
@@ -127,7 +127,7 @@ impl<E: Copy> EventQueue<E> {
             head: 0,
             nodes: Vec::new(),
             free: NIL,
-            heads: vec![NIL; SLOTS],
+            heads: Box::new([NIL; SLOTS]),
             occupied: [0; WORDS],
             in_wheel: 0,
             overflow: BinaryHeap::with_capacity(cap),
@@ -352,7 +352,7 @@ impl<E: Copy> EventQueue<E> {
         let entry = std::mem::size_of::<Entry<E>>();
         self.nodes.capacity() * std::mem::size_of::<Node<E>>()
             + (self.near.capacity() + self.overflow.capacity()) * entry
-            + self.heads.capacity() * std::mem::size_of::<u32>()
+            + SLOTS * std::mem::size_of::<u32>()
     }
 }
 

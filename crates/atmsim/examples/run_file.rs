@@ -1,5 +1,6 @@
 //! Runs a scenario file (TOML, or JSON if its name ends in `.json`) and prints its summary:
 //! `cargo run --release --example run_file -- FILE`. Used for profiling the engine without Python.
+//! `FULL=1` also prints the connection and port tables, `FULL=2` the time series too.
 
 fn main() {
     let path = std::env::args().nth(1).unwrap_or_else(|| {
@@ -20,6 +21,9 @@ fn main() {
             if std::env::var("FULL").is_ok() {
                 println!("{}", serde_json::to_string_pretty(&r.connections).unwrap());
                 println!("{}", serde_json::to_string_pretty(&r.ports).unwrap());
+            }
+            if std::env::var("FULL").is_ok_and(|v| v == "2") {
+                println!("{}", serde_json::to_string(&r.timeseries).unwrap());
             }
             println!("{}", serde_json::to_string_pretty(&r.summary).unwrap())
         }

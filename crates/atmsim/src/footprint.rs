@@ -72,7 +72,7 @@ impl Footprint {
     /// The parts, largest first.
     pub fn largest_first(&self) -> Vec<&Part> {
         let mut v: Vec<&Part> = self.parts.iter().collect();
-        v.sort_by(|a, b| b.bytes.cmp(&a.bytes));
+        v.sort_by_key(|p| std::cmp::Reverse(p.bytes));
         v
     }
 }

@@ -31,8 +31,6 @@ pub struct Port {
     pub busy_until: Time,
     /// A transmit-done event is pending.
     pub tx_pending: bool,
-    /// Cells sent since the last sample.
-    pub sent_in_interval: u64,
     /// RM cells sent since the last sample.
     pub sent_rm_in_interval: u64,
     /// VBR cells sent since the last sample.
@@ -663,7 +661,6 @@ impl Network {
                 prop: p.prop,
                 busy_until: 0,
                 tx_pending: false,
-                sent_in_interval: 0,
                 sent_rm_in_interval: 0,
                 sent_vbr_in_interval: 0,
                 is_switch: s.nodes[p.node].kind == crate::scenario::schema::NodeKind::Switch,

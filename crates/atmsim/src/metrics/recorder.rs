@@ -53,6 +53,9 @@ pub struct TimeSeries {
 pub struct Recorder {
     ports: Vec<usize>,
     cell_secs: Vec<f64>,
+    /// Each recorded port's cells sent at the last sample (its sends in an interval are
+    /// the difference: no per-cell counter for it).
+    sent_before: Vec<u64>,
     abr: Vec<(usize, usize)>,
     last: Time,
     /// False for a recorder that was [`Recorder::off`].
@@ -106,6 +109,10 @@ impl Recorder {
             ..Default::default()
         };
         Recorder {
+            sent_before: ports
+                .iter()
+                .map(|&p| net.ports[p].buf.counters.sent)
+                .collect(),
             ports,
             cell_secs,
             abr,
@@ -146,11 +153,11 @@ impl Recorder {
                     0.0
                 }
             };
-            self.ts.utilization[k].push(share(port.sent_in_interval));
-            self.ts.data_utilization[k]
-                .push(share(port.sent_in_interval - port.sent_rm_in_interval));
+            let sent = port.buf.counters.sent - self.sent_before[k];
+            self.sent_before[k] = port.buf.counters.sent;
+            self.ts.utilization[k].push(share(sent));
+            self.ts.data_utilization[k].push(share(sent - port.sent_rm_in_interval));
             self.ts.vbr_utilization[k].push(share(port.sent_vbr_in_interval));
-            port.sent_in_interval = 0;
             port.sent_rm_in_interval = 0;
             port.sent_vbr_in_interval = 0;
         }

@@ -82,7 +82,6 @@ impl Sim<'_> {
             self.q.schedule(arrival, Ev::Arrive(p as u32));
         }
         port.busy_until = now + d;
-        port.sent_in_interval += 1;
         port.sent_rm_in_interval += cell.is_rm() as u64;
         port.sent_vbr_in_interval += (cell.class() == ServiceClass::Vbr) as u64;
         self.totals.cell_hops += 1;
