@@ -118,23 +118,10 @@ impl<'a> Sim<'a> {
     /// Builds the simulation and schedules the initial events.
     pub fn new(sc: &'a Scenario) -> Self {
         let net = Network::build(sc);
-        // Room for the timers scheduled here (start, stop, tick, interval, sample), which
-        // are what waits in the queue's far-future heap; the heap grows if a run needs more
-        // (issue 14: a worst-case reservation of 4 events per port and connection was 640 B
-        // per VC at 10 000 VCs).
-        let initial = sc.connections.len()
-            + sc.connections.iter().filter(|c| c.stop.is_some()).count()
-            + sc.connections
-                .iter()
-                .filter(|c| c.tcp.as_ref().is_some_and(|t| t.tick.is_some()))
-                .count()
-            + net
-                .ports
-                .iter()
-                .filter(|p| p.alloc.interval_deadline().is_some())
-                .count()
-            + 16;
-        let mut q = EventQueue::with_capacity(initial);
+        // No reservation for the worst case: the far-future heap holds only timers and grows
+        // as they are scheduled (issue 14: 4 events per port and connection reserved up front
+        // were 640 B per VC at 10 000 VCs).
+        let mut q = EventQueue::default();
         for (i, c) in sc.connections.iter().enumerate() {
             q.schedule(c.start, Ev::Start(i as u32));
             if let Some(stop) = c.stop {
