@@ -97,13 +97,15 @@ impl<T: Copy + Default> Fifo<T> {
         (0..self.len as usize).map(move |i| &self.buf[(self.head as usize + i) & mask])
     }
 
-    /// Doubles the capacity (at least 4), moving the values to the front of the new storage.
+    /// Doubles the capacity (from 1: a ring that only ever holds one value, like the
+    /// queue of a port carrying ACKs one at a time, keeps one slot; issue 14, memory per
+    /// VC), moving the values to the front of the new storage.
     /// A ring holds at most 2^31 values (48 GiB of cells, far beyond what a run's memory
     /// estimate lets start).
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        let cap = (self.buf.len() * 2).max(4);
+        let cap = (self.buf.len() * 2).max(1);
         assert!(
             cap <= 1 << 31,
             "a FIFO ring cannot hold more than 2^31 values"

@@ -153,6 +153,45 @@ impl Default for VcState {
     }
 }
 
+/// The per-VC states of a port, the first held inline: most ports carry one VC (a host's
+/// port, a switch's port toward a host), and with one host pair per VC a separate heap
+/// block per port was a cache miss on every cell at 10 000 VCs, the largest single cost of
+/// admission (issue 14, docs/performance.md). The others are on the heap, in slot order.
+#[derive(Debug)]
+struct VcTable {
+    first: VcState,
+    rest: Box<[VcState]>,
+}
+
+impl VcTable {
+    fn new(vcs: usize) -> Self {
+        VcTable {
+            first: VcState::default(),
+            rest: vec![VcState::default(); vcs.saturating_sub(1)].into_boxed_slice(),
+        }
+    }
+
+    #[inline]
+    fn get(&self, slot: usize) -> &VcState {
+        match slot {
+            0 => &self.first,
+            _ => &self.rest[slot - 1],
+        }
+    }
+
+    #[inline]
+    fn get_mut(&mut self, slot: usize) -> &mut VcState {
+        match slot {
+            0 => &mut self.first,
+            _ => &mut self.rest[slot - 1],
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.rest.len() * std::mem::size_of::<VcState>()
+    }
+}
+
 /// Port counters.
 #[derive(Clone, Debug, Default)]
 pub struct PortCounters {
@@ -196,7 +235,7 @@ pub struct PortBuffer {
     capacity: u32,
     policy: AnyPolicy,
     slots: VcSlots,
-    vcs: Vec<VcState>,
+    vcs: VcTable,
     active_vcs: u32,
     /// Counters.
     pub counters: PortCounters,
@@ -227,7 +266,7 @@ impl PortBuffer {
             capacity: capacity.unwrap_or(u32::MAX),
             policy,
             slots,
-            vcs: vec![VcState::default(); vcs],
+            vcs: VcTable::new(vcs),
             active_vcs: 0,
             counters: PortCounters::default(),
             interval_max: 0,
@@ -237,28 +276,89 @@ impl PortBuffer {
     /// Offers an arriving cell of service class `class` to the buffer.
     #[inline]
     pub fn arrive(&mut self, cell: Cell, class: ServiceClass) -> Admission {
-        let class = class.index();
+        match self.admission(&cell, true) {
+            Ok(()) => self.enqueue(cell, class.index()),
+            Err(r) => self.drop(r),
+        }
+    }
+
+    /// Offers a cell to an empty buffer whose transmitter is free, which sends an admitted
+    /// cell at once: the same decision and the same counts as [`PortBuffer::arrive`] then
+    /// [`PortBuffer::dequeue`], without the cell's round trip through the queue's memory
+    /// (issue 14: at a port carrying one VC nearly every cell goes through this way, and
+    /// the queue's ring was a cache miss per cell at 10 000 VCs).
+    #[inline]
+    pub fn arrive_to_send(&mut self, cell: &Cell, class: ServiceClass) -> Admission {
+        debug_assert_eq!(self.occupancy, 0, "the buffer is empty");
+        match self.admission(cell, false) {
+            Ok(()) => {
+                // Queued and sent in the same instant: the VC's count and the occupancy
+                // go up by one and back down; the high-water marks see one cell.
+                let c = &mut self.counters;
+                c.enqueued += 1;
+                c.sent += 1;
+                c.max_queue = c.max_queue.max(1);
+                let mq = &mut c.max_class_queue[class.index()];
+                *mq = (*mq).max(1);
+                self.interval_max = self.interval_max.max(1);
+                Admission::Enqueued
+            }
+            Err(r) => self.drop(r),
+        }
+    }
+
+    /// The buffer's decision on an arriving cell, with its VC's frame state updated and,
+    /// if the cell is admitted and `queued`, its VC's count of queued cells. Counts the
+    /// arrival.
+    #[inline]
+    fn admission(&mut self, cell: &Cell, queued: bool) -> Result<(), DropReason> {
         self.counters.received += 1;
         let room = self.occupancy < self.capacity;
         let slot = self.slots.at_port(cell.flow, cell.hop);
-        if cell.is_rm() {
-            return if room {
-                self.enqueue(cell, class, slot)
-            } else {
-                self.drop(DropReason::BufferFull)
-            };
+        let (occupancy, capacity, active_vcs) = (self.occupancy, self.capacity, self.active_vcs);
+        let vc = self.vcs.get_mut(slot);
+        let outcome = if cell.is_rm() {
+            match room {
+                true => Ok(()),
+                false => Err(DropReason::BufferFull),
+            }
+        } else {
+            Self::frame_admission(
+                &self.policy,
+                vc,
+                cell.is_eom(),
+                room,
+                (occupancy, capacity, active_vcs),
+            )
+        };
+        if queued && outcome.is_ok() {
+            if vc.cells == 0 {
+                self.active_vcs += 1;
+            }
+            vc.cells += 1;
         }
-        let eom = cell.is_eom();
-        let vc = self.vcs[slot];
+        outcome
+    }
+
+    /// The frame-aware part of the decision on a data cell (the VC's mode and whether the
+    /// next cell starts a frame updated); `(occupancy, capacity, active VCs)` of the buffer.
+    #[inline]
+    fn frame_admission(
+        policy: &AnyPolicy,
+        vc: &mut VcState,
+        eom: bool,
+        room: bool,
+        (occupancy, capacity, active_vcs): (u32, u32, u32),
+    ) -> Result<(), DropReason> {
         let mut mode = vc.mode;
         if vc.at_frame_start {
             let view = BufferView {
-                occupancy: self.occupancy,
-                capacity: self.capacity,
-                active_vcs: self.active_vcs,
+                occupancy,
+                capacity,
+                active_vcs,
                 vc_cells: vc.cells,
             };
-            mode = if self.policy.admit_frame(&view) {
+            mode = if policy.admit_frame(&view) {
                 Mode::Accepting
             } else {
                 Mode::DiscardWhole
@@ -278,20 +378,16 @@ impl PortBuffer {
             Mode::Accepting if room => (Ok(()), Mode::Accepting),
             Mode::Accepting => (
                 Err(DropReason::BufferFull),
-                if self.policy.partial_discard() {
+                if policy.partial_discard() {
                     Mode::DiscardPartial
                 } else {
                     Mode::Accepting
                 },
             ),
         };
-        let st = &mut self.vcs[slot];
-        st.mode = next_mode;
-        st.at_frame_start = eom;
-        match outcome {
-            Ok(()) => self.enqueue(cell, class, slot),
-            Err(r) => self.drop(r),
-        }
+        vc.mode = next_mode;
+        vc.at_frame_start = eom;
+        outcome
     }
 
     #[inline]
@@ -300,13 +396,9 @@ impl PortBuffer {
         Admission::Dropped(r)
     }
 
+    /// Puts an admitted cell in its class's queue (its VC's count is already up).
     #[inline]
-    fn enqueue(&mut self, cell: Cell, class: usize, slot: usize) -> Admission {
-        let st = &mut self.vcs[slot];
-        if st.cells == 0 {
-            self.active_vcs += 1;
-        }
-        st.cells += 1;
+    fn enqueue(&mut self, cell: Cell, class: usize) -> Admission {
         self.queues[class].push_back(cell);
         self.nonempty |= 1 << class;
         self.occupancy += 1;
@@ -338,7 +430,7 @@ impl PortBuffer {
         }
         self.occupancy -= 1;
         self.counters.sent += 1;
-        let st = &mut self.vcs[self.slots.at_port(c.flow, c.hop)];
+        let st = self.vcs.get_mut(self.slots.at_port(c.flow, c.hop));
         st.cells -= 1;
         if st.cells == 0 {
             self.active_vcs -= 1;
@@ -366,13 +458,13 @@ impl PortBuffer {
     /// Cells of the VC in slot `slot` in the buffer (the flow index, for a buffer made by
     /// [`PortBuffer::new`]).
     pub fn vc_cells(&self, slot: usize) -> u32 {
-        self.vcs[slot].cells
+        self.vcs.get(slot).cells
     }
 
     /// Bytes held by the buffer's tables and queues (for the memory estimate).
     pub fn heap_bytes(&self) -> usize {
         let q: usize = self.queues.iter().map(|q| q.capacity()).sum();
-        q * std::mem::size_of::<Cell>() + self.vcs.capacity() * std::mem::size_of::<VcState>()
+        q * std::mem::size_of::<Cell>() + self.vcs.heap_bytes()
     }
 
     /// Largest occupancy since the last call; restarts the interval at the current occupancy.
@@ -402,6 +494,51 @@ mod tests {
         let c = &p.counters;
         assert_eq!(c.received, c.enqueued + c.dropped_total());
         assert_eq!(c.enqueued, c.sent + p.queued() as u64);
+    }
+
+    /// Everything the buffer reports or decides with, for comparing two buffers.
+    fn state(p: &PortBuffer, vcs: usize) -> String {
+        let per_vc: Vec<_> = (0..vcs).map(|s| *p.vcs.get(s)).collect();
+        format!(
+            "{:?} q={} active={} imax={} {:?}",
+            p.counters, p.occupancy, p.active_vcs, p.interval_max, per_vc
+        )
+    }
+
+    #[test]
+    fn a_cell_sent_at_once_counts_as_queued_and_taken_back_out() {
+        // Two buffers see the same cells (frames of two VCs, an RM cell, a VBR cell): one
+        // queues each cell and takes it straight back out, the other sends it at once.
+        // Every outcome, count, high-water mark and per-VC state is the same after each
+        // cell; with no room (capacity 0) both drop alike, by the policy's rules.
+        for (capacity, policy) in [
+            (Some(1), AnyPolicy::Epd(Epd { r: 1.0 })),
+            (Some(0), AnyPolicy::Epd(Epd { r: 1.0 })),
+            (Some(0), AnyPolicy::Ppd(Ppd)),
+            (None, AnyPolicy::TailDrop(TailDrop)),
+        ] {
+            let mut queued = PortBuffer::new(capacity, policy.clone(), 2);
+            let mut direct = PortBuffer::new(capacity, policy, 2);
+            let mut rm = Cell::data(1, 0, false);
+            rm.flags |= crate::cell::flag::RM;
+            let mut cells = frame(0, 1, 3);
+            cells.push(rm);
+            cells.extend(frame(1, 2, 2));
+            let mut drops = 0;
+            for (i, c) in cells.iter().enumerate() {
+                let class = if i == 4 { ServiceClass::Vbr } else { UBR };
+                let a = queued.arrive(*c, class);
+                let b = direct.arrive_to_send(c, class);
+                assert_eq!(a, b, "cell {i}");
+                match a {
+                    Admission::Enqueued => assert_eq!(queued.dequeue(), Some(*c)),
+                    Admission::Dropped(_) => drops += 1,
+                }
+                assert_eq!(state(&queued, 2), state(&direct, 2), "after cell {i}");
+                check_identities(&direct);
+            }
+            assert_eq!(drops > 0, capacity == Some(0));
+        }
     }
 
     #[test]

@@ -45,9 +45,23 @@ impl Sim<'_> {
     }
 
     /// The buffer of port `p` takes the cell (the transmitter starts if idle) or drops it.
+    /// A cell reaching an empty port whose transmitter is free is sent at once, without
+    /// passing through the queue's memory ([`PortBuffer::arrive_to_send`]): the same
+    /// counts, events and order as queueing it and taking it back out.
+    ///
+    /// [`PortBuffer::arrive_to_send`]: crate::port::PortBuffer::arrive_to_send
     #[inline]
     pub(super) fn admit(&mut self, now: Time, p: usize, cell: Cell) -> Admission {
         let port = &mut self.net.ports[p];
+        let free = !port.tx_pending && now >= port.busy_until && port.buf.queued() == 0;
+        if free {
+            let outcome = port.buf.arrive_to_send(&cell, cell.class());
+            match outcome {
+                Admission::Enqueued => self.transmit(now, p, cell),
+                Admission::Dropped(_) => self.count_drop(&cell),
+            }
+            return outcome;
+        }
         let outcome = port.buf.arrive(cell, cell.class());
         match outcome {
             Admission::Enqueued => {
@@ -61,14 +75,19 @@ impl Sim<'_> {
                     }
                 }
             }
-            Admission::Dropped(_) => {
-                self.net.flow_mut(cell.flow_id()).cells_dropped += 1;
-                self.totals.cells_dropped += 1;
-            }
+            Admission::Dropped(_) => self.count_drop(&cell),
         }
         outcome
     }
 
+    /// A cell dropped at a port: its flow's and the run's counts.
+    #[inline]
+    fn count_drop(&mut self, cell: &Cell) {
+        self.net.flow_mut(cell.flow_id()).cells_dropped += 1;
+        self.totals.cells_dropped += 1;
+    }
+
+    /// Port `p` sends the next cell of its queue, if any.
     #[inline]
     pub(super) fn start_tx(&mut self, now: Time, p: usize) {
         let port = &mut self.net.ports[p];
@@ -76,6 +95,14 @@ impl Sim<'_> {
             port.tx_pending = false;
             return;
         };
+        self.transmit(now, p, cell);
+    }
+
+    /// Port `p` puts `cell` on its line now (the buffer has counted it sent) and, if more
+    /// cells wait, schedules the end of this transmission.
+    #[inline]
+    fn transmit(&mut self, now: Time, p: usize, cell: Cell) {
+        let port = &mut self.net.ports[p];
         let d = port.clock.next_duration();
         let arrival = now + d + port.prop;
         if port.line.push(arrival, cell) {
