@@ -118,14 +118,13 @@ impl Output {
 /// Runs a scenario given as TOML text; returns the result as JSON text.
 #[pyfunction]
 fn run_toml(py: Python<'_>, text: String) -> PyResult<String> {
-    let r = py.detach(|| {
+    py.detach(|| {
         guard(|| {
             atmsim::run_toml(&text)
                 .map(|r| serde_json::to_string(&r).expect("result serializes"))
                 .map_err(to_py)
         })
-    });
-    r
+    })
 }
 
 /// Runs a scenario given as JSON text; returns the result as JSON text, or with `columns`
@@ -415,10 +414,13 @@ fn policies() -> Vec<(String, String)> {
         .collect()
 }
 
+/// One extension point: its title, its key and its `(name, doc)` implementations.
+type ExtensionPoint = (String, String, Vec<(String, String)>);
+
 /// Every extension point of the engine with its registered implementations:
 /// `[(title, key, [(name, doc), ...]), ...]`, from the one registry in Rust.
 #[pyfunction]
-fn registry() -> Vec<(String, String, Vec<(String, String)>)> {
+fn registry() -> Vec<ExtensionPoint> {
     atmsim::registry::extension_points()
         .iter()
         .map(|p| {

@@ -239,7 +239,7 @@ fn demand_at(app: Option<&CellApp>, at: Option<Time>) -> Option<f64> {
                 cap: Some((r, until)),
             })),
             Some(t),
-        ) => until.map_or(true, |u| t < u).then_some(*r),
+        ) => until.is_none_or(|u| t < u).then_some(*r),
         (app, _) => app.and_then(|a| a.demand()),
     }
 }

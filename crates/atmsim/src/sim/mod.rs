@@ -199,7 +199,8 @@ impl<'a> Sim<'a> {
             if done >= max_events {
                 return Some(now_reached);
             }
-            if done % 4096 == 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            if done.is_multiple_of(4096) && deadline.is_some_and(|d| std::time::Instant::now() >= d)
+            {
                 return Some(now_reached);
             }
             let (now, ev) = self.q.pop().expect("peeked");

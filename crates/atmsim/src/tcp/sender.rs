@@ -141,7 +141,7 @@ impl TcpSender {
             una: self.snd_una,
             nxt: self.snd_nxt,
             max: self.snd_max,
-            new_ok: !self.closed && self.app_limit.map_or(true, |l| self.snd_max < l),
+            new_ok: !self.closed && self.app_limit.is_none_or(|l| self.snd_max < l),
         }
     }
 
