@@ -310,7 +310,7 @@ impl PortBuffer {
     /// The buffer's decision on an arriving cell, with its VC's frame state updated and,
     /// if the cell is admitted and `queued`, its VC's count of queued cells. Counts the
     /// arrival.
-    #[inline]
+    #[inline(always)]
     fn admission(&mut self, cell: &Cell, queued: bool) -> Result<(), DropReason> {
         self.counters.received += 1;
         let room = self.occupancy < self.capacity;

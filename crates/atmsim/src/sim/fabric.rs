@@ -100,7 +100,7 @@ impl Sim<'_> {
 
     /// Port `p` puts `cell` on its line now (the buffer has counted it sent) and, if more
     /// cells wait, schedules the end of this transmission.
-    #[inline]
+    #[inline(always)]
     fn transmit(&mut self, now: Time, p: usize, cell: Cell) {
         let port = &mut self.net.ports[p];
         let d = port.clock.next_duration();
