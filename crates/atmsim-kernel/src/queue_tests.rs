@@ -144,7 +144,7 @@ fn long_buckets_out_of_order_pop_in_the_heap_order() {
         seq: 0,
     };
     let mut id = 0u32;
-    for _round in 1..4u64 {
+    for _ in 0..3 {
         // Each round fills one slot 5 slots past now (the last round's chains of pushes
         // may have gone past where a fixed multiple of 5 slots would start).
         let base = ((q.now() >> SLOT_SHIFT) + 5) << SLOT_SHIFT;
