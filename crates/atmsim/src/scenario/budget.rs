@@ -62,21 +62,29 @@ fn bps(cells_per_s: f64) -> String {
 /// Every contribution to the scenario's event rate.
 pub fn loads(sc: &Scenario) -> Vec<Load> {
     let mut out = Vec::new();
-    let mut push = |key: String, value: String, events_per_s: f64| {
-        let port = key.starts_with("rate of port");
+    visit_loads(sc, &mut |port, events_per_s, describe| {
+        let (key, value) = describe();
         out.push(Load {
             port,
             key,
             value,
             events_per_s,
         })
-    };
+    });
+    out
+}
+
+/// What a contribution is: its key and its value in readable units, written out only when
+/// needed (at 10 000 VCs writing them for every port and timer was a tenth of resolving the
+/// scenario, and only a refusal shows one).
+type Describe<'a> = &'a dyn Fn() -> (String, String);
+
+/// Calls `f(port, events_per_s, describe)` for every contribution to the scenario's event
+/// rate, in a fixed order ([`loads`] lists them).
+fn visit_loads(sc: &Scenario, f: &mut dyn FnMut(bool, f64, Describe)) {
     if let Some(si) = sc.sample_interval {
-        push(
-            "measurement.sample_interval".into(),
-            secs(si),
-            per_period(si),
-        );
+        let d = || ("measurement.sample_interval".into(), secs(si));
+        f(false, per_period(si), &d);
     }
     let mut used = vec![false; sc.ports.len()];
     for c in &sc.connections {
@@ -89,15 +97,15 @@ pub fn loads(sc: &Scenario) -> Vec<Load> {
     for (p, port) in sc.ports.iter().enumerate() {
         if used[p] {
             let cells = port.rate_bps as f64 / 424.0;
-            push(
-                format!("rate of port {:?}", port.name),
-                bps(cells),
-                2.0 * cells,
-            );
+            let d = || (format!("rate of port {:?}", port.name), bps(cells));
+            f(true, 2.0 * cells, &d);
         }
         if let Some(e) = port.allocator.erica() {
-            let key = format!("interval_time of port {:?}", port.name);
-            push(key, secs(e.interval_time), per_period(e.interval_time));
+            let d = || {
+                let key = format!("interval_time of port {:?}", port.name);
+                (key, secs(e.interval_time))
+            };
+            f(false, per_period(e.interval_time), &d);
         }
     }
     let run_s = sc.duration.max(1) as f64 / PS_PER_S as f64;
@@ -106,36 +114,31 @@ pub fn loads(sc: &Scenario) -> Vec<Load> {
         if let Some(app) = &c.app {
             // Each kind states its own loads (`TrafficCfg::event_loads`, in its file).
             for l in app.event_loads(c.fwd_ports.len() + c.bwd_ports.len()) {
-                push(at(l.key), l.value, l.events_per_s);
+                f(false, l.events_per_s, &|| (at(l.key), l.value.clone()));
             }
         }
         if let Some(t) = &c.tcp {
             if let Some(tick) = t.tick {
-                let key = at("traffic.tcp.timer_granularity (or defaults.tcp)");
-                push(key, secs(tick), per_period(tick));
+                let key = "traffic.tcp.timer_granularity (or defaults.tcp)";
+                f(false, per_period(tick), &|| (at(key), secs(tick)));
             }
             if let TcpApp::Periodic {
                 interval, segments, ..
             } = t.app
             {
                 let rate = per_period(interval).min(segments as f64 / run_s);
-                push(
-                    at("traffic.application.segment_interval"),
-                    secs(interval),
-                    rate,
-                );
+                let key = "traffic.application.segment_interval";
+                f(false, rate, &|| (at(key), secs(interval)));
             }
         }
         if let Some(a) = &c.abr {
-            push(at("abr.tcr (or defaults.abr)"), bps(a.tcr), a.tcr);
-            push(
-                at("abr.trm (or defaults.abr)"),
-                secs(a.trm),
-                per_period(a.trm),
-            );
+            f(false, a.tcr, &|| {
+                (at("abr.tcr (or defaults.abr)"), bps(a.tcr))
+            });
+            let trm = "abr.trm (or defaults.abr)";
+            f(false, per_period(a.trm), &|| (at(trm), secs(a.trm)));
         }
     }
-    out
 }
 
 /// Refuses a scenario one of whose ports, sources or timers, or whose sources and timers
@@ -144,38 +147,61 @@ pub fn loads(sc: &Scenario) -> Vec<Load> {
 pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
     check_overload(sc)?;
     check_series(sc)?;
-    let all = loads(sc);
-    let total: f64 = all.iter().map(|l| l.events_per_s).sum();
-    let timed: f64 = all.iter().filter(|l| !l.port).map(|l| l.events_per_s).sum();
-    let worst = all
-        .iter()
-        .max_by(|a, b| a.events_per_s.total_cmp(&b.events_per_s));
+    // The sums and the heaviest contributions by number first (the last of equal ones, as
+    // `Iterator::max_by` picks); only the one refused is written out.
+    let (mut total, mut timed, mut n) = (0.0f64, 0.0f64, 0usize);
+    // (index in visiting order, events per second)
+    let mut worst: Option<(usize, f64)> = None;
+    let mut worst_timed: Option<(usize, f64)> = None;
+    visit_loads(sc, &mut |port, e, _| {
+        total += e;
+        if worst.is_none_or(|(_, w)| e.total_cmp(&w).is_ge()) {
+            worst = Some((n, e));
+        }
+        if !port {
+            timed += e;
+            if worst_timed.is_none_or(|(_, w)| e.total_cmp(&w).is_ge()) {
+                worst_timed = Some((n, e));
+            }
+        }
+        n += 1;
+    });
     let Some(worst) = worst else {
         return Ok(());
     };
-    if worst.events_per_s <= MAX_EVENTS_PER_SIM_SECOND && timed <= MAX_EVENTS_PER_SIM_SECOND {
+    if worst.1 <= MAX_EVENTS_PER_SIM_SECOND && timed <= MAX_EVENTS_PER_SIM_SECOND {
         return Ok(());
     }
-    let worst = if worst.events_per_s > MAX_EVENTS_PER_SIM_SECOND {
+    let (index, events_per_s) = if worst.1 > MAX_EVENTS_PER_SIM_SECOND {
         worst
     } else {
-        all.iter()
-            .filter(|l| !l.port)
-            .max_by(|a, b| a.events_per_s.total_cmp(&b.events_per_s))
-            .expect("a sum above the bound has a part")
+        worst_timed.expect("a sum above the bound has a part")
     };
+    let (key, value) = describe_load(sc, index);
     Err(ScenarioError::new(
-        worst.key.clone(),
+        key,
         format!(
             "{} makes the run too heavy: about {:.3e} events per simulated second \
              ({:.3e} in all, {:.3e} for the whole run); allowed: at most {:.0e} per simulated second",
-            worst.value,
-            worst.events_per_s,
+            value,
+            events_per_s,
             total,
             total * sc.duration as f64 / PS_PER_S as f64,
             MAX_EVENTS_PER_SIM_SECOND
         ),
     ))
+}
+
+/// The key and readable value of the contribution at `index` in [`visit_loads`]'s order.
+fn describe_load(sc: &Scenario, index: usize) -> (String, String) {
+    let (mut n, mut found) = (0usize, None);
+    visit_loads(sc, &mut |_, _, describe| {
+        if n == index {
+            found = Some(describe());
+        }
+        n += 1;
+    });
+    found.expect("the index of a visited contribution")
 }
 
 /// The most a cell-level source can send into its first port, cells/s, and the key that
@@ -275,7 +301,8 @@ fn check_series(sc: &Scenario) -> Result<(), ScenarioError> {
 
 /// Estimated events of the whole run (for an up-front warning).
 pub fn estimated_events(sc: &Scenario) -> f64 {
-    let total: f64 = loads(sc).iter().map(|l| l.events_per_s).sum();
+    let mut total = 0.0;
+    visit_loads(sc, &mut |_, e, _| total += e);
     total * sc.duration as f64 / PS_PER_S as f64
 }
 

@@ -128,8 +128,8 @@ fn resolve_one(
 
 /// Source and destination: two different hosts.
 fn ends(p: &str, c: &ConnectionSpec, nodes: &Nodes) -> Result<(usize, usize), ConfigError> {
-    let from = nodes.find(format!("{p}.from"), &c.from)?;
-    let to = nodes.find(format!("{p}.to"), &c.to)?;
+    let from = nodes.find(|| format!("{p}.from"), &c.from)?;
+    let to = nodes.find(|| format!("{p}.to"), &c.to)?;
     for (key, n) in [("from", from), ("to", to)] {
         if nodes.cfg[n].kind != NodeKind::Host {
             return err(

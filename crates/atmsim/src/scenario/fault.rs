@@ -91,7 +91,7 @@ fn port_at(
     ports_of: &[usize],
     ctx: &FaultCtx,
 ) -> Result<usize, ConfigError> {
-    let n = ctx.nodes.find(format!("{p}.node"), name)?;
+    let n = ctx.nodes.find(|| format!("{p}.node"), name)?;
     if let Some(&q) = ports_of.iter().find(|&&q| ctx.ports[q].node == n) {
         return Ok(q);
     }

@@ -110,8 +110,8 @@ fn add_link(
     nodes: &Nodes,
     d: &PortDefaults,
 ) -> Result<(), ConfigError> {
-    let a = nodes.find(format!("link[{i}].between[0]"), &l.between[0])?;
-    let b = nodes.find(format!("link[{i}].between[1]"), &l.between[1])?;
+    let a = nodes.find(|| format!("link[{i}].between[0]"), &l.between[0])?;
+    let b = nodes.find(|| format!("link[{i}].between[1]"), &l.between[1])?;
     if a == b {
         return err(
             format!("link[{i}].between"),
@@ -183,8 +183,8 @@ fn apply_port(
     nodes: &Nodes,
     d: &PortDefaults,
 ) -> Result<(), ConfigError> {
-    let a = nodes.find(format!("port[{i}].node"), &ps.node)?;
-    let b = nodes.find(format!("port[{i}].toward"), &ps.toward)?;
+    let a = nodes.find(|| format!("port[{i}].node"), &ps.node)?;
+    let b = nodes.find(|| format!("port[{i}].toward"), &ps.toward)?;
     let Some(&pi) = ports.index.get(&(a, b)) else {
         return err(
             format!("port[{i}].toward"),

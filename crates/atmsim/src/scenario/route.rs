@@ -41,7 +41,7 @@ fn explicit(
 ) -> Result<Vec<usize>, ConfigError> {
     let mut idx = Vec::with_capacity(r.len());
     for (k, name) in r.iter().enumerate() {
-        idx.push(nodes.find(format!("{p}.route[{k}]"), name)?);
+        idx.push(nodes.find(|| format!("{p}.route[{k}]"), name)?);
     }
     if idx.first() != Some(&from) || idx.last() != Some(&to) {
         return err(
