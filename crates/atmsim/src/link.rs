@@ -39,11 +39,6 @@ impl DelayLine {
     pub fn is_empty(&self) -> bool {
         self.cells.is_empty()
     }
-
-    /// Bytes held (the ring keeps the capacity of the most cells it has held at once).
-    pub fn heap_bytes(&self) -> usize {
-        self.cells.capacity() * std::mem::size_of::<(Time, Cell)>()
-    }
 }
 
 #[cfg(test)]

@@ -319,12 +319,8 @@ impl PortBuffer {
         let slot = self.slots.at_port(cell.flow, cell.hop);
         let (occupancy, capacity, active_vcs) = (self.occupancy, self.capacity, self.active_vcs);
         let vc = self.vcs.get_mut(slot);
-        let outcome = if cell.is_rm() {
-            match room {
-                true => Ok(()),
-                false => Err(DropReason::BufferFull),
-            }
-        } else {
+        // RM cells are not part of AAL5 frames: they only meet the buffer limit.
+        let outcome = if !cell.is_rm() {
             Self::frame_admission(
                 &self.policy,
                 vc,
@@ -332,6 +328,10 @@ impl PortBuffer {
                 room,
                 (occupancy, capacity, active_vcs),
             )
+        } else if room {
+            Ok(())
+        } else {
+            Err(DropReason::BufferFull)
         };
         if queued && outcome.is_ok() {
             if vc.cells == 0 {

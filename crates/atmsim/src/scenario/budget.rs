@@ -155,14 +155,10 @@ pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
     let mut worst_timed: Option<(usize, f64)> = None;
     visit_loads(sc, &mut |port, e, _| {
         total += e;
-        if worst.is_none_or(|(_, w)| e.total_cmp(&w).is_ge()) {
-            worst = Some((n, e));
-        }
+        keep_heaviest(&mut worst, n, e);
         if !port {
             timed += e;
-            if worst_timed.is_none_or(|(_, w)| e.total_cmp(&w).is_ge()) {
-                worst_timed = Some((n, e));
-            }
+            keep_heaviest(&mut worst_timed, n, e);
         }
         n += 1;
     });
@@ -190,6 +186,13 @@ pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
             MAX_EVENTS_PER_SIM_SECOND
         ),
     ))
+}
+
+/// Keeps `(n, e)` in `heaviest` if `e` is at least as heavy (the last of equal ones wins).
+fn keep_heaviest(heaviest: &mut Option<(usize, f64)>, n: usize, e: f64) {
+    if heaviest.is_none_or(|(_, w)| e.total_cmp(&w).is_ge()) {
+        *heaviest = Some((n, e));
+    }
 }
 
 /// The key and readable value of the contribution at `index` in [`visit_loads`]'s order.

@@ -138,12 +138,12 @@ impl<'a> Sim<'a> {
             }
         }
         let rec = match sc.sample_interval {
-            Some(_) => Recorder::new(sc, &net),
+            Some(si) => {
+                q.schedule(si, Ev::Sample);
+                Recorder::new(sc, &net)
+            }
             None => Recorder::off(),
         };
-        if let Some(si) = sc.sample_interval {
-            q.schedule(si, Ev::Sample);
-        }
         let faults = sc
             .faults
             .iter()
