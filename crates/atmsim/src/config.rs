@@ -170,13 +170,50 @@ pub struct Pick<'a, T> {
 }
 
 impl<'a, T> Pick<'a, T> {
-    /// The value of field `name` (read by `get`) and the key path it came from.
-    pub fn get<V: Clone>(&self, name: &str, get: impl Fn(&T) -> &Option<V>) -> (Option<V>, String) {
+    /// The value of field `name` (read by `get`) and the key path it came from, written
+    /// out only if a message needs it ([`KeyPath`]).
+    pub fn get<'s, V: Clone>(
+        &'s self,
+        name: &'s str,
+        get: impl Fn(&T) -> &Option<V>,
+    ) -> (Option<V>, KeyPath<'s>) {
         match (get(self.own), get(self.default)) {
-            (Some(v), _) => (Some(v.clone()), key(self.own_path, name)),
-            (None, Some(v)) => (Some(v.clone()), key(self.default_path, name)),
-            (None, None) => (None, key(self.own_path, name)),
+            (Some(v), _) => (Some(v.clone()), KeyPath::new(self.own_path, name)),
+            (None, Some(v)) => (Some(v.clone()), KeyPath::new(self.default_path, name)),
+            (None, None) => (None, KeyPath::new(self.own_path, name)),
         }
+    }
+}
+
+/// A key path `path.key` (or `key` when `path` is empty) not yet written out: resolving a
+/// scenario looks up many keys and needs their paths only for an error (issue 14, set-up
+/// of large scenarios). Displays as [`key`] would write it, and converts into a `String`.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyPath<'a> {
+    path: &'a str,
+    key: &'a str,
+}
+
+impl<'a> KeyPath<'a> {
+    /// The path of `key` in the table at `path`.
+    pub fn new(path: &'a str, key: &'a str) -> Self {
+        KeyPath { path, key }
+    }
+}
+
+impl std::fmt::Display for KeyPath<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(self.key)
+        } else {
+            write!(f, "{}.{}", self.path, self.key)
+        }
+    }
+}
+
+impl From<KeyPath<'_>> for String {
+    fn from(k: KeyPath<'_>) -> String {
+        key(k.path, k.key)
     }
 }
 
@@ -218,7 +255,15 @@ mod tests {
             own: &own,
             default: &def,
         };
-        assert_eq!(p.get("nrm", |t| &t.0), (Some(7), "defaults.abr.nrm".into()));
+        let (v, path) = p.get("nrm", |t| &t.0);
+        assert_eq!((v, path.to_string()), (Some(7), "defaults.abr.nrm".into()));
+        let unset = Pick { default: &own, ..p };
+        let (v, path) = unset.get("nrm", |t| &t.0);
+        assert_eq!(
+            (v, String::from(path)),
+            (None, "connection[0].abr.nrm".into())
+        );
+        assert_eq!(KeyPath::new("", "seed").to_string(), "seed");
     }
 }
 

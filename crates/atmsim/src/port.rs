@@ -521,7 +521,7 @@ mod tests {
             (Some(4), AnyPolicy::Epd(Epd { r: 0.0 }), true),
             (None, AnyPolicy::TailDrop(TailDrop), false),
         ] {
-            let mut queued = PortBuffer::new(capacity, policy.clone(), 2);
+            let mut queued = PortBuffer::new(capacity, policy, 2);
             let mut direct = PortBuffer::new(capacity, policy, 2);
             let mut rm = Cell::data(1, 0, false);
             rm.flags |= crate::cell::flag::RM;

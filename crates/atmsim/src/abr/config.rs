@@ -6,7 +6,7 @@
 
 use super::{AbrParams, SourcePolicy};
 use crate::cell::CELL_MBITS;
-use crate::config::{err, ConfigError, Pick};
+use crate::config::{err, ConfigError, KeyPath, Pick};
 use crate::units::{CellCount, Duration, Rate};
 use atmsim_kernel::{Time, PS_PER_MS};
 use schemars::JsonSchema;
@@ -235,7 +235,7 @@ fn source_policy_keys(pick: &AbrPick) -> Result<bool, ConfigError> {
 }
 
 /// A rate key in cells/s (0 bps or more, finite), or None when unset.
-fn rate(v: Option<Rate>, p: &str, what: &str) -> Result<Option<f64>, ConfigError> {
+fn rate(v: Option<Rate>, p: KeyPath<'_>, what: &str) -> Result<Option<f64>, ConfigError> {
     match v {
         None => Ok(None),
         Some(r) if r.bps() < 0.0 || !r.bps().is_finite() => err(
@@ -249,12 +249,12 @@ fn rate(v: Option<Rate>, p: &str, what: &str) -> Result<Option<f64>, ConfigError
 /// PCR (default: the access link rate), MCR <= PCR, ICR in [MCR, PCR].
 fn rates(pick: &AbrPick, access_rate: f64, ucsc: bool) -> Result<(f64, f64, f64), ConfigError> {
     let (v, pcr_p) = pick.get("pcr", |t| &t.pcr);
-    let pcr = rate(v, &pcr_p, "PCR")?.unwrap_or(access_rate);
+    let pcr = rate(v, pcr_p, "PCR")?.unwrap_or(access_rate);
     if pcr <= 0.0 {
         return err(pcr_p, "0 bps is not allowed; PCR must be above 0 bps");
     }
     let (v, mcr_p) = pick.get("mcr", |t| &t.mcr);
-    let mcr = rate(v, &mcr_p, "MCR")?.unwrap_or(AbrParams::default().mcr);
+    let mcr = rate(v, mcr_p, "MCR")?.unwrap_or(AbrParams::default().mcr);
     if mcr > pcr {
         return err(
             mcr_p,
@@ -267,7 +267,7 @@ fn rates(pick: &AbrPick, access_rate: f64, ucsc: bool) -> Result<(f64, f64, f64)
     }
     let (v, icr_p) = pick.get("icr", |t| &t.icr);
     let default_icr = if ucsc { pcr * UCSC_ICR_FRACTION } else { pcr };
-    let icr = rate(v, &icr_p, "ICR")?.unwrap_or(default_icr);
+    let icr = rate(v, icr_p, "ICR")?.unwrap_or(default_icr);
     if icr > pcr || icr < mcr {
         return err(
             icr_p,
@@ -348,7 +348,7 @@ fn timers(pick: &AbrPick, def: &AbrParams) -> Result<(Time, f64), ConfigError> {
         return err(adtf_p, "must be longer than 0 s");
     }
     let (v, tcr_p) = pick.get("tcr", |t| &t.tcr);
-    let tcr = rate(v, &tcr_p, "TCR")?.unwrap_or(def.tcr);
+    let tcr = rate(v, tcr_p, "TCR")?.unwrap_or(def.tcr);
     if tcr <= 0.0 {
         return err(
             tcr_p,
@@ -361,7 +361,7 @@ fn timers(pick: &AbrPick, def: &AbrParams) -> Result<(Time, f64), ConfigError> {
 /// The UCSC policy: ACR rises by Nrm x AIR per backward RM cell (seed 004 section 2.1).
 fn ucsc_policy(pick: &AbrPick, nrm: u32) -> Result<SourcePolicy, ConfigError> {
     let (air_v, air_p) = pick.get("air", |t| &t.air);
-    let air = rate(air_v, &air_p, "AIR")?.unwrap_or(DEFAULT_AIR);
+    let air = rate(air_v, air_p, "AIR")?.unwrap_or(DEFAULT_AIR);
     if air <= 0.0 {
         return err(
             air_p,

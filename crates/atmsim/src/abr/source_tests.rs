@@ -198,7 +198,7 @@ fn rule3a_frm_every_nrm_minus_1_in_rate_cells() {
     let seq = greedy(&mut s, 0, 24, true);
     let kinds: Vec<NextCell> = seq.iter().map(|x| x.1).collect();
     let mut cycle = vec![NextCell::Frm, NextCell::Brm];
-    cycle.extend(std::iter::repeat(NextCell::Data).take(6));
+    cycle.extend(std::iter::repeat_n(NextCell::Data, 6));
     assert_eq!(kinds[0..8], cycle[..]);
     assert_eq!(kinds[8..16], cycle[..]);
     assert_eq!(kinds[16..24], cycle[..]);

@@ -202,7 +202,7 @@ fn closed_loop(
         }
         let mut cell = Cell::data(v as u32, 0, false);
         cell.flags = ServiceClass::Abr.flag_bits();
-        let rm = count[v] % NRM == 0;
+        let rm = count[v].is_multiple_of(NRM);
         if rm {
             cell.flags |= flag::RM;
             cell.er = pcr as f32;

@@ -36,6 +36,7 @@ pub fn resolve_all<'f>(
     };
     let mut names = BTreeMap::new();
     let mut shared = Shared::default();
+    let mut finder = route::Finder::default();
     let mut out = Vec::with_capacity(f.connection.len());
     for (i, c) in f.connection.iter().enumerate() {
         let p = format!("connection[{i}]");
@@ -51,7 +52,13 @@ pub fn resolve_all<'f>(
                 ),
             );
         }
-        out.push(resolve_one(&p, c, nodes, ports, &defaults, &mut shared)?);
+        out.push(resolve_one(
+            &p,
+            c,
+            (nodes, ports, &mut finder),
+            &defaults,
+            &mut shared,
+        )?);
     }
     Ok((out, names))
 }
@@ -65,31 +72,40 @@ struct Defaults {
 /// connections with equal parameters (usually all of them) hold the same one, instead of
 /// 270 bytes each (issue 14, memory per VC). Values are equal when their `Debug` texts are,
 /// which tells every field apart bit for bit (`-0.0` from `0.0` too), so sharing never
-/// changes a connection's parameters.
+/// changes a connection's parameters. The text is written into one reused buffer and
+/// kept only for a new value (set-up of large scenarios).
 #[derive(Default)]
 struct Shared {
     tcp: HashMap<String, Arc<TcpParams>>,
     abr: HashMap<String, Arc<AbrParams>>,
+    text: String,
 }
 
-/// The shared copy of `v` in `table` (made the first time this value is seen).
-fn intern<T: std::fmt::Debug>(table: &mut HashMap<String, Arc<T>>, v: T) -> Arc<T> {
-    table
-        .entry(format!("{v:?}"))
-        .or_insert_with(|| Arc::new(v))
-        .clone()
+/// The shared copy of `v` in `table` (made the first time this value is seen); `text` is
+/// scratch space for its `Debug` text.
+fn intern<T: std::fmt::Debug>(
+    table: &mut HashMap<String, Arc<T>>,
+    text: &mut String,
+    v: T,
+) -> Arc<T> {
+    use std::fmt::Write;
+    text.clear();
+    write!(text, "{v:?}").expect("writing to a String cannot fail");
+    if let Some(shared) = table.get(text.as_str()) {
+        return shared.clone();
+    }
+    table.entry(text.clone()).or_insert(Arc::new(v)).clone()
 }
 
 fn resolve_one(
     p: &str,
     c: &ConnectionSpec,
-    nodes: &Nodes,
-    ports: &Ports,
+    (nodes, ports, finder): (&Nodes, &Ports, &mut route::Finder),
     d: &Defaults,
     shared: &mut Shared,
 ) -> Result<ConnectionCfg, ConfigError> {
     let (from, to) = ends(p, c, nodes)?;
-    let route = route::resolve(p, c, from, to, nodes, ports)?;
+    let route = route::resolve(p, c, (from, to), nodes, ports, finder)?;
     let fwd_ports: Vec<usize> = route
         .windows(2)
         .map(|w| ports.index[&(w[0], w[1])])
@@ -118,9 +134,9 @@ fn resolve_one(
         start,
         stop,
         llc_snap: c.llc_snap.unwrap_or(true),
-        tcp: tcp.map(|t| intern(&mut shared.tcp, t)),
+        tcp: tcp.map(|t| intern(&mut shared.tcp, &mut shared.text, t)),
         app,
-        abr: abr.map(|a| intern(&mut shared.abr, a)),
+        abr: abr.map(|a| intern(&mut shared.abr, &mut shared.text, a)),
         reserve,
         pre_established: c.setup == Some(SetupSpec::PreEstablished),
     })

@@ -3,13 +3,15 @@
 use super::model::NodeCfg;
 use super::schema::{NodeKind, NodeSpec};
 use crate::config::{err, name_list, ConfigError};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// The resolved nodes and a name index.
 pub struct Nodes<'f> {
     /// The nodes, in file order.
     pub cfg: Vec<NodeCfg>,
-    index: BTreeMap<&'f str, usize>,
+    /// Name -> index (hashed: at 10 000 VCs the lookups by name were a sixth of
+    /// resolving the connections as an ordered map).
+    index: HashMap<&'f str, usize>,
     names: Vec<&'f str>,
 }
 
@@ -19,7 +21,7 @@ impl<'f> Nodes<'f> {
         if specs.is_empty() {
             return err("node", "no nodes are defined; add [[node]] tables with a name and kind = \"host\" or \"switch\"");
         }
-        let mut index = BTreeMap::new();
+        let mut index = HashMap::with_capacity(specs.len());
         let mut cfg = Vec::with_capacity(specs.len());
         for (i, n) in specs.iter().enumerate() {
             if n.name.trim().is_empty() {

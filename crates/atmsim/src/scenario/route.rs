@@ -6,18 +6,19 @@ use super::schema::ConnectionSpec;
 use crate::config::{err, ConfigError};
 use std::collections::{BTreeSet, VecDeque};
 
-/// The route of connection `c` (key path `p`) from node `from` to node `to`.
+/// The route of connection `c` (key path `p`) from node `from` to node `to`; `finder`
+/// finds the routes the file leaves out (made once per scenario).
 pub fn resolve(
     p: &str,
     c: &ConnectionSpec,
-    from: usize,
-    to: usize,
+    (from, to): (usize, usize),
     nodes: &Nodes,
     ports: &Ports,
+    finder: &mut Finder,
 ) -> Result<Vec<usize>, ConfigError> {
     match &c.route {
         Some(r) => explicit(p, c, r, from, to, nodes, ports),
-        None => shortest(from, to, nodes, ports).ok_or_else(|| {
+        None => finder.shortest(from, to, nodes, ports).ok_or_else(|| {
             ConfigError::new(
                 format!("{p}.to"),
                 format!(
@@ -82,40 +83,211 @@ fn explicit(
     Ok(idx)
 }
 
-/// The route with the fewest hops (breadth first, in link order) crossing only switches.
-fn shortest(from: usize, to: usize, nodes: &Nodes, ports: &Ports) -> Option<Vec<usize>> {
-    let n = nodes.cfg.len();
-    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for &(a, b) in ports.index.keys() {
-        adj[a].push(b);
-    }
-    let mut prev = vec![usize::MAX; n];
-    let mut q = VecDeque::from([from]);
-    prev[from] = from;
-    while let Some(x) = q.pop_front() {
-        if x == to {
-            break;
+/// Finds the routes with the fewest hops (breadth first, in link order) crossing only
+/// switches.
+///
+/// A breadth-first search from a host `from` crosses only switches, so every host but
+/// `from` is a leaf of its tree, and the tree (the predecessor of each node) depends only
+/// on `from`'s neighbours: hosts on the same switch share it. The finder keeps the trees of
+/// the last few neighbour lists, and the adjacency lists, built once: a scenario with
+/// 10 000 connections and no routes given used to search the whole network, and rebuild
+/// its adjacency, for each one (15 s; issue 14, set-up of large scenarios). The routes are
+/// the same: each tree is that of the search from `from`, which visits `from` first
+/// instead of as a leaf, and a leaf is never expanded.
+#[derive(Default)]
+pub struct Finder {
+    /// Each node's neighbours, in link order; built on first use.
+    adj: Vec<Vec<usize>>,
+    /// `(neighbours of the root, predecessor of every node)`, newest last.
+    trees: Vec<(Vec<usize>, Vec<usize>)>,
+}
+
+/// The predecessor of a node the search did not reach.
+const UNSEEN: usize = usize::MAX;
+/// The predecessor of the root's neighbours (the root, `from`, is not a node of the tree).
+const ROOT: usize = usize::MAX - 1;
+/// Trees kept: one per distinct neighbour list of the connections' sources, recent first.
+const TREES: usize = 8;
+
+impl Finder {
+    /// The fewest-hop route from `from` to `to`, if any.
+    pub fn shortest(
+        &mut self,
+        from: usize,
+        to: usize,
+        nodes: &Nodes,
+        ports: &Ports,
+    ) -> Option<Vec<usize>> {
+        if self.adj.is_empty() {
+            self.adj = vec![Vec::new(); nodes.cfg.len()];
+            for &(a, b) in ports.index.keys() {
+                self.adj[a].push(b);
+            }
         }
-        if x != from && !nodes.is_switch(x) {
+        let prev = self.tree(from, nodes);
+        if prev[to] == UNSEEN {
+            return None;
+        }
+        let mut r = vec![to];
+        let mut last = to;
+        while prev[last] != ROOT {
+            last = prev[last];
+            r.push(last);
+        }
+        r.push(from);
+        r.reverse();
+        Some(r)
+    }
+
+    /// The search tree from a host with `from`'s neighbours (made if not kept).
+    fn tree(&mut self, from: usize, nodes: &Nodes) -> &[usize] {
+        let first = &self.adj[from];
+        let i = match self.trees.iter().position(|(n, _)| n == first) {
+            Some(i) => i,
+            None => {
+                let prev = search(&self.adj, first, nodes);
+                if self.trees.len() == TREES {
+                    self.trees.remove(0);
+                }
+                self.trees.push((first.clone(), prev));
+                self.trees.len() - 1
+            }
+        };
+        &self.trees[i].1
+    }
+}
+
+/// Breadth first from a root with neighbours `first` (in order), expanding only switches.
+fn search(adj: &[Vec<usize>], first: &[usize], nodes: &Nodes) -> Vec<usize> {
+    let mut prev = vec![UNSEEN; adj.len()];
+    let mut q = VecDeque::new();
+    for &m in first {
+        if prev[m] == UNSEEN {
+            prev[m] = ROOT;
+            q.push_back(m);
+        }
+    }
+    while let Some(x) = q.pop_front() {
+        if !nodes.is_switch(x) {
             continue;
         }
         for &m in &adj[x] {
-            if prev[m] == usize::MAX {
+            if prev[m] == UNSEEN {
                 prev[m] = x;
                 q.push_back(m);
             }
         }
     }
-    if prev[to] == usize::MAX {
-        return None;
-    }
-    let mut r = vec![to];
-    while let Some(&last) = r.last() {
-        if last == from {
-            break;
+    prev
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{from_json_str, ports};
+    use atmsim_kernel::RngStream;
+
+    /// The search the finder replaced: one breadth-first search per connection from
+    /// `from`, over adjacency rebuilt each time, stopping at `to`.
+    fn one_search(from: usize, to: usize, nodes: &Nodes, ports: &Ports) -> Option<Vec<usize>> {
+        let n = nodes.cfg.len();
+        let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &(a, b) in ports.index.keys() {
+            adj[a].push(b);
         }
-        r.push(prev[last]);
+        let mut prev = vec![usize::MAX; n];
+        let mut q = VecDeque::from([from]);
+        prev[from] = from;
+        while let Some(x) = q.pop_front() {
+            if x == to {
+                break;
+            }
+            if x != from && !nodes.is_switch(x) {
+                continue;
+            }
+            for &m in &adj[x] {
+                if prev[m] == usize::MAX {
+                    prev[m] = x;
+                    q.push_back(m);
+                }
+            }
+        }
+        if prev[to] == usize::MAX {
+            return None;
+        }
+        let mut r = vec![to];
+        while let Some(&last) = r.last() {
+            if last == from {
+                break;
+            }
+            r.push(prev[last]);
+        }
+        r.reverse();
+        Some(r)
     }
-    r.reverse();
-    Some(r)
+
+    /// Random networks (switches meshed at random, hosts on one to three switches, some
+    /// host-to-host links, some parts unreachable): the finder's route between every two
+    /// hosts, asked in random order so that kept trees are reused, is the one search's.
+    #[test]
+    fn routes_are_those_of_one_search_per_connection() {
+        for seed in 0..30u64 {
+            let mut rng = RngStream::new(seed, "route/finder");
+            let (sw, hosts) = (2 + rng.below(6) as usize, 3 + rng.below(12) as usize);
+            let mut node = Vec::new();
+            for i in 0..sw {
+                node.push(format!(r#"{{"name": "s{i}", "kind": "switch"}}"#));
+            }
+            for i in 0..hosts {
+                node.push(format!(r#"{{"name": "h{i}", "kind": "host"}}"#));
+            }
+            let mut pairs = std::collections::BTreeSet::new();
+            for a in 0..sw {
+                for b in a + 1..sw {
+                    if rng.below(3) == 0 {
+                        pairs.insert((format!("s{a}"), format!("s{b}")));
+                    }
+                }
+            }
+            for h in 0..hosts {
+                for _ in 0..1 + rng.below(3) {
+                    pairs.insert((format!("h{h}"), format!("s{}", rng.below(sw as u64))));
+                }
+                if rng.below(6) == 0 {
+                    let o = rng.below(hosts as u64) as usize;
+                    if o != h {
+                        pairs.insert((format!("h{}", h.min(o)), format!("h{}", h.max(o))));
+                    }
+                }
+            }
+            let link: Vec<String> = pairs
+                .iter()
+                .map(|(a, b)| format!(r#"{{"between": ["{a}", "{b}"]}}"#))
+                .collect();
+            let text = format!(
+                r#"{{"measurement": {{"duration": "1 s"}}, "node": [{}], "link": [{}], "connection": []}}"#,
+                node.join(","),
+                link.join(",")
+            );
+            let f = from_json_str(&text).expect("a valid file");
+            let nodes = Nodes::resolve(&f.node).expect("valid nodes");
+            let ports = ports::resolve(&f, &nodes).expect("valid links");
+            let mut finder = Finder::default();
+            let mut asked = 0;
+            for _ in 0..hosts * hosts {
+                let from = sw + rng.below(hosts as u64) as usize;
+                let to = sw + rng.below(hosts as u64) as usize;
+                if from != to {
+                    let want = one_search(from, to, &nodes, &ports);
+                    assert_eq!(
+                        finder.shortest(from, to, &nodes, &ports),
+                        want,
+                        "seed {seed}"
+                    );
+                    asked += want.is_some() as usize;
+                }
+            }
+            assert!(asked > 0, "seed {seed}: no host pair was connected");
+        }
+    }
 }

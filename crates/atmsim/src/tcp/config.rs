@@ -4,7 +4,7 @@
 //! `traffic.tcp`; [`TcpParams`] is the resolved configuration, and its `impl Default` holds
 //! the defaults (seed 001: MSS 512 B, 64 KB window, Tahoe with 100 ms timers).
 
-use crate::config::{err, ConfigError, Pick};
+use crate::config::{err, ConfigError, KeyPath, Pick};
 use crate::units::{Bytes, Duration, Granularity, TickPhase};
 use atmsim_kernel::{Time, PS_PER_MS, PS_PER_S};
 use schemars::JsonSchema;
@@ -304,11 +304,16 @@ fn rto_bounds(
 fn resolve_congestion(pick: &Pick<TcpSpec>) -> Result<super::CongestionConfig, ConfigError> {
     let (cg, cg_p) = pick.get("congestion", |t| &t.congestion);
     let keys = super::congestion::CongestionKeys {
-        dupthresh: pick.get("dupthresh", |t| &t.dupthresh),
-        sack_blocks: pick.get("sack_blocks", |t| &t.sack_blocks),
-        keep_out_of_order: pick.get("keep_out_of_order", |t| &t.keep_out_of_order),
+        dupthresh: keyed(pick.get("dupthresh", |t| &t.dupthresh)),
+        sack_blocks: keyed(pick.get("sack_blocks", |t| &t.sack_blocks)),
+        keep_out_of_order: keyed(pick.get("keep_out_of_order", |t| &t.keep_out_of_order)),
     };
-    super::congestion::resolve_congestion(cg.unwrap_or_default(), &cg_p, &keys)
+    super::congestion::resolve_congestion(cg.unwrap_or_default(), &cg_p.to_string(), &keys)
+}
+
+/// A key as the congestion controls take it ([`super::congestion::Keyed`]).
+fn keyed<T>((v, p): (Option<T>, KeyPath<'_>)) -> (Option<T>, String) {
+    (v, p.into())
 }
 
 /// Resolves the application above a TCP sender.

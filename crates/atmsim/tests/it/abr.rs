@@ -52,13 +52,13 @@ fn check_invariants(r: &RunResult, what: &str) {
         if c.service == "abr" {
             let acr = c.acr_final_bps.expect("ABR connections report ACR");
             assert!(
-                acr >= 0.0 && acr <= 155.52e6 * (1.0 + 1e-9),
+                (0.0..=155.52e6 * (1.0 + 1e-9)).contains(&acr),
                 "{what} {}: {acr}",
                 c.name
             );
             let mean = c.acr_mean_bps.unwrap();
             assert!(
-                mean >= 0.0 && mean <= 155.52e6 * (1.0 + 1e-9),
+                (0.0..=155.52e6 * (1.0 + 1e-9)).contains(&mean),
                 "{what} {}: {mean}",
                 c.name
             );
