@@ -79,6 +79,72 @@ struct Shared {
     tcp: HashMap<String, Arc<TcpParams>>,
     abr: HashMap<String, Arc<AbrParams>>,
     text: String,
+    /// The last parameters resolved from the defaults alone, and what else they depend on.
+    from_defaults: Option<(FromDefaults, SharedParams)>,
+}
+
+/// A connection's shared TCP and ABR parameters.
+type SharedParams = (Option<Arc<TcpParams>>, Option<Arc<AbrParams>>);
+
+/// What a connection's parameters depend on when it sets none of its own (no `abr` table,
+/// no `traffic.tcp` or `traffic.application`): then they are a function of these and the
+/// `defaults` tables alone, so a connection with the same ones gets the same parameters
+/// without resolving them again (set-up of large scenarios, issue 14).
+#[derive(Clone, Copy, PartialEq)]
+struct FromDefaults {
+    class: ServiceClass,
+    start: Time,
+    /// The access link's rate (cells/s) as bits, compared exactly.
+    access: u64,
+    tcp: bool,
+    llc_snap: Option<bool>,
+}
+
+/// Connection `c`'s TCP and ABR parameters, shared with the connections that have the same.
+fn params(
+    p: &str,
+    c: &ConnectionSpec,
+    (class, start, access): (ServiceClass, Time, f64),
+    d: &Defaults,
+    shared: &mut Shared,
+) -> Result<SharedParams, ConfigError> {
+    let key = from_defaults(c, class, start, access);
+    if let (Some(k), Some((last, params))) = (key, &shared.from_defaults) {
+        if k == *last {
+            return Ok(params.clone());
+        }
+    }
+    let mut abr = abr_params(p, c, class, &d.abr, access)?;
+    let tcp = tcp_params(p, c, start, &d.tcp, abr.as_mut())?;
+    let params = (
+        tcp.map(|t| intern(&mut shared.tcp, &mut shared.text, t)),
+        abr.map(|a| intern(&mut shared.abr, &mut shared.text, a)),
+    );
+    if let Some(k) = key {
+        shared.from_defaults = Some((k, params.clone()));
+    }
+    Ok(params)
+}
+
+/// The inputs of `c`'s parameters besides the defaults, if it sets no parameters itself.
+fn from_defaults(
+    c: &ConnectionSpec,
+    class: ServiceClass,
+    start: Time,
+    access: f64,
+) -> Option<FromDefaults> {
+    let tcp = match &c.traffic {
+        TrafficSpec::Tcp(t) if t.tcp.is_some() || t.application.is_some() => return None,
+        TrafficSpec::Tcp(_) => true,
+        _ => false,
+    };
+    c.abr.is_none().then_some(FromDefaults {
+        class,
+        start,
+        access: access.to_bits(),
+        tcp,
+        llc_snap: c.llc_snap,
+    })
 }
 
 /// The shared copy of `v` in `table` (made the first time this value is seen); `text` is
@@ -121,8 +187,7 @@ fn resolve_one(
     service::check_class(p, class, c.traffic.name(), app.as_ref())?;
     let reserve = service::reserve(p, class, c.reserve)?;
     let access = ports.cfg[fwd_ports[0]].rate_bps as f64 / CELL_BITS as f64;
-    let mut abr = abr_params(p, c, class, &d.abr, access)?;
-    let tcp = tcp_params(p, c, start, &d.tcp, abr.as_mut())?;
+    let (tcp, abr) = params(p, c, (class, start, access), d, shared)?;
     Ok(ConnectionCfg {
         name: c.name.clone(),
         from,
@@ -134,9 +199,9 @@ fn resolve_one(
         start,
         stop,
         llc_snap: c.llc_snap.unwrap_or(true),
-        tcp: tcp.map(|t| intern(&mut shared.tcp, &mut shared.text, t)),
+        tcp,
         app,
-        abr: abr.map(|a| intern(&mut shared.abr, &mut shared.text, a)),
+        abr,
         reserve,
         pre_established: c.setup == Some(SetupSpec::PreEstablished),
     })
@@ -259,3 +324,7 @@ fn tcp_params(
     }
     Ok(Some(t))
 }
+
+#[cfg(test)]
+#[path = "connection_tests.rs"]
+mod tests;

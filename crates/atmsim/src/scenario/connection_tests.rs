@@ -1,0 +1,73 @@
+//! Parameters shared between connections: the same as each one resolved alone.
+
+use crate::scenario::{from_json_str, resolve::resolve, Scenario};
+use std::sync::Arc;
+
+/// Hosts h0..h3 on switch s, the link of h3 at a lower rate; `connections` as JSON.
+fn scenario(connections: &str) -> Scenario {
+    let text = format!(
+        r#"{{"measurement": {{"duration": "1 s"}},
+            "defaults": {{"tcp": {{"mss": "1024 B"}}, "abr": {{"rif": 0.0625}}}},
+            "node": [{{"name": "s", "kind": "switch"}}, {{"name": "h0", "kind": "host"}},
+                     {{"name": "h1", "kind": "host"}}, {{"name": "h2", "kind": "host"}},
+                     {{"name": "h3", "kind": "host"}}],
+            "link": [{{"between": ["h0", "s"]}}, {{"between": ["h1", "s"]}},
+                     {{"between": ["h2", "s"]}}, {{"between": ["h3", "s"], "rate": "10 Mbps"}}],
+            "connection": [{connections}]}}"#
+    );
+    resolve(&from_json_str(&text).expect("parses")).expect("resolves")
+}
+
+fn conn(name: &str, from: &str, rest: &str) -> String {
+    format!(r#"{{"name": "{name}", "from": "{from}", "to": "h2"{rest}}}"#)
+}
+
+/// Every connection's parameters equal those it gets as the only connection; those that
+/// set nothing of their own and share start, class and access rate share one copy.
+#[test]
+fn shared_parameters_are_each_connections_own() {
+    let tcp = r#", "service": "ubr", "traffic": {"kind": "tcp"}"#;
+    let abr = r#", "service": "abr", "traffic": {"kind": "persistent"}"#;
+    let list = [
+        conn("a", "h0", tcp),
+        conn(
+            "own",
+            "h0",
+            r#", "service": "ubr", "traffic": {"kind": "tcp", "tcp": {"mss": "512 B"}}"#,
+        ),
+        conn("b", "h1", tcp),
+        conn("late", "h1", &format!(r#"{tcp}, "start": "5 ms""#)),
+        conn("slow", "h3", tcp),
+        conn("x", "h0", abr),
+        conn("y", "h1", abr),
+        conn(
+            "w",
+            "h1",
+            r#", "service": "abr", "traffic": {"kind": "persistent"}, "abr": {"rif": 0.5}"#,
+        ),
+        conn("z", "h3", abr),
+    ];
+    let all = scenario(&list.join(","));
+    for (i, one) in list.iter().enumerate() {
+        let alone = scenario(one);
+        let (c, a) = (&all.connections[i], &alone.connections[0]);
+        assert_eq!(c.tcp, a.tcp, "{}", c.name);
+        assert_eq!(c.abr, a.abr, "{}", c.name);
+        assert_eq!(format!("{:?}", c.tcp), format!("{:?}", a.tcp));
+        assert_eq!(format!("{:?}", c.abr), format!("{:?}", a.abr));
+    }
+    let c = &all.connections;
+    let same_tcp =
+        |i: usize, j: usize| Arc::ptr_eq(c[i].tcp.as_ref().unwrap(), c[j].tcp.as_ref().unwrap());
+    let same_abr =
+        |i: usize, j: usize| Arc::ptr_eq(c[i].abr.as_ref().unwrap(), c[j].abr.as_ref().unwrap());
+    assert!(same_tcp(0, 2));
+    assert!(same_abr(5, 6));
+    assert!(!same_abr(5, 8), "h3's access link is slower: another PCR");
+    assert!(!same_abr(6, 7), "w sets its own RIF");
+    assert_ne!(
+        c[1].tcp.as_ref().unwrap().mss,
+        c[0].tcp.as_ref().unwrap().mss,
+        "own sets its MSS"
+    );
+}
