@@ -49,7 +49,7 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     }
     for (pi, port) in ports.cfg.iter_mut().enumerate() {
         if set_by[pi].is_none() && nodes.is_switch(port.node) {
-            port.policy = default_policy(&d, port.buffer, &format!("port {}", port.name))?;
+            port.policy = default_policy(&d, port.buffer, || format!("port {}", port.name))?;
         }
     }
     if let BufferSize::Cells(0) = d.buffer {
@@ -83,15 +83,16 @@ fn port_defaults(f: &ScenarioFile) -> Result<PortDefaults, ConfigError> {
     })
 }
 
-/// The default policy at a port with `buffer`; an error names the port (`at`).
+/// The default policy at a port with `buffer`; an error names the port (`at()`, written
+/// out only then).
 fn default_policy(
     d: &PortDefaults,
     buffer: Option<u32>,
-    at: &str,
+    at: impl FnOnce() -> String,
 ) -> Result<PolicyCfg, ConfigError> {
     d.policy
         .resolve("defaults.policy", &buffer)
-        .map_err(|e| ConfigError::new(e.path, format!("{} (at {at})", e.message)))
+        .map_err(|e| ConfigError::new(e.path, format!("{} (at {})", e.message, at())))
 }
 
 fn cells(b: BufferSize) -> Option<u32> {
@@ -220,7 +221,7 @@ fn apply_port(
     port.policy = match &ps.policy {
         Some(pol) => pol.resolve(&format!("port[{i}].policy"), &port.buffer)?,
         None if nodes.is_switch(a) => {
-            default_policy(d, port.buffer, &format!("port[{i}], {}", port.name))?
+            default_policy(d, port.buffer, || format!("port[{i}], {}", port.name))?
         }
         None => PolicyCfg::default(),
     };
