@@ -106,6 +106,8 @@ pub struct EventQueue<E: Copy> {
     occupied: [u64; WORDS],
     in_wheel: usize,
     overflow: BinaryHeap<Entry<E>>,
+    /// Scratch space of [`EventQueue::sort_bucket`] (kept: no allocation once warm).
+    scratch: Vec<Entry<E>>,
     cur: u64,
     next_seq: u64,
     now: Time,
@@ -131,6 +133,7 @@ impl<E: Copy> EventQueue<E> {
             occupied: [0; WORDS],
             in_wheel: 0,
             overflow: BinaryHeap::with_capacity(cap),
+            scratch: Vec::new(),
             cur: 0,
             next_seq: 0,
             now: 0,
@@ -273,7 +276,7 @@ impl<E: Copy> EventQueue<E> {
             }
             self.near.reverse();
             if !in_order {
-                self.near.sort_unstable_by_key(|e| (e.time, e.seq));
+                self.sort_bucket();
             }
         }
         // Overflow events that now fall inside the wheel's span move in (slots >= cur).
@@ -285,6 +288,42 @@ impl<E: Copy> EventQueue<E> {
             self.place(e);
         }
         true
+    }
+
+    /// Sorts `near`, which holds one bucket's events (all in slot `cur`), by `(time, seq)`.
+    /// A long bucket (thousands of sources in step) is first spread by the top bits of
+    /// its times' offsets in the slot into `SUB` sub-slots, keeping their order, and then
+    /// each sub-slot is sorted: about linear, where one sort of the whole was a fifth of
+    /// the instructions of a 10 000-VC ABR run (issue 14).
+    #[cold]
+    fn sort_bucket(&mut self) {
+        const SUB_BITS: u32 = 8;
+        const SUB: usize = 1 << SUB_BITS;
+        let n = self.near.len();
+        if n <= 4 * SUB / 8 {
+            self.near.sort_unstable_by_key(|e| (e.time, e.seq));
+            return;
+        }
+        let sub = |t: Time| ((t >> (SLOT_SHIFT - SUB_BITS)) as usize) & (SUB - 1);
+        let mut start = [0usize; SUB + 1];
+        for e in &self.near {
+            start[sub(e.time) + 1] += 1;
+        }
+        for k in 0..SUB {
+            start[k + 1] += start[k];
+        }
+        let mut next = start;
+        self.scratch.clear();
+        self.scratch.resize(n, self.near[0]);
+        for e in &self.near {
+            let k = sub(e.time);
+            self.scratch[next[k]] = *e;
+            next[k] += 1;
+        }
+        for k in 0..SUB {
+            self.scratch[start[k]..start[k + 1]].sort_unstable_by_key(|e| (e.time, e.seq));
+        }
+        std::mem::swap(&mut self.near, &mut self.scratch);
     }
 
     /// Puts `e`, scheduled before every event in `near` (latest first while a bucket is
@@ -351,7 +390,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn heap_bytes(&self) -> usize {
         let entry = std::mem::size_of::<Entry<E>>();
         self.nodes.capacity() * std::mem::size_of::<Node<E>>()
-            + (self.near.capacity() + self.overflow.capacity()) * entry
+            + (self.near.capacity() + self.overflow.capacity() + self.scratch.capacity()) * entry
             + SLOTS * std::mem::size_of::<u32>()
     }
 }

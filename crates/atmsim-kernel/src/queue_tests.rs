@@ -186,3 +186,37 @@ fn pop_until_stops_at_the_limit_and_keeps_the_rest() {
     assert_eq!(q.pop_until(Time::MAX), Some((span + 5, 3)));
     assert_eq!(q.pop_until(Time::MAX), None);
 }
+
+/// Sources in step: thousands of events in one slot at a few equal times, scheduled in
+/// an order unrelated to their times, some through the overflow heap. Equal times come
+/// out in scheduling order (the long-bucket sort keeps `seq` as the second key).
+#[test]
+fn long_buckets_of_equal_times_pop_in_scheduling_order() {
+    let slot = 1u64 << SLOT_SHIFT;
+    let span = (SLOTS as u64) << SLOT_SHIFT;
+    let mut rng = RngStream::new(11, "queue/equal-times");
+    let mut q = EventQueue::with_capacity(16);
+    let mut r = Reference {
+        heap: BinaryHeap::new(),
+        seq: 0,
+    };
+    let base = span + 5 * slot;
+    // Four times in one sub-slot of the sort (a few ps apart), three spread over the slot.
+    let mut times: Vec<Time> = (0..4).map(|k| base + 3 * k).collect();
+    times.extend((1..4).map(|k| base + k * (slot / 4)));
+    for id in 0..6000u32 {
+        if id == 3000 {
+            // Half of them were scheduled while the slot was past the wheel's span.
+            q.schedule(span - 1, u32::MAX);
+            r.schedule(span - 1, u32::MAX);
+            assert_eq!(q.pop(), r.pop());
+        }
+        let t = times[rng.below(7) as usize];
+        q.schedule(t, id);
+        r.schedule(t, id);
+    }
+    while let Some(x) = r.pop() {
+        assert_eq!(q.pop(), Some(x));
+    }
+    assert!(q.is_empty());
+}
