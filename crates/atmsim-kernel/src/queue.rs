@@ -22,10 +22,10 @@
 //! binary heap (checked against one by a randomized differential test below). When `near`
 //! runs dry, `cur` moves to the next non-empty slot, that bucket's list moves into `near`
 //! (newest first, then reversed; sorted only if the bucket's times and scheduling order
-//! disagree; the
-//! nodes go back to the free list: no allocation once warm), and overflow events that now
-//! fall inside the wheel's span move into it. A pop from `near` is O(1); a push into the
-//! current slot is a binary search and a short move (a slot holds a few events).
+//! disagree, a long bucket by sub-slots first; the nodes go back to the free list: no
+//! allocation once warm), and overflow events that now fall inside the wheel's span move
+//! into it. A pop from `near` is O(1); a push into the current slot is a binary search and a
+//! short move (a slot holds a few events).
 //!
 //! Measured on `atmsim bench` (issue 13/14, docs/performance.md): the slot narrower than a
 //! 155.52 Mbit/s cell time keeps a port's next transmission out of `near` (no sorted

@@ -83,8 +83,8 @@ fn explicit(
     Ok(idx)
 }
 
-/// Finds the routes with the fewest hops (breadth first, in link order) crossing only
-/// switches.
+/// Finds the routes with the fewest hops crossing only switches: breadth first, each
+/// node's neighbours in the order of the nodes (of `[[node]]`), as the port index lists them.
 ///
 /// A breadth-first search from a host `from` crosses only switches, so every host but
 /// `from` is a leaf of its tree, and the tree (the predecessor of each node) depends only
@@ -96,7 +96,7 @@ fn explicit(
 /// instead of as a leaf, and a leaf is never expanded.
 #[derive(Default)]
 pub struct Finder {
-    /// Each node's neighbours, in link order; built on first use.
+    /// Each node's neighbours, in node order; built on first use.
     adj: Vec<Vec<usize>>,
     /// `(neighbours of the root, predecessor of every node)`, newest last.
     trees: Vec<(Vec<usize>, Vec<usize>)>,
