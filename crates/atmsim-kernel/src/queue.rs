@@ -300,7 +300,7 @@ impl<E: Copy> EventQueue<E> {
         const SUB_BITS: u32 = 8;
         const SUB: usize = 1 << SUB_BITS;
         let n = self.near.len();
-        if n <= 4 * SUB / 8 {
+        if n <= SUB / 2 {
             self.near.sort_unstable_by_key(|e| (e.time, e.seq));
             return;
         }

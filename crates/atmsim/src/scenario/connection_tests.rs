@@ -71,3 +71,26 @@ fn shared_parameters_are_each_connections_own() {
         "own sets its MSS"
     );
 }
+
+/// The LLC/SNAP setting is part of what shared parameters depend on: a source queue of 11
+/// cells holds a 480-byte segment without LLC/SNAP (11 cells) but not with it (12), so the
+/// second connection, identical but for LLC/SNAP, is refused although the first was not.
+#[test]
+fn llc_snap_is_part_of_what_parameters_depend_on() {
+    let text = r#"{"measurement": {"duration": "1 s"},
+        "defaults": {"tcp": {"mss": "480 B"}, "abr": {"source_queue": "11 cells"}},
+        "node": [{"name": "s", "kind": "switch"}, {"name": "h0", "kind": "host"},
+                 {"name": "h1", "kind": "host"}],
+        "link": [{"between": ["h0", "s"]}, {"between": ["h1", "s"]}],
+        "connection": [
+            {"name": "a", "from": "h0", "to": "h1", "service": "abr", "llc_snap": false,
+             "traffic": {"kind": "tcp"}},
+            {"name": "b", "from": "h0", "to": "h1", "service": "abr",
+             "traffic": {"kind": "tcp"}}]}"#;
+    let e = resolve(&from_json_str(text).expect("parses")).expect_err("b's segment does not fit");
+    let e = e.to_string();
+    assert!(
+        e.contains("connection[1].abr.source_queue") && e.contains("12 cells"),
+        "{e}"
+    );
+}

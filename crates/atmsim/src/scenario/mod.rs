@@ -28,9 +28,10 @@ pub use traffic::{CellApp, VideoParams};
 
 /// Parses a TOML scenario. Errors name the key path and, for syntax errors, the line.
 ///
-/// A file that parses is read once, without tracking key paths; only a refused one is read
-/// again with them, for the message (the same parser either way; tracking the path of
-/// every value was most of the parsing time of a 10 000-VC scenario, issue 14).
+/// A file is read first without tracking key paths; one that this read refuses is read
+/// again with them, which gives the result and message of that path-tracking read alone
+/// (the same parser either way; tracking the path of every value was most of the parsing
+/// time of a 10 000-VC scenario, issue 14).
 pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
     if let Ok(f) = toml::from_str(text) {
         return Ok(f);
@@ -75,7 +76,8 @@ pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
 }
 
 /// Parses a JSON scenario (the form Python hands over: a dict mirroring the TOML file);
-/// read again with key paths only if refused (as [`from_toml_str`]).
+/// read again with key paths only if the first read refuses it (as [`from_toml_str`]; that
+/// first read also refuses text after the JSON value, which the second accepts, as before).
 pub fn from_json_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
     if let Ok(f) = serde_json::from_str(text) {
         return Ok(f);

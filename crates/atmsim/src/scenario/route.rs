@@ -98,7 +98,7 @@ fn explicit(
 pub struct Finder {
     /// Each node's neighbours, in node order; built on first use.
     adj: Vec<Vec<usize>>,
-    /// `(neighbours of the root, predecessor of every node)`, newest last.
+    /// `(neighbours of the root, predecessor of every node)`, the most recently used last.
     trees: Vec<(Vec<usize>, Vec<usize>)>,
 }
 
@@ -106,7 +106,8 @@ pub struct Finder {
 const UNSEEN: usize = usize::MAX;
 /// The predecessor of the root's neighbours (the root, `from`, is not a node of the tree).
 const ROOT: usize = usize::MAX - 1;
-/// Trees kept: one per distinct neighbour list of the connections' sources, recent first.
+/// Trees kept: one per distinct neighbour list of the connections' sources, the least
+/// recently used dropped first.
 const TREES: usize = 8;
 
 impl Finder {
@@ -139,21 +140,24 @@ impl Finder {
         Some(r)
     }
 
-    /// The search tree from a host with `from`'s neighbours (made if not kept).
+    /// The search tree from a host with `from`'s neighbours (made if not kept; the tree
+    /// used becomes the most recent).
     fn tree(&mut self, from: usize, nodes: &Nodes) -> &[usize] {
         let first = &self.adj[from];
-        let i = match self.trees.iter().position(|(n, _)| n == first) {
-            Some(i) => i,
+        match self.trees.iter().position(|(n, _)| n == first) {
+            Some(i) => {
+                let t = self.trees.remove(i);
+                self.trees.push(t);
+            }
             None => {
                 let prev = search(&self.adj, first, nodes);
                 if self.trees.len() == TREES {
                     self.trees.remove(0);
                 }
                 self.trees.push((first.clone(), prev));
-                self.trees.len() - 1
             }
-        };
-        &self.trees[i].1
+        }
+        &self.trees[self.trees.len() - 1].1
     }
 }
 
