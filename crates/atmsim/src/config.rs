@@ -129,11 +129,7 @@ pub fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, Conf
 
 /// `path.key`, or `key` when `path` is empty.
 pub fn key(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
-    }
+    KeyPath::new(path, key).to_string()
 }
 
 /// A fraction in (0, 1] (or [0, 1] with `zero_ok`), e.g. a target utilization:
@@ -187,7 +183,7 @@ impl<'a, T> Pick<'a, T> {
 
 /// A key path `path.key` (or `key` when `path` is empty) not yet written out: resolving a
 /// scenario looks up many keys and needs their paths only for an error (issue 14, set-up
-/// of large scenarios). Displays as [`key`] would write it, and converts into a `String`.
+/// of large scenarios). Displays as `path.key` (or `key` alone); [`key`] is that text as a `String`.
 #[derive(Clone, Copy, Debug)]
 pub struct KeyPath<'a> {
     path: &'a str,
@@ -213,7 +209,7 @@ impl std::fmt::Display for KeyPath<'_> {
 
 impl From<KeyPath<'_>> for String {
     fn from(k: KeyPath<'_>) -> String {
-        key(k.path, k.key)
+        k.to_string()
     }
 }
 

@@ -160,7 +160,9 @@ fn intern<T: std::fmt::Debug>(
     if let Some(shared) = table.get(text.as_str()) {
         return shared.clone();
     }
-    table.entry(text.clone()).or_insert(Arc::new(v)).clone()
+    let shared = Arc::new(v);
+    table.insert(text.clone(), shared.clone());
+    shared
 }
 
 fn resolve_one(
