@@ -16,12 +16,10 @@ setup: $(BIN)/python
 	$(BIN)/pip install -q "maturin>=1.5,<2" "numpy>=1.22" "pandas>=1.5" "matplotlib>=3.5" "tqdm>=4.60" "pytest>=7" "pyarrow>=12" "ray>=2.9" "tomli>=1.1; python_version < '3.11'" "tomli-w>=1.0" "jinja2>=3.0" "markdown-it-py>=2.0"
 	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release -q
 
+# All five reproductions on one pool of workers (results/ID each): the same results as
+# `atmsim reproduce ID` one after the other, with both cores busy to the end.
 reproduce: setup
-	$(BIN)/atmsim reproduce ubr-plus --out results/ubr-plus
-	$(BIN)/atmsim reproduce erica-testing --out results/erica-testing
-	$(BIN)/atmsim reproduce abr-buffers --out results/abr-buffers
-	$(BIN)/atmsim reproduce worst-case --out results/worst-case
-	$(BIN)/atmsim reproduce kvr-dynamics --out results/kvr-dynamics
+	$(BIN)/atmsim reproduce all --out results
 
 test-rust:
 	cargo test --workspace --exclude atmsim-py --release -q

@@ -223,28 +223,61 @@ def cmd_list(a) -> int:
     return 0
 
 
+def _reproduction_ids(ids: list[str]) -> list[str]:
+    """The experiment ids asked for, in order, each once; ``all``: every one of the registry."""
+    from .experiments import EXPERIMENTS, get
+
+    chosen: list[str] = []
+    for i in ids:
+        for e in (list(EXPERIMENTS) if i == "all" else [i]):
+            try:
+                get(e)
+            except KeyError as err:
+                raise UserError(str(err.args[0]) + ", or all") from None
+            if e not in chosen:
+                chosen.append(e)
+    return chosen
+
+
+def _reproduction_out(a, exp_id: str, several: bool) -> Path:
+    """Where one reproduction writes: ``--out`` (one id) or ``--out``/ID (several), by default
+    results/ID (results/ID-quick with ``--quick``)."""
+    name = f"{exp_id}-quick" if a.quick else exp_id
+    if a.out is None:
+        return Path("results") / name
+    return Path(a.out) / name if several else Path(a.out)
+
+
 def cmd_reproduce(a) -> int:
     from .experiments import get
+    from .experiments.base import run_together
 
-    try:
-        exp = get(a.id)
-    except KeyError as e:
-        raise UserError(str(e.args[0])) from None
-    out = Path(a.out or (f"results/{a.id}-quick" if a.quick else f"results/{a.id}"))
+    ids = _reproduction_ids(a.id)
+    several = len(ids) > 1
+    outs = [_reproduction_out(a, i, several) for i in ids]
     _ray_note(a)
     try:
-        command = ["atmsim", "reproduce", a.id, "--out", str(out)] + (["--quick"] if a.quick else []) \
+        command = ["atmsim", "reproduce", *a.id, "--out", str(Path(a.out) if a.out else outs[0])] + (["--quick"] if a.quick else []) \
             + (["--workers", str(a.workers)] if a.workers else []) + ["--backend", a.backend] \
             + (["--address", a.address] if a.address else [])
-        comparison = exp.run(out, quick=a.quick, workers=a.workers, progress=not a.no_progress,
-                             backend=a.backend, address=a.address, command=command)
+        comparisons = run_together([(get(i), o) for i, o in zip(ids, outs)], quick=a.quick, workers=a.workers,
+                                   progress=not a.no_progress, backend=a.backend, address=a.address, command=command)
     except ValueError as e:  # e.g. a --quick run aimed at a full run's folder
         raise UserError(str(e)) from None
+    for k, (i, out, comparison) in enumerate(zip(ids, outs, comparisons)):
+        if several:
+            print(("\n" if k else "") + f"== {i} ({out}) ==")
+        _print_reproduction(comparison, out, a.quick)
+    return 0
+
+
+def _print_reproduction(comparison, out: Path, quick: bool) -> None:
+    """The checks of one reproduction: how many pass, the failing ones, the report's verdicts."""
     with pd_options():
         if "verdict" in comparison.columns:
             judged = comparison[comparison["verdict"] != "info"]  # "info": shown, not judged
             fails = judged[judged["verdict"] != "pass"]
-            print(f"{len(judged) - len(fails)} of {len(judged)} checks pass" + (" (indicative: --quick)" if a.quick else ""))
+            print(f"{len(judged) - len(fails)} of {len(judged)} checks pass" + (" (indicative: --quick)" if quick else ""))
             if len(fails):
                 print("\nfailing checks:")
                 cols = ["experiment", "case", "metric", "published", "simulated", "verdict", "class"]
@@ -259,7 +292,6 @@ def cmd_reproduce(a) -> int:
             parts = [p.strip() for p in ln.strip("|").split("|")]
             print(f"  [{parts[1]}] {parts[0]}: {parts[2]}")
     print(f"\nwrote {out}/comparison.csv, report.md and plots (HTML page: atmsim report {out})")
-    return 0
 
 
 SUMMARY_METRICS = ["efficiency", "fairness", "max_switch_queue_cells", "cell_loss_ratio"]
@@ -506,13 +538,16 @@ def build_parser() -> argparse.ArgumentParser:
                                     "report.md and PNG plots.",
                         epilog="examples:\n"
                                "  atmsim reproduce ubr-plus                              all cores, results/ubr-plus\n"
+                               "  atmsim reproduce all                                   all five on one pool of workers, results/ID\n"
                                "  atmsim reproduce ubr-plus --quick --out /tmp/u         shortened runs, seconds\n"
                                "  atmsim reproduce erica-testing --backend ray           on a local Ray instance\n"
                                "  atmsim reproduce worst-case --backend ray --address ray://head:10001   on a cluster\n"
                                "  atmsim report results/ubr-plus                         the HTML page: published vs simulated",
                         formatter_class=argparse.RawDescriptionHelpFormatter)
-    rp.add_argument("id", help="experiment id, e.g. ubr-plus")
-    rp.add_argument("--out", metavar="DIR", help="output directory (default results/ID, or results/ID-quick with --quick)")
+    rp.add_argument("id", nargs="+", help="experiment id, e.g. ubr-plus; several, or all: their runs share one pool of "
+                                          "workers (both cores stay busy to the end)")
+    rp.add_argument("--out", metavar="DIR", help="output directory (default results/ID, or results/ID-quick with --quick); "
+                                                 "with several ids, the folder that gets one sub-folder per id")
     rp.add_argument("--quick", action="store_true", help="shortened runs (a tenth of the durations), for tests")
     rp.add_argument("--workers", type=int, default=None, metavar="N", help="parallel runs (default: all cores)")
     _backend_args(rp)

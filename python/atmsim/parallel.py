@@ -40,7 +40,7 @@ import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, Union
 
 from tqdm import tqdm
 
@@ -643,7 +643,7 @@ def run_many(
     backend: str = "local",
     address: str | None = None,
     keep: Optional[Callable[[str], Optional[dict[str, Any]]]] = None,
-    figures: Optional[str] = None,
+    figures: Union[str, Callable[[str], Optional[tuple[str, str]]], None] = None,
 ) -> dict[str, RunResult]:
     """Runs ``(key, scenario)`` pairs on ``backend`` (see the module doc); returns results
     by key, in input order.
@@ -654,6 +654,8 @@ def run_many(
     run back. Results travel as packed columns (:func:`atmsim.result.pack`).
     ``figures``: an experiment id; the worker that runs a case draws its figures
     (:meth:`atmsim.experiments.base.Experiment.plot_case`), handed back in ``result.files``.
+    Or ``figures(key)``: the ``(experiment id, case key)`` whose figures the run of ``key``
+    draws, or None (runs of several experiments in one call).
 
     A failing scenario raises its exception (the first in input order, with its key) after
     the others finish.
@@ -663,8 +665,8 @@ def run_many(
     items = [(k, sc) for k, sc in scenarios]
     by_key = dict(items)
     outcomes: dict[str, Outcome] = {}
-    execute(((k, columns_task(json.dumps(sc), keep(k) if keep else None, (figures, k) if figures else None))
-             for k, sc in items),
+    draw = figures if callable(figures) else (lambda k: (figures, k) if figures else None)
+    execute(((k, columns_task(json.dumps(sc), keep(k) if keep else None, draw(k))) for k, sc in items),
             outcomes.__setitem__, backend=backend, workers=workers, address=address, progress=progress, desc=desc,
             columns=True)
     for key, _ in items:

@@ -79,20 +79,19 @@ class Experiment:
         ``"threads"``, or ``"ray"`` (an existing cluster at ``address``, else a local Ray
         instance); see :mod:`atmsim.parallel`. Results are identical on every backend.
         ``command`` is the command line recorded in ``provenance.json`` (default: ``sys.argv``).
+        Several reproductions at once: :func:`run_together`.
         """
-        from ..parallel import check_backend
+        return run_together([(self, out)], quick=quick, workers=workers, progress=progress, backend=backend,
+                            address=address, command=command)[0]
 
-        check_backend(backend, workers, address)  # before any output is written
-        out = Path(out)
-        refuse_quick_over_full(out, quick)
-        out.mkdir(parents=True, exist_ok=True)
-        cases = self.cases(quick)
-        t0 = time.perf_counter()
-        # Figures are drawn in the worker processes (pyplot is not for threads).
-        draws = type(self).plot_case is not Experiment.plot_case and backend != "threads"
-        results = run_many(((c.key, c.scenario) for c in cases), workers=workers, progress=progress, desc=self.id,
-                           backend=backend, address=address, keep=self.keep, figures=self.id if draws else None)
-        wall = time.perf_counter() - t0
+    def draws_in_worker(self, backend: str) -> bool:
+        """True if the worker that runs a case draws its figures (pyplot is not for threads)."""
+        return type(self).plot_case is not Experiment.plot_case and backend != "threads"
+
+    def finish(self, out: Path, cases: list[Case], results: dict[str, RunResult], quick: bool,
+               command: list[str] | None, wall_note: str) -> pd.DataFrame:
+        """Writes the folder of a finished reproduction: figures, comparison.csv, provenance,
+        runs.csv and report.md (ending with ``wall_note``, how long the runs took)."""
         _write_figures(out / "figures", results)
         comparison = annotate(self.compare(cases, results))
         comparison.to_csv(out / "comparison.csv", index=False)
@@ -104,10 +103,55 @@ class Experiment:
         text = self.report(out, comparison, cases, results, quick)
         if quick:
             text = QUICK_LABEL + "\n\n" + text
-        text += f"\n\n---\n{len(cases)} simulations in {wall:.1f} s wall time" + (" (--quick: shortened runs)" if quick else "") + ".\n"
+        text += f"\n\n---\n{wall_note}" + (" (--quick: shortened runs)" if quick else "") + ".\n"
         text += "Provenance (version, commit, command line, seeds, resolved scenarios): `provenance.json`.\n"
         (out / "report.md").write_text(text)
         return comparison
+
+
+def run_together(jobs: list[tuple[Experiment, str | Path]], quick: bool = False, workers: int | None = None,
+                 progress: bool = True, backend: str = "local", address: str | None = None,
+                 command: list[str] | None = None) -> list[pd.DataFrame]:
+    """Runs the cases of several reproductions ``(experiment, output folder)`` on one pool of
+    workers, then writes each folder as :meth:`Experiment.run` does; returns their
+    comparisons, in order. The results are those of running each alone: only the schedule
+    changes. One pool starts its workers (and their imports) once, and the runs of one
+    reproduction fill the cores while another's last runs finish; the runs go in the order
+    given (``atmsim reproduce all`` puts the longest, ubr-plus, first). Every folder is
+    checked (a ``--quick`` run never overwrites a full one) before any is written."""
+    from ..parallel import check_backend
+
+    check_backend(backend, workers, address)  # before any output is written
+    outs = [Path(o) for _, o in jobs]
+    for out in outs:
+        refuse_quick_over_full(out, quick)
+    plans = []
+    for (exp, _), out in zip(jobs, outs):
+        out.mkdir(parents=True, exist_ok=True)
+        plans.append((exp, out, exp.cases(quick)))
+    alone = len(plans) == 1
+    owner: dict[str, tuple[Experiment, str]] = {}  # the pool's key -> (experiment, case key)
+    tasks = []
+    for exp, _, cases in plans:
+        for c in cases:
+            key = c.key if alone else f"{exp.id}/{c.key}"
+            owner[key] = (exp, c.key)
+            tasks.append((key, c.scenario))
+    t0 = time.perf_counter()
+    pooled = run_many(tasks, workers=workers, progress=progress,
+                      desc=plans[0][0].id if alone else f"{len(plans)} reproductions",
+                      backend=backend, address=address, keep=lambda k: owner[k][0].keep(owner[k][1]),
+                      figures=lambda k: (owner[k][0].id, owner[k][1]) if owner[k][0].draws_in_worker(backend) else None)
+    wall = time.perf_counter() - t0
+    total = len(pooled)
+    comparisons = []
+    for exp, out, cases in plans:
+        results = {owner[k][1]: r for k, r in pooled.items() if owner[k][0] is exp}
+        note = (f"{len(cases)} simulations in {wall:.1f} s wall time" if alone else
+                f"{len(cases)} simulations, run together with those of the other reproductions "
+                f"({total} in {wall:.1f} s wall time)")
+        comparisons.append(exp.finish(out, cases, results, quick, command, note))
+    return comparisons
 
 
 def case_figures(exp_id: str, key: str, result: RunResult) -> dict[str, bytes]:
