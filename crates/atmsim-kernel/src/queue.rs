@@ -5,27 +5,37 @@
 //! same time always run in the order they were scheduled. The event payload is any
 //! `Copy` type; models use a small closed enum so that dispatch is static.
 //!
-//! Time is cut into slots of `2^SLOT_SHIFT` ps. Three places hold the pending events, by
+//! Time is cut into slots of `2^SLOT_SHIFT` ps. Four places hold the pending events, by
 //! their slot `s = time >> SLOT_SHIFT` relative to the current slot `cur`:
 //!
-//! * `near`, a vector sorted by `(time, seq)` with a read cursor (`near[head..]` are
-//!   pending, the next is `near[head]`): every event with `s <= cur`;
+//! * the current slot's events (`s <= cur`), in one of two forms, never both at once:
+//!   - the run, usually: the current slot's bucket list relinked in place in `(time, seq)`
+//!     order (no copy), popped by following `next` from `run`;
+//!   - `near`, a vector sorted by `(time, seq)` with a read cursor (`near[head..]` are
+//!     pending): when the bucket was long and far out of order, or an event scheduled
+//!     into the current slot could not be linked into the run in a few steps;
 //! * the wheel, `SLOTS` unsorted buckets: events with `cur < s < cur + SLOTS`, bucket
 //!   `s mod SLOTS` (a bitmap of non-empty buckets finds the next one). A bucket is a
-//!   singly linked list of nodes in one shared vector (`nodes`, with a free list), so the
-//!   wheel's pending events stay in a few dense cache lines whatever the bucket count;
-//! * `overflow`, a binary heap: events with `s >= cur + SLOTS` (timers, far arrivals).
+//!   singly linked list of nodes (newest first) in one shared vector (`nodes`, with a free
+//!   list), so the wheel's pending events stay in a few dense cache lines whatever the
+//!   bucket count;
+//! * `overflow`, a binary heap: events with `s >= cur + SLOTS` (timers, far arrivals); the
+//!   slot of its earliest event is kept in `overflow_slot`.
 //!
-//! Any event in `near` is earlier than any in the wheel, which is earlier than any in
-//! `overflow`, and equal times always share a slot, hence a place. So the minimum of
-//! `near` is the global `(time, seq)` minimum: the pop order is exactly that of one
-//! binary heap (checked against one by a randomized differential test below). When `near`
-//! runs dry, `cur` moves to the next non-empty slot, that bucket's list moves into `near`
-//! (newest first, then reversed; sorted only if the bucket's times and scheduling order
-//! disagree, a long bucket by sub-slots first; the nodes go back to the free list: no
-//! allocation once warm), and overflow events that now fall inside the wheel's span move
-//! into it. A pop from `near` is O(1); a push into the current slot is a binary search and a
-//! short move (a slot holds a few events).
+//! Any event of the current slot is earlier than any in the wheel, which is earlier than
+//! any in `overflow`, and equal times always share a slot, hence a place. So the head of
+//! the run (or `near[head]`) is the global `(time, seq)` minimum: the pop order is exactly
+//! that of one binary heap (checked against one by randomized differential tests). When the
+//! current slot runs dry, `cur` moves to the next non-empty slot and its bucket's list
+//! becomes the run: taken newest first, each node goes in front of the run (scheduling
+//! order is usually time order) or after the last earlier node, at most `MAX_STEPS` steps
+//! on; a node needing more (a long bucket far out of order) sends the whole bucket to
+//! `near`, sorted there by sub-slots. Then overflow events that now fall inside the
+//! wheel's span move into it. An event scheduled into the current slot goes after the
+//! run's last node, before its first (an event at `now`: the first node takes it and a new
+//! node what it held), or a few steps in; else the run moves to `near` first. The run's
+//! nodes go back to the free list together once it is done: no allocation once warm. A
+//! pop is O(1); a push into `near` is a binary search and a short move.
 //!
 //! Measured on `atmsim bench` (issue 13/14, docs/performance.md): the slot narrower than a
 //! 155.52 Mbit/s cell time keeps a port's next transmission out of `near` (no sorted
@@ -44,6 +54,8 @@ const SLOT_SHIFT: u32 = 21;
 const SLOTS: usize = 1 << 12;
 const MASK: u64 = SLOTS as u64 - 1;
 const WORDS: usize = SLOTS / 64;
+/// The most steps a node may take into a sorted list (see [`EventQueue::take_bucket`]).
+const MAX_STEPS: usize = 8;
 
 #[derive(Clone, Copy, Debug)]
 struct Entry<E> {
@@ -74,7 +86,10 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// A wheel event and the next node of its bucket (or of the free list).
+/// A wheel event and the next node of its list (a bucket, the current slot's run or the
+/// free list). An [`Entry`] and a link (40 bytes for the simulator's events): a flat node
+/// of 32 bytes took more instructions to fill and read (measured: 1 107 M against 1 085 M
+/// on the 2 s bench).
 #[derive(Clone, Copy, Debug)]
 struct Node<E> {
     entry: Entry<E>,
@@ -84,6 +99,12 @@ struct Node<E> {
 /// The end of a node list.
 const NIL: u32 = u32::MAX;
 
+/// The `(time, seq)` order as one number.
+#[inline(always)]
+fn key(time: Time, seq: u64) -> u128 {
+    (u128::from(time) << 64) | u128::from(seq)
+}
+
 #[inline]
 fn slot_of(t: Time) -> u64 {
     t >> SLOT_SHIFT
@@ -92,6 +113,13 @@ fn slot_of(t: Time) -> u64 {
 /// A priority queue of events, earliest first, FIFO among equal times.
 #[derive(Debug)]
 pub struct EventQueue<E: Copy> {
+    /// The next node of the current slot's run (`NIL` if none is pending). While it is
+    /// not `NIL`, `near[head..]` is empty.
+    run: u32,
+    /// The first and last node of the run's whole list, popped ones included: they go back
+    /// to the free list together once the run is done (`NIL` if there is none).
+    run_first: u32,
+    run_last: u32,
     /// Sorted by `(time, seq)`; the pending ones are `near[head..]`.
     near: Vec<Entry<E>>,
     /// The read cursor of `near`.
@@ -101,11 +129,14 @@ pub struct EventQueue<E: Copy> {
     nodes: Vec<Node<E>>,
     /// Head of the list of free nodes (`NIL` if none).
     free: u32,
-    /// Head node of each bucket's list (`NIL` if empty).
+    /// Head node of each bucket's list, newest first (`NIL` if empty).
     heads: Box<[u32; SLOTS]>,
     occupied: [u64; WORDS],
+    /// Events in the wheel's buckets (not counting the run).
     in_wheel: usize,
     overflow: BinaryHeap<Entry<E>>,
+    /// The slot of the overflow heap's earliest event (`u64::MAX` if it is empty).
+    overflow_slot: u64,
     /// Scratch space of [`EventQueue::sort_bucket`] (kept: no allocation once warm).
     scratch: Vec<Entry<E>>,
     cur: u64,
@@ -125,6 +156,9 @@ impl<E: Copy> EventQueue<E> {
     /// (the wheel's buckets grow on demand).
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
+            run: NIL,
+            run_first: NIL,
+            run_last: NIL,
             near: Vec::with_capacity(64),
             head: 0,
             nodes: Vec::new(),
@@ -133,6 +167,7 @@ impl<E: Copy> EventQueue<E> {
             occupied: [0; WORDS],
             in_wheel: 0,
             overflow: BinaryHeap::with_capacity(cap),
+            overflow_slot: u64::MAX,
             scratch: Vec::new(),
             cur: 0,
             next_seq: 0,
@@ -155,31 +190,37 @@ impl<E: Copy> EventQueue<E> {
     fn place(&mut self, e: Entry<E>) {
         let s = slot_of(e.time);
         if s <= self.cur {
-            // Usually the latest so far: it goes at the back (no move). A slot may hold
-            // thousands of events (10 000 sources in step), so this must stay O(1) then.
-            let key = (e.time, e.seq);
-            let i = self.head + self.near[self.head..].partition_point(|x| (x.time, x.seq) < key);
-            self.near.insert(i, e);
+            self.place_near(e);
         } else if s - self.cur < SLOTS as u64 {
             let b = (s & MASK) as usize;
-            let node = Node {
-                entry: e,
-                next: self.heads[b],
-            };
-            self.heads[b] = if self.free != NIL {
-                let i = self.free;
-                self.free = self.nodes[i as usize].next;
-                self.nodes[i as usize] = node;
-                i
-            } else {
-                self.nodes.push(node);
-                (self.nodes.len() - 1) as u32
-            };
+            self.heads[b] = self.new_node(e, self.heads[b]);
             self.occupied[b / 64] |= 1 << (b % 64);
             self.in_wheel += 1;
         } else {
+            self.overflow_slot = self.overflow_slot.min(s);
             self.overflow.push(e);
         }
+    }
+
+    /// Puts an entry of the current slot (or an earlier one) in its place: in the run if
+    /// there is one, else in `near`.
+    #[inline(always)]
+    fn place_near(&mut self, e: Entry<E>) {
+        if self.run != NIL {
+            self.insert_into_run(e);
+        } else {
+            self.insert_near(e);
+        }
+    }
+
+    /// Puts an entry of the current slot in its place in `near` (the run is empty).
+    #[inline(always)]
+    fn insert_near(&mut self, e: Entry<E>) {
+        // Usually the latest so far: it goes at the back (no move). A slot may hold
+        // thousands of events (10 000 sources in step), so this must stay O(1) then.
+        let key = (e.time, e.seq);
+        let i = self.head + self.near[self.head..].partition_point(|x| (x.time, x.seq) < key);
+        self.near.insert(i, e);
     }
 
     /// Schedules `event` at `now + delay`.
@@ -191,103 +232,272 @@ impl<E: Copy> EventQueue<E> {
     /// Removes and returns the earliest event, advancing the clock to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        if self.head == self.near.len() && !self.advance() {
-            return None;
-        }
-        let e = *self.near.get(self.head)?;
-        self.head += 1;
-        self.now = e.time;
-        self.popped += 1;
-        Some((e.time, e.event))
+        let (time, event) = self.front()?;
+        self.take_front(time);
+        Some((time, event))
     }
 
     /// Removes and returns the earliest event if its time is at most `limit` (the loop of
     /// a run up to a time: one look at the queue per event instead of a peek and a pop).
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
-        if self.head == self.near.len() && !self.advance() {
+        let (time, event) = self.front()?;
+        if time > limit {
             return None;
         }
-        let e = *self.near.get(self.head)?;
-        if e.time > limit {
-            return None;
+        self.take_front(time);
+        Some((time, event))
+    }
+
+    /// The earliest pending event (the run's next node, else `near[head]`), after moving to
+    /// the next slot if the current one is done; None if nothing is pending.
+    #[inline(always)]
+    fn front(&mut self) -> Option<(Time, E)> {
+        loop {
+            if self.run != NIL {
+                let n = &self.nodes[self.run as usize];
+                return Some((n.entry.time, n.entry.event));
+            }
+            if let Some(e) = self.near.get(self.head) {
+                return Some((e.time, e.event));
+            }
+            if !self.advance() {
+                return None;
+            }
         }
-        self.head += 1;
-        self.now = e.time;
+    }
+
+    /// Removes the event [`EventQueue::front`] returned, at `time`.
+    #[inline(always)]
+    fn take_front(&mut self, time: Time) {
+        if self.run != NIL {
+            self.run = self.nodes[self.run as usize].next;
+        } else {
+            self.head += 1;
+        }
+        self.now = time;
         self.popped += 1;
-        Some((e.time, e.event))
     }
 
     /// The slot of the first non-empty wheel bucket after `cur`, if any.
+    #[inline(always)]
     fn next_wheel_slot(&self) -> Option<u64> {
         if self.in_wheel == 0 {
             return None;
         }
         let start = ((self.cur + 1) & MASK) as usize;
-        // Scan the bitmap circularly from `start`, one word at a time.
-        let (w0, b0) = (start / 64, start % 64);
-        for k in 0..=WORDS {
+        // Usually in the same word of the bitmap as `start`.
+        let bits = self.occupied[start / 64] >> (start % 64);
+        if bits != 0 {
+            return Some(self.cur + 1 + u64::from(bits.trailing_zeros()));
+        }
+        Some(self.next_wheel_slot_far(start))
+    }
+
+    /// [`EventQueue::next_wheel_slot`] past the first word: scans the bitmap circularly
+    /// from the word after `start`'s, one word at a time (the wheel is not empty).
+    #[cold]
+    fn next_wheel_slot_far(&self, start: usize) -> u64 {
+        let w0 = start / 64;
+        // At k = WORDS the first word again, for its bits below `start`.
+        for k in 1..=WORDS {
             let w = (w0 + k) % WORDS;
-            let mut bits = self.occupied[w];
-            if k == 0 {
-                bits &= !0u64 << b0;
-            }
+            let bits = self.occupied[w];
             if bits != 0 {
                 let b = w * 64 + bits.trailing_zeros() as usize;
                 let dist = (b as u64).wrapping_sub(start as u64) & MASK;
-                return Some(self.cur + 1 + dist);
+                return self.cur + 1 + dist;
             }
         }
-        // The bits of the first word below `start` (reached again at k = WORDS).
         unreachable!("in_wheel > 0 but no occupied bucket")
     }
 
-    /// `near` is empty: moves `cur` to the next non-empty slot and fills `near` from it.
-    /// Returns false if nothing is pending.
+    /// The current slot is done: moves `cur` to the next non-empty slot and takes its
+    /// events in (see the module doc). Returns false if nothing is pending.
     #[cold]
     fn advance(&mut self) -> bool {
-        let next = match (self.next_wheel_slot(), self.overflow.peek()) {
-            (Some(s), _) => s,
-            (None, Some(e)) => slot_of(e.time),
-            (None, None) => return false,
+        self.release_run();
+        self.near.clear();
+        self.head = 0;
+        let next = match self.next_wheel_slot() {
+            Some(s) => s,
+            None if self.overflow_slot != u64::MAX => self.overflow_slot,
+            None => return false,
         };
         self.cur = next;
         let b = (next & MASK) as usize;
         if self.occupied[b / 64] & (1 << (b % 64)) != 0 {
             self.occupied[b / 64] &= !(1 << (b % 64));
-            self.near.clear();
-            self.head = 0;
-            let mut i = std::mem::replace(&mut self.heads[b], NIL);
-            // The list is newest first. Each entry goes in place among those taken before
-            // it (latest first; usually no step is needed: scheduling order is time order),
-            // then the whole is reversed. Past a few steps (a long bucket far out of order)
-            // the rest is appended and the bucket sorted once, so it stays O(n log n).
-            let mut in_order = true;
-            while i != NIL {
-                let node = self.nodes[i as usize];
-                in_order = in_order && self.insert_oldest(node.entry);
-                if !in_order {
-                    self.near.push(node.entry);
-                }
-                self.nodes[i as usize].next = self.free;
-                self.free = i;
-                i = node.next;
-                self.in_wheel -= 1;
-            }
-            self.near.reverse();
-            if !in_order {
-                self.sort_bucket();
-            }
+            let list = std::mem::replace(&mut self.heads[b], NIL);
+            self.take_bucket(list);
         }
         // Overflow events that now fall inside the wheel's span move in (slots >= cur).
-        while let Some(e) = self.overflow.peek() {
-            if slot_of(e.time) - self.cur >= SLOTS as u64 {
-                break;
-            }
-            let e = self.overflow.pop().expect("peeked");
+        while self.overflow_slot < self.cur + SLOTS as u64 {
+            let e = self.overflow.pop().expect("overflow_slot is set");
+            self.overflow_slot = self.overflow.peek().map_or(u64::MAX, |e| slot_of(e.time));
             self.place(e);
         }
         true
+    }
+
+    /// Makes the bucket list `newest` (newest first) the current slot's run, relinked in
+    /// `(time, seq)` order: each node, taken newest first, goes in front of the run (usual:
+    /// scheduling order is time order) or after the last earlier one in it. A node that
+    /// would need more than [`MAX_STEPS`] steps (a long bucket far out of order) sends the
+    /// whole bucket to `near`, sorted there once, so it stays O(n log n).
+    #[inline(always)]
+    fn take_bucket(&mut self, newest: u32) {
+        let (mut first, mut last) = (newest, newest);
+        let mut first_key = self.key(newest);
+        let mut i = std::mem::replace(&mut self.nodes[newest as usize].next, NIL);
+        let mut n = 1;
+        while i != NIL {
+            let next = self.nodes[i as usize].next;
+            let key = self.key(i);
+            if key < first_key {
+                self.nodes[i as usize].next = first;
+                (first, first_key) = (i, key);
+            } else if let Some(p) = self.last_before(first, key) {
+                self.link_after(p, i);
+                if p == last {
+                    last = i;
+                }
+            } else {
+                self.bucket_to_near((first, last), i);
+                return;
+            }
+            i = next;
+            n += 1;
+        }
+        self.in_wheel -= n;
+        (self.run, self.run_first, self.run_last) = (first, first, last);
+    }
+
+    /// The `(time, seq)` key of node `i`, as one number (one comparison).
+    #[inline(always)]
+    fn key(&self, i: u32) -> u128 {
+        let n = &self.nodes[i as usize];
+        key(n.entry.time, n.entry.seq)
+    }
+
+    /// In the sorted list from `start`, whose first key is below `key`, the last node with
+    /// a key below `key`, if it is at most [`MAX_STEPS`] steps on.
+    #[inline(always)]
+    fn last_before(&self, start: u32, key: u128) -> Option<u32> {
+        let mut p = start;
+        for _ in 0..=MAX_STEPS {
+            let q = self.nodes[p as usize].next;
+            if q == NIL || self.key(q) > key {
+                return Some(p);
+            }
+            p = q;
+        }
+        None
+    }
+
+    /// Links node `i` into a list right after node `p`.
+    #[inline(always)]
+    fn link_after(&mut self, p: u32, i: u32) {
+        self.nodes[i as usize].next = self.nodes[p as usize].next;
+        self.nodes[p as usize].next = i;
+    }
+
+    /// A node holding `e` and linked to `next`, from the free list if it has one.
+    #[inline(always)]
+    fn new_node(&mut self, e: Entry<E>, next: u32) -> u32 {
+        let node = Node { entry: e, next };
+        if self.free != NIL {
+            let i = self.free;
+            self.free = self.nodes[i as usize].next;
+            self.nodes[i as usize] = node;
+            i
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        }
+    }
+
+    /// Puts `e`, of the current slot, in its place in the run (not empty): after its last
+    /// node, before its first (an event at `now`), or after the last earlier one a few
+    /// steps on; else the run moves to `near` first.
+    #[inline(never)]
+    fn insert_into_run(&mut self, e: Entry<E>) {
+        let key = key(e.time, e.seq);
+        if key > self.key(self.run_last) {
+            let i = self.new_node(e, NIL);
+            self.nodes[self.run_last as usize].next = i;
+            self.run_last = i;
+        } else if key < self.key(self.run) {
+            self.insert_first(e);
+        } else if let Some(p) = self.last_before(self.run, key) {
+            let i = self.new_node(e, NIL);
+            self.link_after(p, i);
+        } else {
+            self.run_to_near();
+            self.insert_near(e);
+        }
+    }
+
+    /// Puts `e` in front of the run: the run's first node takes `e`, and a new node after it
+    /// what it held (the nodes popped before it stay linked to it, for [`Self::release_run`]).
+    fn insert_first(&mut self, e: Entry<E>) {
+        let r = self.run;
+        let old = self.nodes[r as usize];
+        let j = self.new_node(old.entry, old.next);
+        self.nodes[r as usize] = Node { entry: e, next: j };
+        if r == self.run_last {
+            self.run_last = j;
+        }
+    }
+
+    /// Moves the events of a bucket being taken into `near`, sorted: the sorted list from
+    /// `first` to `last`, then the list `rest` (not empty: the nodes not yet taken); all
+    /// the bucket's nodes go back to the free list.
+    #[cold]
+    fn bucket_to_near(&mut self, (first, last): (u32, u32), rest: u32) {
+        self.near.clear();
+        self.head = 0;
+        self.copy_to_near(first);
+        let rest_last = self.copy_to_near(rest);
+        self.in_wheel -= self.near.len();
+        self.nodes[last as usize].next = rest;
+        self.nodes[rest_last as usize].next = self.free;
+        self.free = first;
+        self.sort_bucket();
+    }
+
+    /// Appends the events of the list from `i` to `near`; returns its last node.
+    fn copy_to_near(&mut self, mut i: u32) -> u32 {
+        let mut last = NIL;
+        while i != NIL {
+            let node = &self.nodes[i as usize];
+            self.near.push(node.entry);
+            last = i;
+            i = node.next;
+        }
+        last
+    }
+
+    /// Moves the run's pending events into `near` (which then holds nothing else), in
+    /// order, and gives its nodes back.
+    #[cold]
+    fn run_to_near(&mut self) {
+        self.near.clear();
+        self.head = 0;
+        self.copy_to_near(self.run);
+        self.run = NIL;
+        self.release_run();
+    }
+
+    /// Gives the nodes of the (finished) run's list back to the free list.
+    #[inline(always)]
+    fn release_run(&mut self) {
+        if self.run_first != NIL {
+            self.nodes[self.run_last as usize].next = self.free;
+            self.free = self.run_first;
+            self.run_first = NIL;
+            self.run_last = NIL;
+        }
     }
 
     /// Sorts `near`, which holds one bucket's events (all in slot `cur`), by `(time, seq)`.
@@ -326,27 +536,12 @@ impl<E: Copy> EventQueue<E> {
         std::mem::swap(&mut self.near, &mut self.scratch);
     }
 
-    /// Puts `e`, scheduled before every event in `near` (latest first while a bucket is
-    /// taken in), in its place with at most 8 insertion steps; returns false, leaving `near`
-    /// unchanged, if it needs more.
-    #[inline(always)]
-    fn insert_oldest(&mut self, e: Entry<E>) -> bool {
-        let key = (e.time, e.seq);
-        let n = self.near.len();
-        let mut j = n;
-        while j > 0 && (self.near[j - 1].time, self.near[j - 1].seq) < key {
-            j -= 1;
-            if n - j > 8 {
-                return false;
-            }
-        }
-        self.near.insert(j, e);
-        true
-    }
-
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
+        if self.run != NIL {
+            return Some(self.nodes[self.run as usize].entry.time);
+        }
         if let Some(e) = self.near.get(self.head) {
             return Some(e.time);
         }
@@ -375,9 +570,9 @@ impl<E: Copy> EventQueue<E> {
         self.popped
     }
 
-    /// Number of pending events.
+    /// Number of pending events (every scheduled one is popped once).
     pub fn len(&self) -> usize {
-        self.near.len() - self.head + self.in_wheel + self.overflow.len()
+        (self.next_seq - self.popped) as usize
     }
 
     /// True when nothing is pending.

@@ -220,3 +220,64 @@ fn long_buckets_of_equal_times_pop_in_scheduling_order() {
     }
     assert!(q.is_empty());
 }
+
+/// A long run in the current slot (one bucket scheduled in time order, or nearly: each
+/// node a few places from its own, some past `MAX_STEPS`), and pushes into the slot while
+/// it drains: at `now` (in front of the run), after its last node, a few steps in, and far
+/// in (the run moves to `near`), ties included, some from the overflow heap. The order is
+/// still the binary heap's.
+#[test]
+fn pushes_into_the_current_run_pop_in_the_heap_order() {
+    let slot = 1u64 << SLOT_SHIFT;
+    let span = (SLOTS as u64) << SLOT_SHIFT;
+    for seed in 0..8u64 {
+        let mut rng = RngStream::new(seed, "queue/run-pushes");
+        let mut q = EventQueue::with_capacity(16);
+        let mut r = Reference {
+            heap: BinaryHeap::new(),
+            seq: 0,
+        };
+        let mut id = 0u32;
+        for round in 0..4u64 {
+            let base = ((q.now() >> SLOT_SHIFT) + 3) << SLOT_SHIFT;
+            let n = 1 + rng.below(300);
+            // Jitter up to `spread` steps of the run: within MAX_STEPS or past it.
+            let spread = [0, 3, MAX_STEPS as u64, 40][(seed % 4) as usize];
+            let step = slot / (n + spread + 1);
+            for k in 0..n {
+                let t = base + (k + rng.below(spread + 1)) * step;
+                q.schedule(t, id);
+                r.schedule(t, id);
+                id += 1;
+            }
+            if round == 2 {
+                // Some of the slot's events come from the overflow heap (older seqs).
+                let t = base + span + rng.below(slot);
+                q.schedule(t, id);
+                r.schedule(t, id);
+                id += 1;
+            }
+            while let Some(x) = r.pop() {
+                assert_eq!(q.pop(), Some(x), "seed {seed}");
+                let end = (x.0 | (slot - 1)) + 1;
+                for _ in 0..rng.below(3) {
+                    let t = match rng.below(4) {
+                        0 => x.0,
+                        1 => end - 1 - rng.below(4),
+                        _ => x.0 + rng.below(end - x.0),
+                    };
+                    q.schedule(t, id);
+                    r.schedule(t, id);
+                    id += 1;
+                }
+                if r.heap.len() > 2000 {
+                    break;
+                }
+            }
+            while let Some(x) = r.pop() {
+                assert_eq!(q.pop(), Some(x), "seed {seed}");
+            }
+            assert!(q.is_empty());
+        }
+    }
+}
