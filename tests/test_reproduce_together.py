@@ -39,7 +39,7 @@ def test_each_folder_is_that_of_a_run_alone(together_and_alone):
         for name in figures:
             assert (mine / "figures" / name).read_bytes() == (alone[i] / "figures" / name).read_bytes(), name
         report = (mine / "report.md").read_text()
-        assert "run together with those of the other reproductions" in report
+        assert "on one pool with those of the other reproductions" in report
 
 
 def test_the_command_prints_each_reproduction(together_and_alone):
@@ -60,3 +60,12 @@ def test_an_unknown_id_is_refused_before_anything_runs(tmp_path):
         _reproduction_ids(["kvr-dynamics", "nope"])
     rc, out, err = run_cli(["reproduce", "kvr-dynamics", "nope", "--out", str(tmp_path / "x")])
     assert rc != 0 and "nope" in err and not (tmp_path / "x").exists()
+
+
+def test_one_reproduction_given_twice_is_refused_before_any_folder(tmp_path):
+    from atmsim.experiments.base import run_together
+
+    with pytest.raises(ValueError, match="given twice"):
+        run_together([(get("kvr-dynamics"), tmp_path / "a"), (get("kvr-dynamics"), tmp_path / "b")],
+                     quick=True, progress=False)
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

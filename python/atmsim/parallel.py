@@ -644,6 +644,7 @@ def run_many(
     address: str | None = None,
     keep: Optional[Callable[[str], Optional[dict[str, Any]]]] = None,
     figures: Union[str, Callable[[str], Optional[tuple[str, str]]], None] = None,
+    on_result: Optional[Callable[[str, RunResult], None]] = None,
 ) -> dict[str, RunResult]:
     """Runs ``(key, scenario)`` pairs on ``backend`` (see the module doc); returns results
     by key, in input order.
@@ -656,6 +657,8 @@ def run_many(
     (:meth:`atmsim.experiments.base.Experiment.plot_case`), handed back in ``result.files``.
     Or ``figures(key)``: the ``(experiment id, case key)`` whose figures the run of ``key``
     draws, or None (runs of several experiments in one call).
+    ``on_result(key, result)``: called in this thread as each run succeeds (in completion
+    order), while the others go on; an exception it raises stops everything.
 
     A failing scenario raises its exception (the first in input order, with its key) after
     the others finish.
@@ -664,16 +667,27 @@ def run_many(
 
     items = [(k, sc) for k, sc in scenarios]
     by_key = dict(items)
-    outcomes: dict[str, Outcome] = {}
+    failed: dict[str, Outcome] = {}
+    results: dict[str, RunResult] = {}
+
+    def deliver(key: str, out: Outcome) -> None:
+        # Unpacked as it arrives: the waiting for the other runs hides the time it takes.
+        if not out.ok:
+            failed[key] = out
+            return
+        results[key] = RunResult.unpack(out.data, by_key[key])
+        if on_result is not None:
+            on_result(key, results[key])
+
     draw = figures if callable(figures) else (lambda k: (figures, k) if figures else None)
     execute(((k, columns_task(json.dumps(sc), keep(k) if keep else None, draw(k))) for k, sc in items),
-            outcomes.__setitem__, backend=backend, workers=workers, address=address, progress=progress, desc=desc,
+            deliver, backend=backend, workers=workers, address=address, progress=progress, desc=desc,
             columns=True)
     for key, _ in items:
-        out = outcomes[key]
-        if not out.ok:
+        out = failed.get(key)
+        if out is not None:
             cls = {"ScenarioError": ScenarioError, "InvariantError": InvariantError}.get(out.error_type)
             if cls is None:
                 raise RuntimeError(f"{key}: {out.error_type}: {out.error}")
             raise cls(f"{key}: {out.error}")
-    return {k: RunResult.unpack(outcomes.pop(k).data, by_key[k]) for k, _ in items}
+    return {k: results[k] for k, _ in items}

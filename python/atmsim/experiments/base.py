@@ -113,22 +113,20 @@ def run_together(jobs: list[tuple[Experiment, str | Path]], quick: bool = False,
                  progress: bool = True, backend: str = "local", address: str | None = None,
                  command: list[str] | None = None) -> list[pd.DataFrame]:
     """Runs the cases of several reproductions ``(experiment, output folder)`` on one pool of
-    workers, then writes each folder as :meth:`Experiment.run` does; returns their
+    workers and writes each folder as :meth:`Experiment.run` does; returns their
     comparisons, in order. The results are those of running each alone: only the schedule
-    changes. One pool starts its workers (and their imports) once, and the runs of one
-    reproduction fill the cores while another's last runs finish; the runs go in the order
-    given (``atmsim reproduce all`` puts the longest, ubr-plus, first). Every folder is
-    checked (a ``--quick`` run never overwrites a full one) before any is written."""
+    changes. One pool starts its workers (and their imports) once; the runs go in the order
+    given (``atmsim reproduce all`` puts the longest, ubr-plus, first), so one
+    reproduction's runs fill the cores while another's last runs finish; and a
+    reproduction's folder is written (in a second thread) as soon as its last run is in,
+    while the others' runs go on. Every folder is checked (a ``--quick`` run never
+    overwrites a full one) before any is written."""
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     from ..parallel import check_backend
 
     check_backend(backend, workers, address)  # before any output is written
-    outs = [Path(o) for _, o in jobs]
-    for out in outs:
-        refuse_quick_over_full(out, quick)
-    plans = []
-    for (exp, _), out in zip(jobs, outs):
-        out.mkdir(parents=True, exist_ok=True)
-        plans.append((exp, out, exp.cases(quick)))
+    plans = _plan(jobs, quick)
     alone = len(plans) == 1
     owner: dict[str, tuple[Experiment, str]] = {}  # the pool's key -> (experiment, case key)
     tasks = []
@@ -137,21 +135,67 @@ def run_together(jobs: list[tuple[Experiment, str | Path]], quick: bool = False,
             key = c.key if alone else f"{exp.id}/{c.key}"
             owner[key] = (exp, c.key)
             tasks.append((key, c.scenario))
+    got: dict[str, dict[str, RunResult]] = {exp.id: {} for exp, _, _ in plans}
+    written: dict[str, Future] = {}
     t0 = time.perf_counter()
-    pooled = run_many(tasks, workers=workers, progress=progress,
-                      desc=plans[0][0].id if alone else f"{len(plans)} reproductions",
-                      backend=backend, address=address, keep=lambda k: owner[k][0].keep(owner[k][1]),
-                      figures=lambda k: (owner[k][0].id, owner[k][1]) if owner[k][0].draws_in_worker(backend) else None)
-    wall = time.perf_counter() - t0
-    total = len(pooled)
-    comparisons = []
-    for exp, out, cases in plans:
-        results = {owner[k][1]: r for k, r in pooled.items() if owner[k][0] is exp}
-        note = (f"{len(cases)} simulations in {wall:.1f} s wall time" if alone else
-                f"{len(cases)} simulations, run together with those of the other reproductions "
-                f"({total} in {wall:.1f} s wall time)")
-        comparisons.append(exp.finish(out, cases, results, quick, command, note))
-    return comparisons
+
+    def write(exp: Experiment, out: Path, cases: list[Case], finisher: Any) -> None:
+        span = time.perf_counter() - t0
+        note = (f"{len(cases)} simulations in {span:.1f} s wall time" if alone else
+                f"{len(cases)} simulations, on one pool with those of the other reproductions "
+                f"({len(tasks)} runs in all), the last of them done {span:.1f} s after the start")
+        written[exp.id] = finisher.submit(exp.finish, out, cases, got[exp.id], quick, command, note)
+
+    # One reproduction alone is written in this thread once its runs are done, as always.
+    with (_InThisThread() if alone else ThreadPoolExecutor(max_workers=1, thread_name_prefix="atmsim-report")) as finisher:
+        def on_result(key: str, result: RunResult) -> None:
+            exp, case_key = owner[key]
+            got[exp.id][case_key] = result
+            plan = next(p for p in plans if p[0] is exp)
+            if not alone and len(got[exp.id]) == len(plan[2]):  # its last run: written while the others run
+                write(*plan, finisher)
+
+        run_many(tasks, workers=workers, progress=progress, desc=plans[0][0].id if alone else f"{len(plans)} reproductions",
+                 backend=backend, address=address, keep=lambda k: owner[k][0].keep(owner[k][1]),
+                 figures=lambda k: (owner[k][0].id, owner[k][1]) if owner[k][0].draws_in_worker(backend) else None,
+                 on_result=on_result)
+        for plan in plans:
+            if plan[0].id not in written:  # alone, or a reproduction without cases
+                write(*plan, finisher)
+        return [written[exp.id].result() for exp, _, _ in plans]
+
+
+class _InThisThread:
+    """An executor that runs what it is given at once, in the calling thread."""
+
+    def __enter__(self) -> "_InThisThread":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def submit(self, fn: Any, *args: Any) -> Any:
+        from concurrent.futures import Future
+
+        done: Future = Future()
+        done.set_result(fn(*args))
+        return done
+
+
+def _plan(jobs: list[tuple[Experiment, str | Path]], quick: bool) -> list[tuple[Experiment, Path, list[Case]]]:
+    """Each reproduction with its folder (checked, then made) and its cases; refuses one
+    reproduction given twice."""
+    ids = [exp.id for exp, _ in jobs]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"a reproduction is given twice: {', '.join(ids)}")
+    outs = [Path(o) for _, o in jobs]
+    for out in outs:
+        refuse_quick_over_full(out, quick)
+    plans = []
+    for (exp, _), out in zip(jobs, outs):
+        out.mkdir(parents=True, exist_ok=True)
+        plans.append((exp, out, exp.cases(quick)))
+    return plans
 
 
 def case_figures(exp_id: str, key: str, result: RunResult) -> dict[str, bytes]:
