@@ -51,7 +51,7 @@ impl<T: Copy + Default> Fifo<T> {
     }
 
     /// Appends `x` at the back.
-    #[inline]
+    #[inline(always)]
     pub fn push_back(&mut self, x: T) {
         if self.len as usize == self.buf.len() {
             self.grow();
@@ -62,7 +62,7 @@ impl<T: Copy + Default> Fifo<T> {
     }
 
     /// Removes and returns the front value.
-    #[inline]
+    #[inline(always)]
     pub fn pop_front(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;
