@@ -398,6 +398,11 @@ impl PortBuffer {
     #[inline(always)]
     fn slot(&self, cell: &Cell) -> usize {
         if self.vcs.rest.is_empty() {
+            debug_assert_eq!(
+                self.slots.at_port(cell.flow, cell.hop),
+                0,
+                "a VC of this port"
+            );
             0
         } else {
             self.slots.at_port(cell.flow, cell.hop)
