@@ -545,7 +545,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "  atmsim report results/ubr-plus                         the HTML page: published vs simulated",
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     rp.add_argument("id", nargs="+", help="experiment id, e.g. ubr-plus; several, or all: their runs share one pool of "
-                                          "workers (both cores stay busy to the end)")
+                                          "workers (every core stays busy to the end); see atmsim list")
     rp.add_argument("--out", metavar="DIR", help="output directory (default results/ID, or results/ID-quick with --quick); "
                                                  "with several ids, the folder that gets one sub-folder per id")
     rp.add_argument("--quick", action="store_true", help="shortened runs (a tenth of the durations), for tests")
