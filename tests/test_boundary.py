@@ -82,6 +82,21 @@ def test_run_many_hands_back_reduced_results_on_every_backend():
         assert r.summary["cells_delivered"] == atmsim.run(sc, progress=False).summary["cells_delivered"]
 
 
+def test_run_many_hands_each_result_over_as_it_arrives():
+    """``on_result`` sees every run once, the result it returns; an exception it raises stops
+    the runs and reaches the caller."""
+    sc = _scenarios()[0]
+    seen: dict[str, RunResult] = {}
+    out = run_many([("a", sc), ("b", sc)], workers=2, progress=False, on_result=seen.__setitem__)
+    assert sorted(seen) == ["a", "b"] and all(seen[k] is out[k] for k in out)
+
+    def refuse(key: str, result: RunResult) -> None:
+        raise OSError(f"disk full while keeping {key}")
+
+    with pytest.raises(OSError, match="disk full"):
+        run_many([("a", sc), ("b", sc)], workers=1, progress=False, on_result=refuse)
+
+
 def test_series_select_and_json_form_round_trip():
     t = np.array([0.1, 0.2])
     s = Series(t, {"port_names": ["a", "b"], "connection_names": [], "abr_names": []},
