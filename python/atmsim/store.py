@@ -280,8 +280,10 @@ class SweepStore:
                 scenario: Optional[dict[str, Any]] = None) -> None:
         pid = point.point_id
         tmp = self.points_dir / f".tmp-{pid}-{uuid.uuid4().hex[:8]}"
-        tmp.mkdir()
         try:
+            # Made inside the try: a Ctrl-C that lands just after the directory is made (the
+            # interrupt is raised on the way out of mkdir) still removes it.
+            tmp.mkdir()
             _to_parquet(pd.DataFrame([row]), tmp / "summary.parquet")
             for name, df in frames.items():
                 # Every file names its point, so pyarrow.dataset over a store (issue 16)
