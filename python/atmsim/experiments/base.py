@@ -128,13 +128,15 @@ def run_together(jobs: list[tuple[Experiment, str | Path]], quick: bool = False,
     check_backend(backend, workers, address)  # before any output is written
     plans = _plan(jobs, quick)
     alone = len(plans) == 1
-    owner: dict[str, tuple[Experiment, str]] = {}  # the pool's key -> (experiment, case key)
+    owner: dict[str, tuple[tuple[Experiment, Path, list[Case]], str]] = {}  # the pool's key -> (plan, case key)
     tasks = []
-    for exp, _, cases in plans:
+    for plan in plans:
+        exp, _, cases = plan
         for c in cases:
             key = c.key if alone else f"{exp.id}/{c.key}"
-            owner[key] = (exp, c.key)
+            owner[key] = (plan, c.key)
             tasks.append((key, c.scenario))
+    exp_of = lambda key: owner[key][0][0]  # noqa: E731
     got: dict[str, dict[str, RunResult]] = {exp.id: {} for exp, _, _ in plans}
     written: dict[str, Future] = {}
     t0 = time.perf_counter()
@@ -149,15 +151,15 @@ def run_together(jobs: list[tuple[Experiment, str | Path]], quick: bool = False,
     # One reproduction alone is written in this thread once its runs are done, as always.
     with (_InThisThread() if alone else ThreadPoolExecutor(max_workers=1, thread_name_prefix="atmsim-report")) as finisher:
         def on_result(key: str, result: RunResult) -> None:
-            exp, case_key = owner[key]
+            plan, case_key = owner[key]
+            exp, _, cases = plan
             got[exp.id][case_key] = result
-            plan = next(p for p in plans if p[0] is exp)
-            if not alone and len(got[exp.id]) == len(plan[2]):  # its last run: written while the others run
+            if not alone and len(got[exp.id]) == len(cases):  # its last run: written while the others run
                 write(*plan, finisher)
 
         run_many(tasks, workers=workers, progress=progress, desc=plans[0][0].id if alone else f"{len(plans)} reproductions",
-                 backend=backend, address=address, keep=lambda k: owner[k][0].keep(owner[k][1]),
-                 figures=lambda k: (owner[k][0].id, owner[k][1]) if owner[k][0].draws_in_worker(backend) else None,
+                 backend=backend, address=address, keep=lambda k: exp_of(k).keep(owner[k][1]),
+                 figures=lambda k: (exp_of(k).id, owner[k][1]) if exp_of(k).draws_in_worker(backend) else None,
                  on_result=on_result)
         for plan in plans:
             if plan[0].id not in written:  # alone, or a reproduction without cases
