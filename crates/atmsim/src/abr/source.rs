@@ -10,6 +10,7 @@
 //! sequences of opportunities and RM cells, without the engine.
 
 use super::{AbrParams, SourcePolicy};
+use atmsim_kernel::time::round_to_time;
 use atmsim_kernel::{Time, PS_PER_S};
 
 /// The cell to send at a transmit opportunity (rule 3).
@@ -70,7 +71,7 @@ pub struct AbrSource {
 /// The time between cells at `rate` cells/s, in ps (at least 1 ps).
 #[inline]
 pub fn cell_interval(rate: f64) -> Time {
-    ((PS_PER_S as f64 / rate).round() as Time).max(1)
+    round_to_time(PS_PER_S as f64 / rate).max(1)
 }
 
 impl AbrSource {
