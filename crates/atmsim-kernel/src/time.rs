@@ -34,7 +34,7 @@ pub fn from_secs_f64(s: f64) -> Time {
 #[inline]
 pub fn round_to_time(x: f64) -> Time {
     const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    if x >= 0.0 && x < TWO_63 {
+    if (0.0..TWO_63).contains(&x) {
         let t = x as i64;
         (t + (x - t as f64 >= 0.5) as i64) as Time
     } else {
@@ -147,12 +147,14 @@ mod tests {
             4503599627370496.0,
             9007199254740991.0,
             9007199254740993.0,
-            9.223372036854775e18,
-            1.8446744073709550e19,
-            1.8446744073709552e19,
-            1.8446744073709556e19,
+            2f64.powi(63).next_down(),
+            2f64.powi(63),
+            2f64.powi(63).next_up(),
+            2f64.powi(64).next_down(),
+            2f64.powi(64),
+            2f64.powi(64).next_up(),
             1e12 / 3.0,
-            1e12 / 366_792.4528,
+            1e12 / 366_792.452_8,
         ];
         for k in 0..2000u32 {
             let v = k as f64 / 4.0;
