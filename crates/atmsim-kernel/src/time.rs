@@ -25,7 +25,7 @@ pub fn from_secs_f64(s: f64) -> Time {
 /// `x.round() as Time`, the same value for every `x` (ties away from zero; negative, NaN
 /// -> 0; past `u64::MAX` -> `u64::MAX`), without the library's rounding: on baseline
 /// x86-64 (no SSE4.1 `roundsd`) `f64::round` is about twenty instructions of bit
-/// manipulation, and an ABR source rounds two or three times per cell (the time to its
+/// manipulation, and an ABR source rounds about once per cell it sends (the time to its
 /// next cell). For `0 <= x < 2^63` the signed truncation `t` (one instruction each way,
 /// where the unsigned conversions take several) is exact, and so is `x - t`, the
 /// fractional part: the result is `t + 1` exactly when that part is at least one half.
