@@ -58,6 +58,7 @@ fn far_future_events_come_back_through_the_overflow_heap() {
 
 /// The queue this one replaces: one binary heap keyed by (time, seq). The reference of
 /// the differential test.
+#[derive(Default)]
 struct Reference {
     heap: BinaryHeap<Entry<u32>>,
     seq: u64,
@@ -96,10 +97,7 @@ fn pops_in_exactly_the_order_of_a_binary_heap() {
     for seed in 0..40u64 {
         let mut rng = RngStream::new(seed, "queue/differential");
         let mut q = EventQueue::with_capacity(16);
-        let mut r = Reference {
-            heap: BinaryHeap::new(),
-            seq: 0,
-        };
+        let mut r = Reference::default();
         let mut id = 0u32;
         let mut now = 0;
         for _ in 0..20_000 {
@@ -139,10 +137,7 @@ fn long_buckets_out_of_order_pop_in_the_heap_order() {
     let slot = 1u64 << SLOT_SHIFT;
     let mut rng = RngStream::new(7, "queue/long-buckets");
     let mut q = EventQueue::with_capacity(16);
-    let mut r = Reference {
-        heap: BinaryHeap::new(),
-        seq: 0,
-    };
+    let mut r = Reference::default();
     let mut id = 0u32;
     for _ in 0..3 {
         // Each round fills one slot 5 slots past now (the last round's chains of pushes
@@ -196,10 +191,7 @@ fn long_buckets_of_equal_times_pop_in_scheduling_order() {
     let span = (SLOTS as u64) << SLOT_SHIFT;
     let mut rng = RngStream::new(11, "queue/equal-times");
     let mut q = EventQueue::with_capacity(16);
-    let mut r = Reference {
-        heap: BinaryHeap::new(),
-        seq: 0,
-    };
+    let mut r = Reference::default();
     let base = span + 5 * slot;
     // Four times in one sub-slot of the sort (a few ps apart), three spread over the slot.
     let mut times: Vec<Time> = (0..4).map(|k| base + 3 * k).collect();
@@ -233,10 +225,7 @@ fn pushes_into_the_current_run_pop_in_the_heap_order() {
     for seed in 0..8u64 {
         let mut rng = RngStream::new(seed, "queue/run-pushes");
         let mut q = EventQueue::with_capacity(16);
-        let mut r = Reference {
-            heap: BinaryHeap::new(),
-            seq: 0,
-        };
+        let mut r = Reference::default();
         let mut id = 0u32;
         for round in 0..4u64 {
             let base = ((q.now() >> SLOT_SHIFT) + 3) << SLOT_SHIFT;
