@@ -21,8 +21,9 @@ class InvariantError(RuntimeError):
 def run_toml(text: str) -> str:
     """Runs a scenario given as TOML text; returns the result as JSON text."""
 
-def run_counts(text: str, run: bool = True) -> tuple[int, int]:
-    """Runs with results and series off; (cell-hops, events). ``run=False``: set-up only."""
+def run_counts(text: str, run: bool = True) -> tuple[int, int, int, int]:
+    """Runs with results and series off; (cell-hops, events, cells sent, cells dropped).
+    ``run=False``: set-up only."""
     ...
 @overload
 def run_json(text: str, max_events: Optional[int] = None, max_wall: Optional[float] = None,

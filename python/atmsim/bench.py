@@ -144,21 +144,28 @@ def _peak_rss_bytes() -> int:
 def scale_row(case: str, topology: str, n: int, duration: str = "0.5 s",
               text: str | None = None) -> dict[str, Any]:
     """Runs one row in this process and measures it: CPU time of the whole run (parse,
-    build, event loop, results), its cell-hops and events, and the peak RSS above the
-    process's peak before the run. Meant for a fresh process (see :func:`run_scale`), given
+    build, event loop, results), its cell-hops and events, the cells its sources sent and
+    the network dropped (``dropped_share``: what regime the row measures; a cell dropped at
+    its first switch is one cell-hop of work done at its source's cold state), and the peak
+    RSS above the process's peak before the run. Meant for a fresh process (see :func:`run_scale`), given
     the scenario's JSON ``text`` built elsewhere: building a 10 000-VC scenario as Python
     dicts here would raise the peak before the run and hide the engine's memory."""
     import time
 
     if text is None:
         text = json.dumps(scale_scenario(case, topology, n, duration))
+    sent = dropped = None
     base = _peak_rss_bytes()
     t0 = time.process_time()
     if hasattr(_core, "run_counts"):
-        cell_hops, events = _core.run_counts(text)
+        counts = _core.run_counts(text)
+        cell_hops, events = counts[:2]
+        if len(counts) == 4:  # engines before the tenth session gave two counts
+            sent, dropped = counts[2:]
     else:  # an engine without run_counts: the results come back as JSON (counted too)
         s = json.loads(_core.run_json(text))["summary"]
         cell_hops, events = s["cell_hops"], s["events"]
+        sent, dropped = s.get("cells_sent"), s.get("cells_dropped")
     cpu = time.process_time() - t0
     rss = max(0, _peak_rss_bytes() - base)
     # The set-up alone (parse, resolve, build; no event loop), measured after the peak RSS
@@ -180,6 +187,9 @@ def scale_row(case: str, topology: str, n: int, duration: str = "0.5 s",
         "setup_cpu_seconds": setup,
         "loop_ns_per_cell_hop": None if loop is None else max(0.0, loop) * 1e9 / max(1, cell_hops),
         "events_per_cell_hop": events / max(1, cell_hops),
+        "cells_sent": sent,
+        "cells_dropped": dropped,
+        "dropped_share": None if not sent or dropped is None else dropped / sent,
         "peak_rss_above_baseline": rss,
         "bytes_per_vc": rss / n,
     }
@@ -220,7 +230,7 @@ def run_scale(sizes=SCALE_SIZES, cases=SCALE_CASES, topologies=SCALE_TOPOLOGIES,
 
 
 SCALE_HEADER = (f"{'case':<12} {'topology':<12} {'VCs':>6} {'ns/cell-hop':>12} {'loop ns/hop':>12} "
-                f"{'events/hop':>11} {'peak RSS':>10} {'B/VC':>8}")
+                f"{'events/hop':>11} {'peak RSS':>11} {'B/VC':>8} {'dropped':>8}")
 
 
 def format_scale_row(r: dict[str, Any]) -> str:
@@ -230,8 +240,10 @@ def format_scale_row(r: dict[str, Any]) -> str:
         return f"{head} {r['error']}"
     lp = r.get("loop_ns_per_cell_hop")
     loop = f"{lp:>12.1f}" if lp is not None else f"{'-':>12}"
+    ds = r.get("dropped_share")
+    dropped = f"{ds * 100:>7.1f}%" if ds is not None else f"{'-':>8}"
     return (f"{head} {r['ns_per_cell_hop']:>12.1f} {loop} {r['events_per_cell_hop']:>11.2f} "
-            f"{r['peak_rss_above_baseline'] / 2**20:>8.1f} MB {r['bytes_per_vc']:>8.0f}")
+            f"{r['peak_rss_above_baseline'] / 2**20:>8.1f} MB {r['bytes_per_vc']:>8.0f} {dropped}")
 
 
 if __name__ == "__main__":  # one row of the scale benchmark: CASE TOPOLOGY N DURATION [SCENARIO.json]

@@ -14,6 +14,12 @@ import inspect
 from typing import Callable, NamedTuple
 
 
+#: Where a batch of runs can go (:func:`atmsim.parallel.run_many`): worker processes on
+#: this machine, threads in this process, or a Ray cluster. Defined here, in a module
+#: that imports nothing heavy, so the CLI's ``--backend`` choices read it at start-up.
+BACKENDS = ("local", "threads", "ray")
+
+
 class Entry(NamedTuple):
     """One registered name and what it is."""
 

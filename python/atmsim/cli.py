@@ -472,7 +472,9 @@ def cmd_schema(a) -> int:
 
 
 def _backend_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--backend", choices=["local", "threads", "ray"], default="local",
+    from .catalog import BACKENDS
+
+    p.add_argument("--backend", choices=BACKENDS, default=BACKENDS[0],
                    help="where runs go: local worker processes (default), threads in this process, or Ray")
     p.add_argument("--address", metavar="ADDR",
                    help="with --backend ray: an existing cluster (auto, ray://host:10001, host:6379); "
@@ -631,6 +633,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="sweeps: a metric to plot (repeatable; default efficiency, fairness, max_switch_queue_cells, cell_loss_ratio)")
     rep.set_defaults(func=cmd_report)
 
+    from .bench import SCALE_CASES, SCALE_TOPOLOGIES
+
     b = sub.add_parser("bench", help="measure engine speed on a fixed scenario",
                        description="Run the UBR+ WAN scenario (15 sources, 36000-cell buffers, FBA, 20 s) on one core "
                                    "and report cell-hops per second, events per second and wall time.")
@@ -640,11 +644,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the scale table instead: N = 10 .. 10 000 VCs, one host pair each, UBR+FBA with TCP, "
                         "ABR+ERICA and ABR+KVR with greedy sources, on a 2-switch bottleneck and a 4-switch "
                         "parking lot; ns per cell-hop (CPU), events per cell-hop, peak RSS above baseline, "
-                        "bytes per VC; each row in a fresh process")
+                        "bytes per VC, and the share of the cells sent that the network dropped (a row "
+                        "where most cells die at the first switch measures a start-up collapse); each row "
+                        "in a fresh process")
     b.add_argument("--vcs", type=int, action="append", metavar="N", help="--scale: a number of VCs (repeatable)")
-    b.add_argument("--case", action="append", choices=["ubr-fba-tcp", "abr-erica", "abr-kvr"],
+    b.add_argument("--case", action="append", choices=SCALE_CASES,
                    help="--scale: a traffic case (repeatable; default all three)")
-    b.add_argument("--topology", action="append", choices=["bottleneck", "parking-lot"],
+    b.add_argument("--topology", action="append", choices=SCALE_TOPOLOGIES,
                    help="--scale: a topology (repeatable; default both)")
     b.add_argument("--duration", default="0.5 s", metavar="T", help="--scale: simulated time per row (default 0.5 s)")
     b.set_defaults(func=cmd_bench)

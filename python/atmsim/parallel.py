@@ -44,9 +44,8 @@ from typing import Any, Callable, Iterable, Optional, Union
 
 from tqdm import tqdm
 
+from .catalog import BACKENDS
 from .result import RunResult
-
-BACKENDS = ("local", "threads", "ray")
 
 
 class BackendError(RuntimeError):

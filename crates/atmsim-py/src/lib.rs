@@ -281,16 +281,18 @@ fn run_json_watched(
 }
 
 /// Runs a scenario given as JSON text with results and time series off (the scale
-/// benchmark's memory columns); returns (cell-hops, events). Refuses a scenario too large
+/// benchmark's memory columns); returns (cell-hops, events, cells sent, cells dropped): the
+/// last two say what regime a row measures (a cell dropped at its first switch is one
+/// cell-hop of work at the source's cold state). Refuses a scenario too large
 /// for the memory available, like a full run. With `run` false it stops before the event
 /// loop (parse, resolve, build only): the benchmark subtracts that set-up time to report
 /// the event loop's cost per cell-hop apart from the whole run's.
 #[pyfunction]
 #[pyo3(signature = (text, run = true))]
-fn run_counts(py: Python<'_>, text: String, run: bool) -> PyResult<(u64, u64)> {
+fn run_counts(py: Python<'_>, text: String, run: bool) -> PyResult<(u64, u64, u64, u64)> {
     py.detach(|| {
         guard(|| {
-            let r = (|| -> Result<(u64, u64), atmsim::RunError> {
+            let r = (|| -> Result<(u64, u64, u64, u64), atmsim::RunError> {
                 let sc = atmsim::scenario::load_json(&text)?;
                 atmsim::footprint::check(&sc, None)
                     .map_err(|e| atmsim::ScenarioError::new("", e.to_string()))?;
@@ -298,7 +300,8 @@ fn run_counts(py: Python<'_>, text: String, run: bool) -> PyResult<(u64, u64)> {
                 if run {
                     sim.run();
                 }
-                Ok((sim.totals.cell_hops, sim.q.events_processed()))
+                let t = &sim.totals;
+                Ok((t.cell_hops, sim.q.events_processed(), t.cells_sent, t.cells_dropped))
             })();
             r.map_err(to_py)
         })

@@ -1,0 +1,82 @@
+"""The scale benchmark (issue 14): its scenarios, one measured row, the table's text and the CLI.
+
+The rows are run tiny here (a few VCs, a few milliseconds): what is tested is what the
+benchmark builds and reports, not how fast the engine is (speed lives in the benchmark's
+printed numbers, never in a timed test).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import atmsim
+from atmsim.bench import (SCALE_CASES, SCALE_HEADER, SCALE_TOPOLOGIES, format_scale_row, scale_row,
+                          scale_scenario)
+
+
+@pytest.mark.parametrize("topology", SCALE_TOPOLOGIES)
+@pytest.mark.parametrize("case", SCALE_CASES)
+def test_every_row_scenario_is_valid_with_one_host_pair_per_vc(case, topology):
+    s = scale_scenario(case, topology, 5, "1 ms")
+    info = atmsim.validate(s)
+    switches = 2 if topology == "bottleneck" else 4
+    assert info["nodes"] == switches + 2 * 5
+    assert info["connections"] == 5
+    routes = [c["route"] for c in s["connection"]]
+    assert all(r[-2] == f"sw{switches}" for r in routes)  # every VC leaves at the last switch
+    entries = {r[1] for r in routes}
+    assert entries == ({"sw1"} if topology == "bottleneck" else {"sw1", "sw2", "sw3"})
+    assert len({h for r in routes for h in (r[0], r[-1])}) == 2 * 5  # one host pair per VC
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(case="abr-gw"), "case = 'abr-gw': allowed ubr-fba-tcp, abr-erica, abr-kvr"),
+    (dict(topology="ring"), "topology = 'ring': allowed bottleneck, parking-lot"),
+    (dict(n=0), "n = 0: at least one VC"),
+])
+def test_a_bad_row_is_refused_naming_the_value(bad, message):
+    args = {"case": "abr-kvr", "topology": "bottleneck", "n": 3, **bad}
+    with pytest.raises(ValueError, match=message):
+        scale_scenario(**args)
+
+
+def test_a_row_counts_what_a_full_run_counts():
+    """The row's cell-hops, events, cells sent and dropped are the run's own (its summary)."""
+    row = scale_row("abr-kvr", "bottleneck", 40, "60 ms")
+    summary = atmsim.run(scale_scenario("abr-kvr", "bottleneck", 40, "60 ms"), progress=False).summary
+    for key in ("cell_hops", "events", "cells_sent", "cells_dropped"):
+        assert row[key] == summary[key], key
+    assert row["cells_sent"] > 0
+    assert row["dropped_share"] == pytest.approx(summary["cells_dropped"] / summary["cells_sent"])
+    assert row["events_per_cell_hop"] == pytest.approx(summary["events"] / summary["cell_hops"])
+    assert row["setup_cpu_seconds"] >= 0 and row["loop_ns_per_cell_hop"] >= 0
+    assert row["bytes_per_vc"] == row["peak_rss_above_baseline"] / 40
+
+
+def test_the_table_shows_the_dropped_share_or_a_dash():
+    row = {"case": "abr-kvr", "topology": "bottleneck", "vcs": 10, "ns_per_cell_hop": 70.0,
+           "loop_ns_per_cell_hop": 69.5, "events_per_cell_hop": 1.66, "peak_rss_above_baseline": 2**20,
+           "bytes_per_vc": 104857.6, "dropped_share": 0.8571}
+    line = format_scale_row(row)
+    assert line.split()[-1] == "85.7%"
+    assert len(line) == len(SCALE_HEADER)  # the columns line up under the header
+    assert format_scale_row({**row, "dropped_share": None}).split()[-1] == "-"
+    error = {"case": "abr-erica", "topology": "parking-lot", "vcs": 10000, "error": "timed out after 600 s"}
+    assert format_scale_row(error).endswith("10000 timed out after 600 s")
+
+
+def test_cli_scale_json_gives_one_row_per_case_topology_and_size():
+    p = subprocess.run([sys.executable, "-m", "atmsim", "bench", "--scale", "--json", "--vcs", "3",
+                        "--case", "ubr-fba-tcp", "--case", "abr-erica", "--topology", "parking-lot",
+                        "--duration", "2 ms"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert [(r["case"], r["topology"], r["vcs"]) for r in rows] == [
+        ("ubr-fba-tcp", "parking-lot", 3), ("abr-erica", "parking-lot", 3)]
+    for r in rows:
+        assert "error" not in r, r
+        assert r["cell_hops"] > 0 and 0 <= r["dropped_share"] <= 1
