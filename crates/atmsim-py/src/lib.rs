@@ -301,7 +301,12 @@ fn run_counts(py: Python<'_>, text: String, run: bool) -> PyResult<(u64, u64, u6
                     sim.run();
                 }
                 let t = &sim.totals;
-                Ok((t.cell_hops, sim.q.events_processed(), t.cells_sent, t.cells_dropped))
+                Ok((
+                    t.cell_hops,
+                    sim.q.events_processed(),
+                    t.cells_sent,
+                    t.cells_dropped,
+                ))
             })();
             r.map_err(to_py)
         })
