@@ -42,8 +42,18 @@ def _new_figure(path: Any, figsize: tuple[float, float]) -> "Figure":
     return fig
 
 
+def tight_layout(fig: "Figure") -> None:
+    """Lays the figure out once, tightly (room for the legends beside the axes; cheaper than
+    "constrained"), and leaves it without a layout engine. ``Figure.tight_layout`` leaves a
+    placeholder engine behind, and ``savefig`` then draws the whole figure a second time
+    (text laid out, nothing rendered) before the real draw: the same PNG bytes for a sixth
+    more CPU per figure (measured on an abr-buffers case figure: 0.60 s -> 0.50 s)."""
+    fig.tight_layout()
+    fig.set_layout_engine(None)
+
+
 def _finish(fig: "Figure", path: Any, dpi: int) -> "Union[Path, Figure]":
-    fig.tight_layout()  # makes room for the legends beside the axes (cheaper than "constrained")
+    tight_layout(fig)
     if path is None:
         return fig
     path = Path(path)

@@ -23,6 +23,8 @@ from typing import Any, Iterable, Optional, Union
 
 import pandas as pd
 
+from .plots import tight_layout
+
 #: Metrics plotted by default in a sweep report, when the sweep has them.
 DEFAULT_METRICS = ["efficiency", "fairness", "max_switch_queue_cells", "cell_loss_ratio"]
 #: Columns of the per-point table besides the parameters.
@@ -394,7 +396,7 @@ def _published_plot(comp: pd.DataFrame) -> Optional[bytes]:
     for ax in list(axes.flat)[len(metrics):]:
         ax.set_visible(False)
     fig.suptitle("published vs simulated (dashed: equal)", fontsize=11)
-    fig.tight_layout()
+    tight_layout(fig)
     return _png(fig)
 
 

@@ -13,6 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from ..plots import tight_layout  # noqa: E402
 from ..result import RunResult  # noqa: E402
 
 #: Ports drawn for each configuration, with the seed's names.
@@ -94,7 +95,7 @@ def plot_case(key: str, r: RunResult, path: Path) -> Path:
         axes[3].legend(fontsize=7, ncol=4, loc="upper left")
         axes[4].set_ylabel("cwnd (KB)")
     axes[-1].set_xlabel("time (s)")
-    fig.tight_layout()
+    tight_layout(fig)
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path

@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from ..plots import tight_layout  # noqa: E402
 from .base import markdown_table  # noqa: E402
 
 POLICY_ORDER = ["UBR", "EPD", "SD", "FBA"]
@@ -80,7 +81,7 @@ def plot(comparison: pd.DataFrame, path: Path) -> None:
         ax.set_title(f"Policy table: {metric}")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
+    tight_layout(fig)
     fig.savefig(path, dpi=110)
     plt.close(fig)
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..plots import tight_layout
 from ..result import RunResult
 from ..topology import n_source
 from . import checks
@@ -357,7 +358,7 @@ class WorstCase(Experiment):
             ax.set_title("Seed 002 Figure 3: queue length vs number of sources")
             ax.grid(alpha=0.3)
             ax.legend()
-            fig.tight_layout()
+            tight_layout(fig)
             fig.savefig(figs / "figure3.png", dpi=120)
             plt.close(fig)
         for n in (10, 30):
@@ -371,7 +372,7 @@ class WorstCase(Experiment):
                 ax.set_ylabel("queue (cells, max per sample)")
                 ax.set_title(f"bottleneck queue, N = {n}, mss 512, g 50 us, t 1 ms, 1000 km")
                 ax.grid(alpha=0.3)
-                fig.tight_layout()
+                tight_layout(fig)
                 fig.savefig(figs / f"queue-N{n}.png", dpi=120)
                 plt.close(fig)
         judged = comparison[comparison["verdict"] != "info"]
