@@ -83,6 +83,32 @@ def test_top_level_help_teaches(capsys):
     assert "atmsim reproduce ubr-plus" in out and "atmsim validate" in out
 
 
+def test_top_level_help_names_every_registered_model(capsys):
+    """The model lists of the help come from the engine's registry: none can go stale."""
+    from atmsim.catalog import extension_points
+
+    rc, out, err = _call(capsys, ["--help"])
+    assert rc == 0
+    flat = " ".join(out.split())
+    for section in extension_points():
+        names = ", ".join(e.name for e in section.entries)
+        assert f"{section.title} ({section.key}): {names}" in flat, section.title
+
+
+def test_help_choices_come_from_their_registries(capsys):
+    from atmsim.bench import SCALE_CASES, SCALE_TOPOLOGIES
+    from atmsim.catalog import BACKENDS, REPORT_METRICS
+    from atmsim.trace import kind_names
+
+    for argv, names in ((["bench", "--help"], SCALE_CASES + SCALE_TOPOLOGIES),
+                        (["reproduce", "--help"], BACKENDS), (["report", "--help"], REPORT_METRICS),
+                        (["run", "--help"], kind_names())):
+        rc, out, err = _call(capsys, argv)
+        assert rc == 0
+        flat = " ".join(out.split())
+        assert all(n in flat for n in names), (argv, names)
+
+
 def test_no_command_prints_the_help(capsys):
     rc, out, err = _call(capsys, [])
     assert rc == 0

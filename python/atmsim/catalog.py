@@ -18,6 +18,9 @@ from typing import Callable, NamedTuple
 #: this machine, threads in this process, or a Ray cluster. Defined here, in a module
 #: that imports nothing heavy, so the CLI's ``--backend`` choices read it at start-up.
 BACKENDS = ("local", "threads", "ray")
+#: The metrics a sweep report plots when none are named and the sweep has them
+#: (:mod:`atmsim.report`; ``atmsim report --metric``).
+REPORT_METRICS = ("efficiency", "fairness", "max_switch_queue_cells", "cell_loss_ratio")
 
 
 class Entry(NamedTuple):

@@ -20,16 +20,30 @@ import uuid
 from pathlib import Path
 
 DESCRIPTION = """\
-atmsim: a cell-level simulator of TCP/IP over ATM networks: UBR with EPD/PPD/Selective
-Drop/FBA buffer policies, and ABR with TM 4.0 end systems and the ERICA, ERICA+ and EFCI
-switch algorithms.
+atmsim: a cell-level simulator of TCP/IP over ATM networks, with the UBR and ABR services:
+buffer policies at the ports, TM 4.0 ABR end systems and explicit-rate switch algorithms,
+TCP over both.
 
 A scenario is a TOML file: nodes (hosts and switches), full-duplex links (rate, length),
-connections (route, service class cbr/vbr/abr/ubr, traffic: tcp, persistent,
-request_response, on_off, cbr; TCP or ABR parameters), port settings (buffer, drop policy,
-rate allocator), measurement (duration, warm-up, sampling interval) and a seed. Quantities carry their
-units: "155.52 Mbps", "1000 km", "5 us", "20 s", "512 B", "36000 cells", "80 %".
+connections (route, service class, traffic, TCP or ABR parameters), port settings (buffer,
+drop policy, rate allocator), measurement (duration, warm-up, sampling interval) and a seed.
+Quantities carry their units: "155.52 Mbps", "1000 km", "5 us", "20 s", "512 B",
+"36000 cells", "80 %".
 """
+
+
+def _description() -> str:
+    """The top-level description, with what the engine's registry holds (never a copied list:
+    a model registered in Rust shows up here by itself)."""
+    from .catalog import extension_points
+
+    lines = [DESCRIPTION, "The engine's models ('atmsim list' says what each one is):"]
+    for section in extension_points():
+        names = ", ".join(e.name for e in section.entries)
+        lines.append(textwrap.fill(f"{section.title} ({section.key}): {names}", width=92,
+                                   initial_indent="  ", subsequent_indent="      "))
+    return "\n".join(lines) + "\n"
+
 
 EPILOG = """\
 examples:
@@ -482,12 +496,14 @@ def _backend_args(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="atmsim", description=DESCRIPTION, epilog=EPILOG,
+    p = argparse.ArgumentParser(prog="atmsim", description=_description(), epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     from . import __version__
 
     p.add_argument("--version", action="version", version=f"atmsim {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    from .trace import kind_names
 
     r = sub.add_parser("run", help="run a scenario file and print its results",
                        description="Run one scenario (TOML) and print the summary and a per-connection table.\n\n"
@@ -512,7 +528,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-wall", type=float, metavar="SECONDS",
                    help="stop after SECONDS of wall-clock time; the results are then partial (exit status 4)")
     r.add_argument("--trace", metavar="KINDS",
-                   help="record per-event traces: a comma list of drop, tcp, acr, allocator, queue, load, or 'all' "
+                   help=f"record per-event traces: a comma list of {', '.join(kind_names())}, or 'all' "
                         "(Parquet files; with --out in DIR/traces; see docs/traces.md)")
     r.add_argument("--trace-dir", metavar="DIR", help="with --trace: write the trace files here")
     r.set_defaults(func=cmd_run)
@@ -611,6 +627,8 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument("--no-progress", action="store_true", help="no progress bar")
     sw.set_defaults(func=cmd_sweep)
 
+    from .catalog import REPORT_METRICS
+
     rep = sub.add_parser(
         "report", help="write a self-contained HTML report of a sweep or a reproduction",
         description="Write DIR/report.html: one self-contained page (CSS inline, plots embedded as PNG data,\n"
@@ -630,7 +648,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--x", metavar="PARAM", help="sweeps: the parameter on the x axis (default: the numeric one with most values)")
     rep.add_argument("--by", metavar="PARAM", help="sweeps: one line per value of this parameter (default: the one with fewest values)")
     rep.add_argument("--metric", action="append", metavar="M",
-                     help="sweeps: a metric to plot (repeatable; default efficiency, fairness, max_switch_queue_cells, cell_loss_ratio)")
+                     help=f"sweeps: a metric to plot (repeatable; default {', '.join(REPORT_METRICS)})")
     rep.set_defaults(func=cmd_report)
 
     from .bench import SCALE_CASES, SCALE_TOPOLOGIES

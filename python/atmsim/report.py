@@ -23,10 +23,11 @@ from typing import Any, Iterable, Optional, Union
 
 import pandas as pd
 
+from .catalog import REPORT_METRICS
 from .plots import tight_layout
 
 #: Metrics plotted by default in a sweep report, when the sweep has them.
-DEFAULT_METRICS = ["efficiency", "fairness", "max_switch_queue_cells", "cell_loss_ratio"]
+DEFAULT_METRICS = REPORT_METRICS
 #: Columns of the per-point table besides the parameters.
 POINT_COLUMNS = ["efficiency", "fairness", "max_switch_queue_cells", "cells_dropped", "cell_loss_ratio", "wall_seconds"]
 MAX_TABLE_ROWS = 1000

@@ -17,9 +17,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import EXPERIMENTS
 from . import claims as C
 
-IDS = ["abr-buffers", "ubr-plus", "worst-case", "erica-testing", "kvr-dynamics"]
+#: The reproductions in the order of their seeds (each one's ``source`` starts "seed 00N").
+IDS = sorted(EXPERIMENTS, key=lambda i: EXPERIMENTS[i].source)
 SEEDS = {
     "000": "Jain et al., TCP/IP over ABR: buffer requirements (slides) — `atmsim reproduce abr-buffers`",
     "001": "Goyal, Jain et al., UBR+ (slides) — `atmsim reproduce ubr-plus`",
