@@ -42,3 +42,17 @@ def test_sweep_columns_come_from_the_engine_summary():
 def test_docs_catalog_is_generated_from_the_registry():
     page = (ROOT / "docs" / "catalog.md").read_text()
     assert page == catalog.markdown(), "docs/catalog.md is stale: python -m atmsim.catalog > docs/catalog.md"
+
+
+def test_the_type_stubs_name_every_function_of_the_engine_module():
+    """`_core.pyi` is written by hand: it must name every function the extension exports (and
+    nothing it does not), or editors and type checkers see a stale module."""
+    import ast
+    import inspect
+
+    tree = ast.parse((ROOT / "python" / "atmsim" / "_core.pyi").read_text())
+    stubbed = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    exported = {n for n, v in vars(_core).items()
+                if not n.startswith("_") and (inspect.isbuiltin(v) or inspect.isclass(v) or callable(v))}
+    assert exported - stubbed == set(), "functions without a stub"
+    assert stubbed - exported == set(), "stubs of functions the module does not have"

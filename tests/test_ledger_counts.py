@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 CLASSES = ("(a)", "(b)", "(c)", "unknown")
 _CLASS_COUNT = r"(?:\([abc]\)|unknown) \d+"
@@ -109,3 +111,18 @@ def test_experiment_readmes_quote_the_ledger():
         assert m, f"experiments/{rid}/README.md does not say 'P of J judged checks pass'"
         assert (int(m.group(1)), int(m.group(2))) == (c["pass"], c["judged"]), \
             f"experiments/{rid}/README.md says {m.group(0)!r}; docs/fidelity.md: {c['pass']} of {c['judged']}"
+
+
+def test_every_reproduction_has_a_ledger_section_or_the_ledger_stops(monkeypatch):
+    from atmsim.experiments import ledger
+
+    headings = ledger.seed_headings()
+    assert [h.split("`atmsim reproduce ")[1].rstrip("`") for h in headings.values()] == ledger.IDS
+
+    class Seed005:
+        source = "seed 005 (a paper without a title in the ledger)"
+
+    monkeypatch.setitem(ledger.EXPERIMENTS, "new-one", Seed005)
+    monkeypatch.setattr(ledger, "IDS", [*ledger.IDS, "new-one"])
+    with pytest.raises(KeyError, match="seed 005, which has no title"):
+        ledger.seed_headings()

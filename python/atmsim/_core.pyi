@@ -18,6 +18,9 @@ class ScenarioError(ValueError):
 class InvariantError(RuntimeError):
     """An internal invariant (such as cell conservation) failed: a bug in atmsim."""
 
+class InternalError(RuntimeError):
+    """The engine hit a bug (a Rust panic). The message says where; please report it with the scenario."""
+
 def run_toml(text: str) -> str:
     """Runs a scenario given as TOML text; returns the result as JSON text."""
 
@@ -71,6 +74,13 @@ def json_schema() -> str:
 
 def policies() -> list[tuple[str, str]]:
     """Names and one-line descriptions of the drop policies."""
+
+def registry() -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """Every extension point of the engine with its registered implementations:
+    ``[(title, key, [(name, doc), ...]), ...]``, from the one registry in Rust."""
+
+def summary_fields() -> list[str]:
+    """The fields of a run's summary, sorted (the sweep results' metric columns)."""
 
 def bench_kvr(vcs: int, rm_cells: int) -> float:
     """ns per forward RM cell of the KVR allocator with ``vcs`` open connections."""

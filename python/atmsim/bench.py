@@ -7,9 +7,10 @@ A cell-hop is one cell crossing one port and its link.
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import _core
 from .topology import n_source
@@ -63,10 +64,36 @@ def run_bench(repeat: int = 3, duration: str = "20 s") -> dict[str, Any]:
 
 #: Numbers of VCs of the scale benchmark.
 SCALE_SIZES = (10, 100, 1_000, 10_000)
-#: The traffic cases of the scale benchmark, in table order.
-SCALE_CASES = ("ubr-fba-tcp", "abr-erica", "abr-kvr")
-#: The topologies: a 2-switch bottleneck, and a 4-switch parking lot.
-SCALE_TOPOLOGIES = ("bottleneck", "parking-lot")
+
+
+class _Case(NamedTuple):
+    """A traffic case of the scale benchmark: what it is, and what it sets."""
+
+    doc: str
+    defaults: dict[str, Any]
+    service: str
+    traffic: dict[str, Any]
+    connection: dict[str, Any]
+
+
+#: The traffic cases of the scale benchmark, in table order (the one list: the CLI's choices
+#: and help read it).
+SCALE_CASE_SETTINGS: dict[str, _Case] = {
+    "ubr-fba-tcp": _Case("UBR+FBA with TCP",
+                         {"policy": {"kind": "fba", "threshold": "50 %", "z": 0.8},
+                          "tcp": {"mss": "512 B", "window": "65535 B"}},
+                         "ubr", {"kind": "tcp"}, {}),
+    "abr-erica": _Case("ABR+ERICA with greedy sources", {"allocator": {"kind": "erica"}},
+                       "abr", {"kind": "persistent"}, {}),
+    "abr-kvr": _Case("ABR+KVR with greedy sources",
+                     {"allocator": {"kind": "kvr"}, "abr": {"policy": "ucsc", "nrm": 32, "air": "180 cells/s"}},
+                     "abr", {"kind": "persistent"}, {"setup": "pre_established"}),
+}
+SCALE_CASES = tuple(SCALE_CASE_SETTINGS)
+#: The topologies and their switches in a line: a 2-switch bottleneck and a 4-switch
+#: parking lot.
+SCALE_TOPOLOGY_SWITCHES = {"bottleneck": 2, "parking-lot": 4}
+SCALE_TOPOLOGIES = tuple(SCALE_TOPOLOGY_SWITCHES)
 
 
 def _pair_network(n: int, switches: int, delay: str):
@@ -96,25 +123,13 @@ def scale_scenario(case: str, topology: str, n: int, duration: str = "0.5 s") ->
         raise ValueError(f"topology = {topology!r}: allowed {', '.join(SCALE_TOPOLOGIES)}")
     if n < 1:
         raise ValueError(f"n = {n}: at least one VC")
-    nodes, links, routes = _pair_network(n, 2 if topology == "bottleneck" else 4, "1 ms")
-    defaults: dict[str, Any] = {"link_rate": "155.52 Mbps", "switch_buffer": "36000 cells"}
-    if case == "ubr-fba-tcp":
-        defaults["policy"] = {"kind": "fba", "threshold": "50 %", "z": 0.8}
-        defaults["tcp"] = {"mss": "512 B", "window": "65535 B"}
-        service, traffic = "ubr", {"kind": "tcp"}
-    elif case == "abr-erica":
-        defaults["allocator"] = {"kind": "erica"}
-        service, traffic = "abr", {"kind": "persistent"}
-    else:
-        defaults["allocator"] = {"kind": "kvr"}
-        defaults["abr"] = {"policy": "ucsc", "nrm": 32, "air": "180 cells/s"}
-        service, traffic = "abr", {"kind": "persistent"}
-    conns = []
-    for i, (s, d, route) in enumerate(routes):
-        c = {"name": f"vc{i}", "from": s, "to": d, "route": route, "service": service, "traffic": dict(traffic)}
-        if case == "abr-kvr":
-            c["setup"] = "pre_established"
-        conns.append(c)
+    nodes, links, routes = _pair_network(n, SCALE_TOPOLOGY_SWITCHES[topology], "1 ms")
+    settings = SCALE_CASE_SETTINGS[case]
+    defaults: dict[str, Any] = {"link_rate": "155.52 Mbps", "switch_buffer": "36000 cells",
+                                **copy.deepcopy(settings.defaults)}
+    conns = [{"name": f"vc{i}", "from": s, "to": d, "route": route, "service": settings.service,
+              "traffic": dict(settings.traffic), **settings.connection}
+             for i, (s, d, route) in enumerate(routes)]
     return {
         "name": f"scale: {case}, {topology}, {n} VCs",
         "seed": 1,

@@ -651,7 +651,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"sweeps: a metric to plot (repeatable; default {', '.join(REPORT_METRICS)})")
     rep.set_defaults(func=cmd_report)
 
-    from .bench import SCALE_CASES, SCALE_TOPOLOGIES
+    from .bench import SCALE_CASE_SETTINGS, SCALE_CASES, SCALE_SIZES, SCALE_TOPOLOGIES, SCALE_TOPOLOGY_SWITCHES
+
+    scale_cases = ", ".join(f"{k} ({v.doc})" for k, v in SCALE_CASE_SETTINGS.items())
+    scale_topologies = ", ".join(f"{k} ({n} switches in a line)" for k, n in SCALE_TOPOLOGY_SWITCHES.items())
 
     b = sub.add_parser("bench", help="measure engine speed on a fixed scenario",
                        description="Run the UBR+ WAN scenario (15 sources, 36000-cell buffers, FBA, 20 s) on one core "
@@ -659,17 +662,18 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.add_argument("--repeat", type=int, default=3, metavar="N", help="runs; the best is reported (default 3)")
     b.add_argument("--scale", action="store_true",
-                   help="the scale table instead: N = 10 .. 10 000 VCs, one host pair each, UBR+FBA with TCP, "
-                        "ABR+ERICA and ABR+KVR with greedy sources, on a 2-switch bottleneck and a 4-switch "
-                        "parking lot; ns per cell-hop (CPU), events per cell-hop, peak RSS above baseline, "
+                   help=f"the scale table instead: N = {', '.join(map(str, SCALE_SIZES))} VCs, one host pair "
+                        f"each, of every case: {scale_cases}, on every topology: {scale_topologies}; "
+                        "ns per cell-hop (CPU), events per cell-hop, peak RSS above baseline, "
                         "bytes per VC, and the share of the cells sent that the network dropped (a row "
                         "where most cells die at the first switch measures a start-up collapse); each row "
                         "in a fresh process")
-    b.add_argument("--vcs", type=int, action="append", metavar="N", help="--scale: a number of VCs (repeatable)")
+    b.add_argument("--vcs", type=int, action="append", metavar="N",
+                   help=f"--scale: a number of VCs (repeatable; default {', '.join(map(str, SCALE_SIZES))})")
     b.add_argument("--case", action="append", choices=SCALE_CASES,
-                   help="--scale: a traffic case (repeatable; default all three)")
+                   help="--scale: a traffic case (repeatable; default all)")
     b.add_argument("--topology", action="append", choices=SCALE_TOPOLOGIES,
-                   help="--scale: a topology (repeatable; default both)")
+                   help="--scale: a topology (repeatable; default all)")
     b.add_argument("--duration", default="0.5 s", metavar="T", help="--scale: simulated time per row (default 0.5 s)")
     b.set_defaults(func=cmd_bench)
 

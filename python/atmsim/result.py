@@ -249,8 +249,8 @@ class RunResult:
         return self._raw
 
     def trace(self, kind: str) -> "pd.DataFrame":
-        """The per-event trace of ``kind`` (drop, tcp, acr, allocator, queue) as a DataFrame,
-        read from its Parquet file; columns as documented in docs/traces.md."""
+        """The per-event trace of ``kind`` (one of :func:`atmsim.trace.kind_names`) as a
+        DataFrame, read from its Parquet file; columns as documented in docs/traces.md."""
         from .trace import read
 
         if kind not in self.trace_files:

@@ -1,7 +1,8 @@
 //! # atmsim
 //!
 //! A cell-level simulator of TCP/IP over ATM networks: UBR and ABR (TM 4.0 and UCSC end
-//! systems; ERICA, ERICA+, EFCI and KVR switch algorithms), VBR video and faults.
+//! systems; ERICA, modified ERICA, ERICA+, EFCI, KVR and GW switch algorithms; the full list
+//! of registered models is [`registry::extension_points`]), VBR video and faults.
 //!
 //! ```text
 //! scenario (TOML / JSON) --parse--> ScenarioFile --resolve--> Scenario --run--> RunResult

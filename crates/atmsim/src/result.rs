@@ -113,9 +113,9 @@ pub struct ConnectionResult {
     pub final_cwnd_bytes: u64,
     /// Smoothed RTT at the end, s (NaN if never sampled).
     pub srtt_s: f64,
-    /// `"tcp"`, `"persistent"`, `"request_response"`, `"on_off"` or `"cbr"`.
+    /// The traffic source's kind: a name of [`crate::traffic::TRAFFIC_KINDS`].
     pub traffic: String,
-    /// `"cbr"`, `"vbr"`, `"abr"` or `"ubr"`.
+    /// The service class: a name of [`crate::scenario::schema::SERVICES`].
     pub service: String,
     /// Rate of data cells received after warm-up, counted in whole 53-byte cells, bit/s
     /// (forward direction; for TCP the goodput's wire rate).

@@ -22,13 +22,28 @@ from . import claims as C
 
 #: The reproductions in the order of their seeds (each one's ``source`` starts "seed 00N").
 IDS = sorted(EXPERIMENTS, key=lambda i: EXPERIMENTS[i].source)
-SEEDS = {
-    "000": "Jain et al., TCP/IP over ABR: buffer requirements (slides) — `atmsim reproduce abr-buffers`",
-    "001": "Goyal, Jain et al., UBR+ (slides) — `atmsim reproduce ubr-plus`",
-    "002": "Vandalore et al., Worst case buffer requirements for TCP over ABR (SICON'98) — `atmsim reproduce worst-case`",
-    "003": "Jain et al., ABR switch algorithm testing: a case study with ERICA (ATM Forum/96-1267) — `atmsim reproduce erica-testing`",
-    "004": "Kalampoukas, Varma, Ramakrishnan, Dynamics of an explicit rate allocation algorithm (UCSC-CRL-95-54) — `atmsim reproduce kvr-dynamics`",
+#: The title of each seed's section. The seed of a reproduction and its command come from
+#: ``EXPERIMENTS`` (:func:`seed_headings`); a reproduction of a seed without a title here
+#: stops the ledger with an error, not a silent gap.
+SEED_TITLES = {
+    "000": "Jain et al., TCP/IP over ABR: buffer requirements (slides)",
+    "001": "Goyal, Jain et al., UBR+ (slides)",
+    "002": "Vandalore et al., Worst case buffer requirements for TCP over ABR (SICON'98)",
+    "003": "Jain et al., ABR switch algorithm testing: a case study with ERICA (ATM Forum/96-1267)",
+    "004": "Kalampoukas, Varma, Ramakrishnan, Dynamics of an explicit rate allocation algorithm (UCSC-CRL-95-54)",
 }
+
+
+def seed_headings() -> dict[str, str]:
+    """``{seed: heading}`` for every reproduction, in seed order: the seed's title and the
+    command that reproduces it."""
+    out = {}
+    for i in IDS:
+        seed = EXPERIMENTS[i].source.split()[1]
+        if seed not in SEED_TITLES:
+            raise KeyError(f"reproduction {i!r} is of seed {seed}, which has no title in ledger.SEED_TITLES")
+        out[seed] = f"{SEED_TITLES[seed]} — `atmsim reproduce {i}`"
+    return out
 
 
 def load(results: Path) -> pd.DataFrame:
@@ -89,7 +104,7 @@ def render(df: pd.DataFrame) -> str:
         fc = pd.Series([C.classify(k)[0] for k in f["key"]], dtype=str).value_counts()
         lines.append(f"| {i} | {len(j)} | {int((j['verdict'] == 'pass').sum())} | {len(f)} | "
                      + " | ".join(str(int(fc.get(c, 0))) for c in ("(a)", "(b)", "(c)", "unknown")) + " |")
-    for seed, title in SEEDS.items():
+    for seed, title in seed_headings().items():
         lines += ["", f"## Seed {seed}: {title}", ""]
         for n, c in enumerate([c for c in C.CLAIMS if c.seed == seed], 1):
             rows = df[df["claim"] == id(c)]

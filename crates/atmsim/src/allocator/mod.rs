@@ -8,9 +8,11 @@
 //! One file per algorithm: [`none`] (no feedback), [`erica`] (ERICA with every option of
 //! seed 003 section 4; its keys in [`erica_config`]), [`erica_plus`] (its queue-control
 //! function, seed 003 4.4 and spec 3), [`modified_erica`] (seed 000's option preset),
-//! [`efci`], and [`kvr`] (the O(1) allocator of seed 004, which works on forward RM cells
+//! [`efci`], [`kvr`] (the O(1) allocator of seed 004, which works on forward RM cells
 //! and uses connection open/close signalling and VBR reservations:
-//! [`RateAllocator::on_open`], [`RateAllocator::on_close`], [`RateAllocator::on_reserve`]).
+//! [`RateAllocator::on_open`], [`RateAllocator::on_close`], [`RateAllocator::on_reserve`]),
+//! and [`gw`] (general weighted fairness with MCR guarantees, ATMF 98-0408). The registry
+//! below is the list of what exists: `atmsim list` and the docs read it.
 //! Every hook has a default, so an algorithm implements only what it uses.
 //!
 //! Adding an allocator: one file implementing [`RateAllocator`], its spec with
