@@ -5,7 +5,6 @@
 use super::Sim;
 use crate::allocator::RateAllocator;
 use crate::cell::{Cell, FlowId};
-use crate::drop_policy::PolicyCfg;
 use crate::network::Ends;
 use crate::port::{Admission, DropReason};
 use crate::trace::{self, mbps, AllocatorView, Kind, TcpTrack, TraceSink, Tracer};
@@ -101,11 +100,9 @@ impl<'a> Sim<'a> {
             None => "fault",
             Some(DropReason::BufferFull) => "buffer_full",
             Some(DropReason::PartialDiscard) => "ppd",
-            Some(DropReason::FrameDiscard) => match self.sc.ports[p].policy {
-                PolicyCfg::SelectiveDrop(_) => "selective_drop",
-                PolicyCfg::Fba(_) => "fba",
-                _ => "epd",
-            },
+            // The policy that refused the frame, by its registered name (a label of
+            // `DROP_REASONS`: a test keeps every registered policy among them).
+            Some(DropReason::FrameDiscard) => self.sc.ports[p].policy.name(),
         };
         let kind = if cell.is_rm() {
             "rm"

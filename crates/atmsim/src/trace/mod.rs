@@ -114,7 +114,9 @@ pub const N_KINDS: usize = 6;
 /// this many rows of each kind are held).
 pub const CHUNK_ROWS: usize = 8192;
 
-/// Why a cell was dropped, as the `drop` trace names it: the rule that refused it.
+/// Why a cell was dropped, as the `drop` trace names it: the rule that refused it. A frame
+/// refused on its first cell is labelled with its policy's registered name, so every drop
+/// policy of the registry that can refuse a frame has its label here (tested).
 pub const DROP_REASONS: &[&str] = &[
     "buffer_full",
     "epd",

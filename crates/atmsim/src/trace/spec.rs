@@ -184,6 +184,20 @@ mod tests {
 
     const S: Time = 1_000_000_000_000;
 
+    /// A frame refused by a policy is labelled with the policy's name: every registered
+    /// policy that can refuse a frame needs a label. Tail drop is the only one that never
+    /// refuses one (its drops are `buffer_full`).
+    #[test]
+    fn every_frame_refusing_policy_has_a_drop_label() {
+        for r in crate::drop_policy::POLICIES {
+            assert!(
+                r.name == "tail_drop" || super::super::DROP_REASONS.contains(&r.name),
+                "drop policy {:?} has no label in trace::DROP_REASONS",
+                r.name
+            );
+        }
+    }
+
     #[test]
     fn kinds_and_filters_resolve() {
         let mut t = spec(&["drop", "queue"]);
