@@ -18,7 +18,10 @@ fn allocators() -> Vec<(&'static str, String)> {
     atmsim::allocator::ALLOCATORS
         .iter()
         .map(|r| {
-            let extra = REQUIRED_KEYS.iter().find(|(n, _)| *n == r.name).map_or("", |k| k.1);
+            let extra = REQUIRED_KEYS
+                .iter()
+                .find(|(n, _)| *n == r.name)
+                .map_or("", |k| k.1);
             (r.name, format!("{{ kind = \"{}\"{extra} }}", r.name))
         })
         .collect()

@@ -21,7 +21,10 @@ fn policies() -> Vec<(&'static str, String)> {
     atmsim::drop_policy::POLICIES
         .iter()
         .map(|r| {
-            let keys = POLICY_KEYS.iter().find(|(n, _)| *n == r.name).map_or("", |k| k.1);
+            let keys = POLICY_KEYS
+                .iter()
+                .find(|(n, _)| *n == r.name)
+                .map_or("", |k| k.1);
             (r.name, format!("{{ kind = \"{}\"{keys} }}", r.name))
         })
         .collect()
@@ -36,7 +39,9 @@ const BUFFERS: [(&str, &str); 3] = [
 
 /// TCP congestion control of every source: every algorithm of the registry, in its order.
 fn congestion_controls() -> impl Iterator<Item = &'static str> {
-    atmsim::tcp::congestion::CONGESTION_CONTROLS.iter().map(|r| r.name)
+    atmsim::tcp::congestion::CONGESTION_CONTROLS
+        .iter()
+        .map(|r| r.name)
 }
 
 /// Five TCP sources, 1 km access links, a 200 km (1 ms) shared link sw1 -> sw2, 0.4 s.
