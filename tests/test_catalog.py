@@ -56,3 +56,12 @@ def test_the_type_stubs_name_every_function_of_the_engine_module():
                 if not n.startswith("_") and (inspect.isbuiltin(v) or inspect.isclass(v) or callable(v))}
     assert exported - stubbed == set(), "functions without a stub"
     assert stubbed - exported == set(), "stubs of functions the module does not have"
+
+
+def test_every_reproduction_has_its_readme_and_no_readme_is_left_over():
+    """The docs' Reproductions pages come from experiments/*/README.md (docs/hooks.py): they
+    must be exactly the reproductions of the registry."""
+    from atmsim.experiments import EXPERIMENTS
+
+    readmes = sorted(p.parent.name for p in (ROOT / "experiments").glob("*/README.md"))
+    assert readmes == sorted(EXPERIMENTS)

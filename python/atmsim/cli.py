@@ -556,7 +556,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "report.md and PNG plots.",
                         epilog="examples:\n"
                                "  atmsim reproduce ubr-plus                              all cores, results/ubr-plus\n"
-                               "  atmsim reproduce all                                   all five on one pool of workers, results/ID\n"
+                               "  atmsim reproduce all                                   every reproduction on one pool of workers, results/ID\n"
                                "  atmsim reproduce ubr-plus --quick --out /tmp/u         shortened runs, seconds\n"
                                "  atmsim reproduce erica-testing --backend ray           on a local Ray instance\n"
                                "  atmsim reproduce worst-case --backend ray --address ray://head:10001   on a cluster\n"

@@ -15,7 +15,7 @@ use super::{Kind, KINDS};
 use crate::config::{err, name_list, ConfigError};
 use crate::units::Duration;
 use atmsim_kernel::Time;
-use schemars::JsonSchema;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
 /// Per-event traces (`docs/traces.md`): what to record. Rows go to Parquet files, one per
@@ -23,7 +23,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TraceSpec {
-    /// The kinds of events: any of "drop", "tcp", "acr", "allocator", "queue", "load".
+    /// The kinds of events to record (docs/traces.md describes each).
+    #[schemars(schema_with = "events_schema")]
     pub events: Vec<String>,
     /// Only these connections (by name); default all.
     #[serde(default)]
@@ -171,6 +172,20 @@ fn select(
     Ok(on)
 }
 
+/// The schema of `trace.events`: an array of kind names, from [`KINDS`] (the one list).
+fn events_schema(_: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
+    let docs: Vec<String> = KINDS
+        .iter()
+        .map(|k| format!("{}: {}", k.name, k.doc))
+        .collect();
+    json_schema!({
+        "type": "array",
+        "description": format!("The kinds of events to record. {}", docs.join("; ")),
+        "items": { "type": "string", "enum": names },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,6 +202,16 @@ mod tests {
     /// A frame refused by a policy is labelled with the policy's name: every registered
     /// policy that can refuse a frame needs a label. Tail drop is the only one that never
     /// refuses one (its drops are `buffer_full`).
+    #[test]
+    fn the_schema_lists_every_trace_kind() {
+        let schema: serde_json::Value =
+            serde_json::from_str(&crate::scenario::json_schema()).expect("json");
+        let text = schema.to_string();
+        let names: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
+        let listed = format!("\"enum\":{}", serde_json::to_string(&names).expect("json"));
+        assert!(text.contains(&listed), "{listed} not in the schema");
+    }
+
     #[test]
     fn every_frame_refusing_policy_has_a_drop_label() {
         for r in crate::drop_policy::POLICIES {
