@@ -7,6 +7,7 @@ use crate::allocator::RateAllocator;
 use crate::cell::{Cell, FlowId};
 use crate::network::Ends;
 use crate::port::{Admission, DropReason};
+use crate::tcp::congestion::Recovery;
 use crate::trace::{self, mbps, AllocatorView, Kind, TcpTrack, TraceSink, Tracer};
 use atmsim_kernel::{time, Time};
 
@@ -279,8 +280,11 @@ impl<'a> Sim<'a> {
 
     /// TCP connection `c`'s sender after an event (an ACK, a timer, a write, and the sends
     /// they allowed): one row if its state changed since the last look. Fast recovery
-    /// follows the algorithm's rule (reno: the next new ACK ends it; newreno, sack: an ACK
-    /// at or past the `recover` point, RFC 6582 / RFC 6675; tahoe has none).
+    /// follows the algorithm's own rule ([`CongestionControl::recovery`]: reno, the next new
+    /// ACK ends it; newreno and sack, an ACK at or past the `recover` point, RFC 6582 /
+    /// RFC 6675; tahoe and none have none).
+    ///
+    /// [`CongestionControl::recovery`]: crate::tcp::congestion::CongestionControl::recovery
     #[cold]
     #[inline(never)]
     pub(super) fn trace_tcp(&mut self, now: Time, c: usize) {
@@ -294,16 +298,16 @@ impl<'a> Sim<'a> {
             return;
         }
         let s = &self.net.conns[c].tcp_ref().expect("tcp").snd;
-        let algo = s.cc.name();
+        let rule = s.cc.recovery();
         let event = if track.timeouts > b.timeouts {
             track.in_recovery = false;
             "timeout"
         } else if track.fast_retransmits > b.fast_retransmits {
-            track.in_recovery = matches!(algo, "reno" | "newreno" | "sack");
+            track.in_recovery = rule != Recovery::None;
             track.recover = s.snd_max;
             "fast_retransmit"
         } else if track.una > b.una {
-            if track.in_recovery && (algo == "reno" || track.una >= track.recover) {
+            if track.in_recovery && (rule == Recovery::NextNewAck || track.una >= track.recover) {
                 track.in_recovery = false;
                 "recovery_exit"
             } else if track.in_recovery {

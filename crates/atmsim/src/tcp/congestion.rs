@@ -180,6 +180,19 @@ pub enum Send {
     },
 }
 
+/// How an algorithm's fast recovery ends, as the `tcp` trace follows it (its
+/// `fast_retransmit`, `partial_ack` and `recovery_exit` events; docs/traces.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// No fast recovery: a fast retransmit (if any) does not start one.
+    None,
+    /// The next ACK of new data ends it (Reno, RFC 5681).
+    NextNewAck,
+    /// An ACK at or past the highest segment sent when it started ends it; ACKs below are
+    /// partial (NewReno, RFC 6582; SACK, RFC 6675).
+    RecoverPoint,
+}
+
 /// A congestion-control algorithm. Every hook has the default shared by the algorithms here.
 pub trait CongestionControl {
     /// The algorithm's resolved configuration (its defaults are its `impl Default`).
@@ -191,6 +204,11 @@ pub trait CongestionControl {
     /// SACK blocks the receiver must send for this algorithm (0: no SACK option).
     fn receiver_sack_blocks(_cfg: &Self::Config) -> usize {
         0
+    }
+
+    /// How its fast recovery ends (for the `tcp` trace); default: it has none.
+    fn recovery(&self) -> Recovery {
+        Recovery::None
     }
 
     /// Once, when the sender is built.
@@ -369,6 +387,11 @@ impl AnyCongestion {
         Self::build(cfg, &())
     }
 
+    /// See [`CongestionControl::recovery`].
+    pub fn recovery(&self) -> Recovery {
+        dispatch_congestion!(self, c => c.recovery())
+    }
+
     /// See [`CongestionControl::init`].
     pub fn init(&mut self, w: &mut Window) {
         dispatch_congestion!(self, c => c.init(w))
@@ -422,6 +445,23 @@ impl Default for CongestionConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The recovery rule each algorithm declares (the `tcp` trace follows it): Reno leaves
+    /// on the next new ACK, NewReno and SACK at the recover point, Tahoe and none have none.
+    #[test]
+    fn every_algorithm_declares_how_its_fast_recovery_ends() {
+        let rule = |name: &str| {
+            let spec: CongestionSpec = serde_json::from_str(&format!("{name:?}")).expect("name");
+            let cfg = resolve_congestion(spec, "tcp.congestion", &CongestionKeys::default())
+                .expect("defaults resolve");
+            AnyCongestion::new(&cfg).recovery()
+        };
+        assert_eq!(rule("tahoe"), Recovery::None);
+        assert_eq!(rule("reno"), Recovery::NextNewAck);
+        assert_eq!(rule("newreno"), Recovery::RecoverPoint);
+        assert_eq!(rule("sack"), Recovery::RecoverPoint);
+        assert_eq!(rule("none"), Recovery::None);
+    }
 
     #[test]
     fn every_registered_algorithm_round_trips_through_its_name() {

@@ -21,7 +21,7 @@
 //! No timer-running condition on duplicate ACKs (that is a 4.4BSD detail of Reno).
 
 use super::congestion::{
-    standard_send, AckTimer, CongestionControl, CongestionKeys, DupAck, Send, Seq, Window,
+    standard_send, AckTimer, CongestionControl, CongestionKeys, DupAck, Recovery, Send, Seq, Window,
 };
 use crate::config::ConfigError;
 use crate::registry::ResolveNamed;
@@ -74,6 +74,10 @@ impl NewReno {
 
 impl CongestionControl for NewReno {
     type Config = NewRenoConfig;
+
+    fn recovery(&self) -> Recovery {
+        Recovery::RecoverPoint
+    }
 
     fn new(cfg: &NewRenoConfig) -> Self {
         NewReno {

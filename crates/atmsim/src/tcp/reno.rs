@@ -9,7 +9,7 @@
 //! recovery (no NewReno).
 
 use super::congestion::{
-    standard_send, AckTimer, CongestionControl, CongestionKeys, DupAck, Send, Seq, Window,
+    standard_send, AckTimer, CongestionControl, CongestionKeys, DupAck, Recovery, Send, Seq, Window,
 };
 use crate::config::ConfigError;
 use crate::registry::ResolveNamed;
@@ -48,6 +48,10 @@ pub struct Reno {
 
 impl CongestionControl for Reno {
     type Config = RenoConfig;
+
+    fn recovery(&self) -> Recovery {
+        Recovery::NextNewAck
+    }
 
     fn new(cfg: &RenoConfig) -> Self {
         Reno {

@@ -24,8 +24,8 @@
 //! none either), D-SACK (RFC 2883) generation.
 
 use super::congestion::{
-    standard_send, AckTimer, CongestionControl, CongestionKeys, DupAck, SackBlock, Send, Seq,
-    Window, MAX_SACK_BLOCKS,
+    standard_send, AckTimer, CongestionControl, CongestionKeys, DupAck, Recovery, SackBlock, Send,
+    Seq, Window, MAX_SACK_BLOCKS,
 };
 use super::scoreboard::Scoreboard;
 use crate::config::{err, ConfigError};
@@ -158,6 +158,10 @@ impl Sack {
 
 impl CongestionControl for Sack {
     type Config = SackConfig;
+
+    fn recovery(&self) -> Recovery {
+        Recovery::RecoverPoint
+    }
 
     fn new(cfg: &SackConfig) -> Self {
         Sack {
