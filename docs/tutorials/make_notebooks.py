@@ -56,9 +56,10 @@ ABR = [
     new_markdown_cell("""# Compare rate allocators on an ABR topology
 
 Five TCP connections run over ABR virtual circuits through two switches (each
-connection's data and its ACKs are two ABR sources); the switches run a rate allocator:
-ERICA, ERICA+, EFCI marking or KVR. We compare how close each gets to the max-min fair
-share, and how much queue it builds."""),
+connection's data and its ACKs are two ABR sources); the switches run a rate allocator.
+We take four of the allocators the engine has registered (ERICA, ERICA+, EFCI marking and
+KVR; `atmsim list`, or `atmsim.catalog.extension_points()`, names them all) and compare how
+close each gets to the max-min fair share, and how much queue it builds."""),
     new_code_cell("""%matplotlib inline
 import pandas as pd
 import atmsim
