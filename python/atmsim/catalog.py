@@ -14,10 +14,15 @@ import inspect
 from typing import Callable, NamedTuple
 
 
-#: Where a batch of runs can go (:func:`atmsim.parallel.run_many`): worker processes on
-#: this machine, threads in this process, or a Ray cluster. Defined here, in a module
-#: that imports nothing heavy, so the CLI's ``--backend`` choices read it at start-up.
-BACKENDS = ("local", "threads", "ray")
+#: Where a batch of runs can go (:func:`atmsim.parallel.run_many`), with what each is.
+#: Defined here, in a module that imports nothing heavy, so the CLI's ``--backend`` choices
+#: and help read it at start-up.
+BACKEND_DOCS = {
+    "local": "worker processes on this machine (the default)",
+    "threads": "threads in this process",
+    "ray": "a Ray instance, local or a cluster (--address)",
+}
+BACKENDS = tuple(BACKEND_DOCS)
 #: The metrics a sweep report plots when none are named and the sweep has them
 #: (:mod:`atmsim.report`; ``atmsim report --metric``).
 REPORT_METRICS = ("efficiency", "fairness", "max_switch_queue_cells", "cell_loss_ratio")

@@ -486,10 +486,10 @@ def cmd_schema(a) -> int:
 
 
 def _backend_args(p: argparse.ArgumentParser) -> None:
-    from .catalog import BACKENDS
+    from .catalog import BACKEND_DOCS, BACKENDS
 
     p.add_argument("--backend", choices=BACKENDS, default=BACKENDS[0],
-                   help="where runs go: local worker processes (default), threads in this process, or Ray")
+                   help="where runs go: " + "; ".join(f"{k}, {v}" for k, v in BACKEND_DOCS.items()))
     p.add_argument("--address", metavar="ADDR",
                    help="with --backend ray: an existing cluster (auto, ray://host:10001, host:6379); "
                         "default: start a local Ray instance")
