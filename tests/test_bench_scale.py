@@ -80,3 +80,19 @@ def test_cli_scale_json_gives_one_row_per_case_topology_and_size():
     for r in rows:
         assert "error" not in r, r
         assert r["cell_hops"] > 0 and 0 <= r["dropped_share"] <= 1
+
+
+def test_cli_scale_row_timeout_stops_a_row_and_says_so():
+    p = subprocess.run([sys.executable, "-m", "atmsim", "bench", "--scale", "--json", "--vcs", "2000",
+                        "--case", "abr-erica", "--topology", "bottleneck", "--duration", "5 s",
+                        "--row-timeout", "0.5"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    [row] = json.loads(p.stdout)
+    assert row["error"] == "timed out after 0.5 s"
+
+
+def test_cli_scale_refuses_a_bad_row_timeout():
+    p = subprocess.run([sys.executable, "-m", "atmsim", "bench", "--scale", "--row-timeout", "soon"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert "--row-timeout" in p.stderr and "Traceback" not in p.stderr

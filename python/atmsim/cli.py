@@ -438,13 +438,15 @@ def cmd_bench(a) -> int:
 
 def _bench_scale(a) -> int:
     from .bench import SCALE_CASES, SCALE_HEADER, SCALE_SIZES, SCALE_TOPOLOGIES, format_scale_row, run_scale
+    from .sweeps import parse_point_timeout
 
+    timeout = parse_point_timeout(a.row_timeout, "--row-timeout")
     sizes = tuple(a.vcs) if a.vcs else SCALE_SIZES
     cases = tuple(a.case) if a.case else SCALE_CASES
     topologies = tuple(a.topology) if a.topology else SCALE_TOPOLOGIES
     if not a.json:
         print(SCALE_HEADER, flush=True)
-    rows = run_scale(sizes, cases, topologies, duration=a.duration,
+    rows = run_scale(sizes, cases, topologies, duration=a.duration, timeout=timeout,
                      on_row=None if a.json else (lambda r: print(format_scale_row(r), flush=True)))
     if a.json:
         print(json.dumps(rows))
@@ -675,6 +677,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--topology", action="append", choices=SCALE_TOPOLOGIES,
                    help="--scale: a topology (repeatable; default all)")
     b.add_argument("--duration", default="0.5 s", metavar="T", help="--scale: simulated time per row (default 0.5 s)")
+    b.add_argument("--row-timeout", default="600 s", metavar="T",
+                   help="--scale: wall time a row may take before it is stopped and shown as timed out "
+                        "(seconds, or e.g. \"2 min\"; default 600 s)")
     b.set_defaults(func=cmd_bench)
 
     sc = sub.add_parser(
