@@ -3,7 +3,7 @@
 //! steady states). The allocators take their built-in defaults where they have them, so
 //! the snapshots also pin those defaults.
 
-use super::{play, table};
+use super::{play, registered_tables, table};
 use crate::support::scenario::Net;
 use crate::support::snapshot;
 
@@ -11,20 +11,10 @@ use crate::support::snapshot;
 /// no default threshold).
 const REQUIRED_KEYS: [(&str, &str); 1] = [("efci", ", threshold = \"50 cells\"")];
 
-/// Rate allocators at every switch port: every allocator of the registry, in its order,
-/// each with its defaults (and [`REQUIRED_KEYS`]). A newly registered allocator joins the
-/// grid by itself: the test then fails until its snapshots are written.
+/// Rate allocators at every switch port: every allocator of the registry with its defaults
+/// (and [`REQUIRED_KEYS`]).
 fn allocators() -> Vec<(&'static str, String)> {
-    atmsim::allocator::ALLOCATORS
-        .iter()
-        .map(|r| {
-            let extra = REQUIRED_KEYS
-                .iter()
-                .find(|(n, _)| *n == r.name)
-                .map_or("", |k| k.1);
-            (r.name, format!("{{ kind = \"{}\"{extra} }}", r.name))
-        })
-        .collect()
+    registered_tables(atmsim::allocator::ALLOCATORS, &REQUIRED_KEYS)
 }
 
 /// A topology: the scenario text for an allocator table.

@@ -19,6 +19,23 @@ mod ubr;
 use crate::support;
 use std::fmt::Write as _;
 
+/// Every model of a registry, in its order, as `(name, "{ kind = \"name\"... }")`, with the
+/// keys `keys` gives for some names (those the grid sets beyond the model's defaults). A
+/// newly registered model joins the grid by itself: the test then fails until its
+/// snapshots are written.
+fn registered_tables(
+    registry: &[atmsim::registry::Registered],
+    keys: &[(&str, &str)],
+) -> Vec<(&'static str, String)> {
+    registry
+        .iter()
+        .map(|r| {
+            let extra = keys.iter().find(|(n, _)| *n == r.name).map_or("", |k| k.1);
+            (r.name, format!("{{ kind = \"{}\"{extra} }}", r.name))
+        })
+        .collect()
+}
+
 /// What a grid cell gave: the snapshot text of the run, or the error it was refused with.
 enum Outcome {
     Ran(Box<atmsim::RunResult>),

@@ -3,7 +3,7 @@
 //! Threshold policies need a finite buffer: with `unlimited` those cells are refused, and
 //! the snapshot keeps the error message.
 
-use super::{play, table, Outcome};
+use super::{play, registered_tables, table, Outcome};
 use crate::support::scenario::Net;
 use crate::support::snapshot;
 
@@ -15,19 +15,9 @@ const POLICY_KEYS: [(&str, &str); 3] = [
     ("fba", ", threshold = \"50 %\", z = 0.8"),
 ];
 
-/// Drop policies: every policy of the registry, in its order (a newly registered policy
-/// joins the grid by itself; the test fails until its snapshots are written).
+/// Drop policies: every policy of the registry, with [`POLICY_KEYS`].
 fn policies() -> Vec<(&'static str, String)> {
-    atmsim::drop_policy::POLICIES
-        .iter()
-        .map(|r| {
-            let keys = POLICY_KEYS
-                .iter()
-                .find(|(n, _)| *n == r.name)
-                .map_or("", |k| k.1);
-            (r.name, format!("{{ kind = \"{}\"{keys} }}", r.name))
-        })
-        .collect()
+    registered_tables(atmsim::drop_policy::POLICIES, &POLICY_KEYS)
 }
 
 /// Switch buffers (every switch port).
