@@ -1,7 +1,7 @@
 //! Per-event traces (issue 16, item 2): opt-in records of what the engine does, event by
 //! event, streamed out in bounded memory.
 //!
-//! Six kinds ([`KINDS`], the one list the scenario layer, the Python API and the docs
+//! The kinds ([`KINDS`], the one list the scenario layer, the Python API and the docs
 //! read):
 //! - `drop`: a cell lost at a port, with the rule that dropped it;
 //! - `tcp`: a TCP sender's congestion state after an ACK, a timeout or a fast retransmit;
