@@ -194,9 +194,7 @@ mod tests {
 
     const S: Time = 1_000_000_000_000;
 
-    /// A frame refused by a policy is labelled with the policy's name: every registered
-    /// policy that can refuse a frame needs a label. Tail drop is the only one that never
-    /// refuses one (its drops are `buffer_full`).
+    /// The JSON Schema offers exactly the trace kinds of [`KINDS`] for `trace.events`.
     #[test]
     fn the_schema_lists_every_trace_kind() {
         let schema: serde_json::Value =
@@ -207,6 +205,9 @@ mod tests {
         assert!(text.contains(&listed), "{listed} not in the schema");
     }
 
+    /// A frame refused by a policy is labelled with the policy's name: every registered
+    /// policy that can refuse a frame needs a label. Tail drop is the only one that never
+    /// refuses one (its drops are `buffer_full`).
     #[test]
     fn every_frame_refusing_policy_has_a_drop_label() {
         for r in crate::drop_policy::POLICIES {
