@@ -109,3 +109,32 @@ def test_series_select_and_json_form_round_trip():
     assert b.names["port_names"] == ["b"] and b.columns["queue_cells"].tolist() == [3, 4]
     assert s.as_json()["queue_cells"] == [[1, 2], [3, 4]]
     assert Series.from_json(s.as_json()).long("port_series").equals(s.long("port_series"))
+
+
+def test_the_same_run_asked_twice_runs_once(monkeypatch):
+    """Keys with the same scenario and the same kept series run once (issue 14: three of the
+    reproductions' 280 runs repeat another); each key still gets its own result, equal to a
+    run of its own. A different ``keep`` is a different run."""
+    import atmsim.parallel as parallel
+
+    sc, other = _scenarios()[0], _scenarios()[1]
+    calls: list[str] = []
+    real = parallel.simulate_columns
+    monkeypatch.setattr(parallel, "simulate_columns", lambda task, *a: calls.append(task[:20]) or real(task, *a))
+    keep = {"a": None, "b": None, "c": None, "d": {"port": []}}
+    seen: list[str] = []
+    out = run_many([("a", sc), ("b", other), ("c", sc), ("d", sc)], workers=1, progress=False,
+                   backend="threads", keep=keep.get, on_result=lambda k, r: seen.append(k))
+    assert len(calls) == 3 and sorted(seen) == ["a", "b", "c", "d"] and list(out) == ["a", "b", "c", "d"]
+    assert out["a"] is not out["c"] and out["c"].files == {}
+    pd.testing.assert_frame_equal(out["c"].port_series, atmsim.run(sc, progress=False).port_series)
+    assert out["c"].summary == out["a"].summary and len(out["d"].port_series) == 0
+
+
+def test_same_runs_groups_equal_text_and_keep():
+    from atmsim.parallel import same_runs
+
+    runs = [("a", "x", None), ("b", "y", None), ("c", "x", None), ("d", "x", {"port": []}), ("e", "x", None)]
+    assert same_runs(runs) == {"a": ["c", "e"]}
+    assert same_runs([("a", "x", {"port": ["p"], "connection": []}),
+                      ("b", "x", {"connection": [], "port": ["p"]})]) == {"a": ["b"]}

@@ -634,6 +634,23 @@ def execute(
         bar.close()
 
 
+def same_runs(runs: "list[tuple[str, str, Any]]") -> dict[str, list[str]]:
+    """Of ``(key, scenario JSON text, series kept)`` triples, the keys that repeat an
+    earlier key's run: ``{first key: [later keys with the same text and kept series]}``
+    (only keys that have repeats). Three of the 280 runs of ``atmsim reproduce all`` repeat
+    another (two ubr-plus parameter points are LAN cases too; a ledger row of abr-buffers
+    is one of its VBR rows)."""
+    first: dict[tuple[str, str], str] = {}
+    also: dict[str, list[str]] = {}
+    for key, text, kept in runs:
+        ident = (text, json.dumps(kept, sort_keys=True))
+        if ident in first:
+            also.setdefault(first[ident], []).append(key)
+        else:
+            first[ident] = key
+    return also
+
+
 def run_many(
     scenarios: Iterable[tuple[str, dict[str, Any]]],
     workers: int | None = None,
@@ -661,6 +678,13 @@ def run_many(
 
     A failing scenario raises its exception (the first in input order, with its key) after
     the others finish.
+
+    Keys whose scenarios are the same (equal JSON text) and keep the same series run once
+    (:func:`same_runs`): the engine is deterministic, so each of them gets the result of
+    that one run (unpacked for each key: no shared object). Only the first key's figures
+    are drawn in the worker; the others' results come without files, and their figures,
+    if any, are drawn from the result where they are needed
+    (:meth:`atmsim.experiments.base.Experiment.figures_of`).
     """
     from . import InvariantError, ScenarioError
 
@@ -668,18 +692,25 @@ def run_many(
     by_key = dict(items)
     failed: dict[str, Outcome] = {}
     results: dict[str, RunResult] = {}
+    texts = {k: json.dumps(sc) for k, sc in items}
+    kept = {k: keep(k) if keep else None for k, _ in items}
+    also = same_runs([(k, texts[k], kept[k]) for k, _ in items])
 
     def deliver(key: str, out: Outcome) -> None:
         # Unpacked as it arrives: the waiting for the other runs hides the time it takes.
-        if not out.ok:
-            failed[key] = out
-            return
-        results[key] = RunResult.unpack(out.data, by_key[key])
-        if on_result is not None:
-            on_result(key, results[key])
+        for k in (key, *also.get(key, ())):
+            if not out.ok:
+                failed[k] = out
+                continue
+            results[k] = RunResult.unpack(out.data, by_key[k])
+            if k != key:
+                results[k].files = {}  # drawn for the first key only
+            if on_result is not None:
+                on_result(k, results[k])
 
     draw = figures if callable(figures) else (lambda k: (figures, k) if figures else None)
-    execute(((k, columns_task(json.dumps(sc), keep(k) if keep else None, draw(k))) for k, sc in items),
+    copies = {k for ks in also.values() for k in ks}
+    execute(((k, columns_task(texts[k], kept[k], draw(k))) for k, _ in items if k not in copies),
             deliver, backend=backend, workers=workers, address=address, progress=progress, desc=desc,
             columns=True)
     for key, _ in items:

@@ -10,6 +10,7 @@ indicative and never writes into a folder that holds a full run.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..parallel import run_many
+from ..parallel import run_many, same_runs
 from ..result import RunResult
 from .claims import annotate
 from .provenance import QUICK_LABEL, refuse_quick_over_full, write_provenance
@@ -137,6 +138,8 @@ def run_together(jobs: list[tuple[Experiment, str | Path]], quick: bool = False,
             owner[key] = (plan, c.key)
             tasks.append((key, c.scenario))
     exp_of = lambda key: owner[key][0][0]  # noqa: E731
+    keep_of = lambda k: exp_of(k).keep(owner[k][1])  # noqa: E731
+    repeats = sum(map(len, same_runs([(k, json.dumps(sc), keep_of(k)) for k, sc in tasks]).values()))
     got: dict[str, dict[str, RunResult]] = {exp.id: {} for exp, _, _ in plans}
     written: dict[str, Future] = {}
     t0 = time.perf_counter()
@@ -145,7 +148,8 @@ def run_together(jobs: list[tuple[Experiment, str | Path]], quick: bool = False,
         span = time.perf_counter() - t0
         note = (f"{len(cases)} simulations in {span:.1f} s wall time" if alone else
                 f"{len(cases)} simulations, on one pool with those of the other reproductions "
-                f"({len(tasks)} runs in all), the last of them done {span:.1f} s after the start")
+                f"({len(tasks)} runs in all{f', {repeats} of them repeats of another, run once' if repeats else ''}), "
+                f"the last of them done {span:.1f} s after the start")
         written[exp.id] = finisher.submit(exp.finish, out, cases, got[exp.id], quick, command, note)
 
     # One reproduction alone is written in this thread once its runs are done, as always.
@@ -158,7 +162,7 @@ def run_together(jobs: list[tuple[Experiment, str | Path]], quick: bool = False,
                 write(*plan, finisher)
 
         run_many(tasks, workers=workers, progress=progress, desc=plans[0][0].id if alone else f"{len(plans)} reproductions",
-                 backend=backend, address=address, keep=lambda k: exp_of(k).keep(owner[k][1]),
+                 backend=backend, address=address, keep=keep_of,
                  figures=lambda k: (exp_of(k).id, owner[k][1]) if exp_of(k).draws_in_worker(backend) else None,
                  on_result=on_result)
         for plan in plans:
