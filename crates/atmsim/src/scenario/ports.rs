@@ -36,8 +36,10 @@ struct PortDefaults {
 /// buffer that a threshold policy needs).
 pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     let d = port_defaults(f)?;
+    // Two ports per link, reserved exactly: grown by doubling, the table held up to 1.7x its
+    // size for the whole run (6.3 MB for 3.8 MB of ports at 10 000 one-pair VCs; issue 14).
     let mut ports = Ports {
-        cfg: Vec::new(),
+        cfg: Vec::with_capacity(2 * f.link.len()),
         index: BTreeMap::new(),
     };
     for (i, l) in f.link.iter().enumerate() {
