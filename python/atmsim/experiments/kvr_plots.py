@@ -10,10 +10,9 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..plots import tight_layout  # noqa: E402
+from ..plots import figure_grid, save_png  # noqa: E402
 from ..result import RunResult  # noqa: E402
 
 #: Ports drawn for each configuration, with the seed's names.
@@ -56,7 +55,8 @@ def plot_case(key: str, r: RunResult, path: Path) -> Path:
     tcp = "tcp" in base
     ports = PORTS.get(topo, {})
     n = 5 if tcp else 3
-    fig, axes = plt.subplots(n, 1, figsize=(9, 2.3 * n), sharex=True)
+    fig, grid = figure_grid(path, (9, 2.3 * n), 90, n, 1)
+    axes = grid[:, 0]
     ax = axes[0]
     acr = r.abr_series.pivot(index="time_s", columns="source", values="acr_mbps")
     shown = [c for c in acr.columns if "(reverse)" not in c]
@@ -95,7 +95,4 @@ def plot_case(key: str, r: RunResult, path: Path) -> Path:
         axes[3].legend(fontsize=7, ncol=4, loc="upper left")
         axes[4].set_ylabel("cwnd (KB)")
     axes[-1].set_xlabel("time (s)")
-    tight_layout(fig)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)
