@@ -326,7 +326,7 @@ impl RunResult {
                 let port = &net.ports[i];
                 let k = &port.buf.counters;
                 PortResult {
-                    name: p.name.clone(),
+                    name: p.name(&sc.nodes),
                     node: sc.nodes[p.node].name.clone(),
                     toward: sc.nodes[p.toward].name.clone(),
                     is_switch: port.is_switch,

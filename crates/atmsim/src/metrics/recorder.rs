@@ -96,7 +96,7 @@ impl Recorder {
             acr_mbps: vec![Vec::new(); abr.len()],
             abr_cells_received: vec![Vec::new(); abr.len()],
             abr_names,
-            port_names: ports.iter().map(|&p| sc.ports[p].name.clone()).collect(),
+            port_names: ports.iter().map(|&p| sc.port_name(p)).collect(),
             queue_cells: vec![Vec::new(); ports.len()],
             max_queue_cells: vec![Vec::new(); ports.len()],
             utilization: vec![Vec::new(); ports.len()],

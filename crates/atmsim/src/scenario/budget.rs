@@ -97,12 +97,17 @@ fn visit_loads(sc: &Scenario, f: &mut dyn FnMut(bool, f64, Describe)) {
     for (p, port) in sc.ports.iter().enumerate() {
         if used[p] {
             let cells = port.rate_bps as f64 / 424.0;
-            let d = || (format!("rate of port {:?}", port.name), bps(cells));
+            let d = || {
+                (
+                    format!("rate of port {:?}", port.name(&sc.nodes)),
+                    bps(cells),
+                )
+            };
             f(true, 2.0 * cells, &d);
         }
         if let Some(e) = port.allocator.erica() {
             let d = || {
-                let key = format!("interval_time of port {:?}", port.name);
+                let key = format!("interval_time of port {:?}", port.name(&sc.nodes));
                 (key, secs(e.interval_time))
             };
             f(false, per_period(e.interval_time), &d);
@@ -247,7 +252,7 @@ fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
                      rate, peak_rate or ABR pcr), {:.0} times its rate of {} bps; allowed: at most \
                      {MAX_OVERLOAD} times (the excess would only pile up in the host's queue)",
                     n + 1,
-                    link.name,
+                    link.name(&sc.nodes),
                     together[p].0 * 424.0 / 1e6,
                     together[p].0 / link_cells,
                     link.rate_bps
@@ -263,7 +268,7 @@ fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
                      about {:.3e} events per simulated second)",
                     bps(rate),
                     rate / link_cells,
-                    link.name,
+                    link.name(&sc.nodes),
                     link.rate_bps,
                     rate
                 ),

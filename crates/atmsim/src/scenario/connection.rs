@@ -12,11 +12,12 @@ use crate::cell::CELL_BITS;
 use crate::config::{err, ConfigError};
 use crate::tcp::config::{resolve_tcp, resolve_tcp_app, TcpParams, TcpSpec, TcpTrafficSpec};
 use atmsim_kernel::Time;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Connection names -> index.
-pub type ConnNames<'f> = BTreeMap<&'f str, usize>;
+/// Connection names -> index (hashed; list them sorted).
+pub type ConnNames<'f> = FxHashMap<&'f str, usize>;
 
 /// Resolves every connection (at least one), with unique names.
 pub fn resolve_all<'f>(
@@ -34,7 +35,7 @@ pub fn resolve_all<'f>(
         tcp: f.defaults.tcp.clone().unwrap_or_default(),
         abr: f.defaults.abr.clone().unwrap_or_default(),
     };
-    let mut names = BTreeMap::new();
+    let mut names = FxHashMap::with_capacity_and_hasher(f.connection.len(), Default::default());
     let mut shared = Shared::default();
     let mut finder = route::Finder::default();
     let mut out = Vec::with_capacity(f.connection.len());

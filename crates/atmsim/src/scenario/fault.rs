@@ -37,7 +37,8 @@ pub fn resolve_all(faults: &[FaultSpec], ctx: &FaultCtx) -> Result<Vec<FaultCfg>
 /// one cell, no later than the end of the run.
 fn resolve_one(p: &str, ft: &FaultSpec, ctx: &FaultCtx) -> Result<FaultCfg, ConfigError> {
     let Some(&c) = ctx.names.get(ft.connection.as_str()) else {
-        let names: Vec<&str> = ctx.names.keys().copied().collect();
+        let mut names: Vec<&str> = ctx.names.keys().copied().collect();
+        names.sort_unstable();
         return err(
             format!("{p}.connection"),
             format!(

@@ -48,7 +48,8 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         None => None,
         Some(t) => {
             let conns: Vec<&str> = connections.iter().map(|c| c.name.as_str()).collect();
-            let port_names: Vec<&str> = ports.cfg.iter().map(|p| p.name.as_str()).collect();
+            let names: Vec<String> = ports.cfg.iter().map(|p| p.name(&nodes.cfg)).collect();
+            let port_names: Vec<&str> = names.iter().map(String::as_str).collect();
             Some(crate::trace::resolve(
                 t,
                 &conns,

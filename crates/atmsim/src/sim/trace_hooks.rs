@@ -19,7 +19,9 @@ impl<'a> Sim<'a> {
             return;
         };
         let mut t = Tracer::new(cfg, sink);
-        let ports: Vec<String> = self.sc.ports.iter().map(|p| p.name.clone()).collect();
+        let ports: Vec<String> = (0..self.sc.ports.len())
+            .map(|p| self.sc.port_name(p))
+            .collect();
         let conns: Vec<String> = self.sc.connections.iter().map(|c| c.name.clone()).collect();
         if let Some(s) = t.sink_mut() {
             s.begin(&ports, &conns);

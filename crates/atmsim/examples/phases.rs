@@ -1,0 +1,66 @@
+//! Runs a JSON scenario phase by phase and prints each phase's wall time and the process's
+//! resident memory after it (Linux): `cargo run --release --example phases -- FILE.json`.
+//! Used to see where the set-up of a large scenario goes (issue 14).
+
+use std::time::Instant;
+
+/// `VmRSS` and `VmHWM` of this process, MB (empty off Linux).
+fn memory() -> String {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return String::new();
+    };
+    let mb = |key: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<u64>().ok())
+            .map_or(0, |kb| kb / 1024)
+    };
+    format!("resident {} MB, peak {} MB", mb("VmRSS:"), mb("VmHWM:"))
+}
+
+fn main() {
+    let path = std::env::args().nth(1).unwrap_or_else(|| {
+        eprintln!("usage: phases SCENARIO.json");
+        std::process::exit(2)
+    });
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        eprintln!("cannot read {path}: {e}");
+        std::process::exit(2)
+    });
+    let fail = |e: &dyn std::fmt::Display| -> ! {
+        eprintln!("{e}");
+        std::process::exit(1)
+    };
+    let t = Instant::now();
+    let mut last = t.elapsed();
+    let mut phase = |name: &str| {
+        let now = t.elapsed();
+        println!(
+            "{name:<12} {:>9.1} ms   {}",
+            (now - last).as_secs_f64() * 1e3,
+            memory()
+        );
+        last = now;
+    };
+    println!("{:<12} {:>9} ms   {}", "start", "", memory());
+    let file = atmsim::scenario::from_json_str(&text).unwrap_or_else(|e| fail(&e));
+    phase("parse");
+    let sc = atmsim::scenario::resolve::resolve(&file).unwrap_or_else(|e| fail(&e));
+    phase("resolve");
+    drop(file);
+    phase("drop file");
+    atmsim::footprint::check(&sc, None).unwrap_or_else(|e| fail(&e));
+    phase("footprint");
+    let mut sim = atmsim::sim::Sim::new(&sc);
+    phase("build");
+    sim.run();
+    phase("run");
+    let (hops, events) = (sim.totals.cell_hops, sim.q.events_processed());
+    drop(sim);
+    phase("drop sim");
+    drop(sc);
+    phase("drop scenario");
+    println!("{hops} cell-hops, {events} events");
+}
