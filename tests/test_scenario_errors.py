@@ -89,6 +89,15 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     ("fba-z-negative", _set("defaults.policy", {"kind": "fba", "threshold": "50 %", "z": -1}), ["defaults.policy.z", "-1", "positive"]),
     ("missing-duration", lambda sc: sc["measurement"].pop("duration"), ["measurement", "duration"]),
     ("mss-zero", _set("defaults.tcp", {"mss": "0 B"}), ["defaults.tcp.mss", "0 B", "1 B to 65495 B"]),
+    ("route-that-loops", _set("connection.0.route", ["src1", "sw1", "sw2", "sw1", "sw2", "dst1"]),
+     ["connection[0].route[3]", '"sw1"', "appears twice", "may not loop"]),
+    ("link-given-twice", _set("link.4", {"between": ["dst1", "sw2"]}),
+     ["link[4].between", '"dst1"', '"sw2"', "already linked", "at most one link"]),
+    # The connections are listed sorted, whatever their order in the file.
+    ("fault-on-unknown-connection",
+     _both(_set("connection.0.name", "zeta"), _set("connection.1.name", "alpha"),
+           _set("fault", [{"connection": "tcp9", "at": "0.1 s"}])),
+     ["fault[0].connection", '"tcp9"', "not a connection", '"alpha", "zeta"']),
 ]
 
 

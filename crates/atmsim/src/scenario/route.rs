@@ -237,6 +237,23 @@ mod tests {
         Some(r)
     }
 
+    /// The first repeated place of a route, by a scan (up to 32 nodes) and by a set
+    /// (longer routes), against the definition.
+    #[test]
+    fn first_repeat_finds_the_first_place_seen_before() {
+        let naive = |idx: &[usize]| (0..idx.len()).find(|&k| idx[..k].contains(&idx[k]));
+        let mut rng = RngStream::new(7, "route/first_repeat");
+        for len in [0, 1, 2, 5, 31, 32, 33, 40, 200] {
+            for _ in 0..50 {
+                let nodes = 1 + rng.below(2 * len as u64 + 1);
+                let idx: Vec<usize> = (0..len).map(|_| rng.below(nodes) as usize).collect();
+                assert_eq!(first_repeat(&idx), naive(&idx), "{idx:?}");
+            }
+            let distinct: Vec<usize> = (0..len).collect();
+            assert_eq!(first_repeat(&distinct), None);
+        }
+    }
+
     /// Random networks (switches meshed at random, hosts on one to three switches, some
     /// host-to-host links, some parts unreachable): the finder's route between every two
     /// hosts, asked in random order so that kept trees are reused, is the one search's.
