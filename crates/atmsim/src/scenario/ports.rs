@@ -19,6 +19,9 @@ pub struct Ports {
     pub cfg: Vec<PortCfg>,
     /// (owning node, neighbour) -> port (hashed: as an ordered map its lookups and inserts
     /// were a third of resolving the links and routes of 10 000 one-pair VCs, issue 14).
+    /// For lookups only: its order is the hasher's; [`Ports::neighbours`] lists the links in
+    /// node order. (`FxHash` does not resist keys chosen to collide: a scenario built so
+    /// would resolve slowly, in O(n^2) of its size, not wrongly.)
     pub index: FxHashMap<(usize, usize), usize>,
 }
 

@@ -92,7 +92,7 @@ fn first_repeat(idx: &[usize]) -> Option<usize> {
 }
 
 /// Finds the routes with the fewest hops crossing only switches: breadth first, each
-/// node's neighbours in the order of the nodes (of `[[node]]`), as the port index lists them.
+/// node's neighbours in the order of the nodes (of `[[node]]`, [`Ports::neighbours`]).
 ///
 /// A breadth-first search from a host `from` crosses only switches, so every host but
 /// `from` is a leaf of its tree, and the tree (the predecessor of each node) depends only
