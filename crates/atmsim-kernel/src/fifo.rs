@@ -91,6 +91,25 @@ impl<T: Copy + Default> Fifo<T> {
         Some(&self.buf[(self.head as usize + self.len as usize - 1) & (self.buf.len() - 1)])
     }
 
+    /// The front value, to change in place.
+    #[inline]
+    pub fn front_mut(&mut self) -> Option<&mut T> {
+        if self.len == 0 {
+            return None;
+        }
+        Some(&mut self.buf[self.head as usize])
+    }
+
+    /// The back value, to change in place.
+    #[inline]
+    pub fn back_mut(&mut self) -> Option<&mut T> {
+        if self.len == 0 {
+            return None;
+        }
+        let i = (self.head as usize + self.len as usize - 1) & (self.buf.len() - 1);
+        Some(&mut self.buf[i])
+    }
+
     /// The values, front to back.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         let mask = self.buf.len().wrapping_sub(1);
@@ -154,6 +173,14 @@ mod tests {
             assert_eq!(f.len(), v.len());
             assert_eq!(f.front(), v.front());
             assert_eq!(f.back(), v.back());
+            assert_eq!(f.front_mut(), v.front_mut());
+            assert_eq!(f.back_mut(), v.back_mut());
+            if step % 7 == 0 {
+                if let (Some(a), Some(b)) = (f.back_mut(), v.back_mut()) {
+                    *a += 1_000_000;
+                    *b += 1_000_000;
+                }
+            }
             assert!(f.capacity().is_power_of_two());
         }
         assert!(f.iter().eq(v.iter()));

@@ -6,7 +6,7 @@
 use crate::aal5::{self, Reassembly};
 use crate::abr::source::cell_interval;
 use crate::abr::{AbrSource, Destination};
-use crate::allocator::{AnyAllocator, PortEnv};
+use crate::allocator::{AnyAllocator, PortEnv, RateAllocator};
 use crate::cell::{Cell, FlowId, CELL_BITS, CELL_BITS_F64};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
@@ -758,12 +758,44 @@ impl Network {
                 }
             }
         }
-        Network {
+        let mut net = Network {
             ports,
             flows,
             route_ports,
             peer_ports,
             conns,
+        };
+        net.hold_tcp_frames(s);
+        net
+    }
+
+    /// The host ports where a TCP sender (without ABR) starts its only flow hold its
+    /// frames, not cells ([`PortBuffer::hold_frames`]), where nothing else can tell the
+    /// difference: a buffer of one VC, unlimited, with tail drop and no allocator, and no
+    /// fault injected there (a fault looks at each cell offered).
+    fn hold_tcp_frames(&mut self, s: &Scenario) {
+        for (c, conn) in self.conns.iter().enumerate() {
+            if !matches!(&conn.ends, Ends::Tcp(t) if t.dirs.is_none()) {
+                continue;
+            }
+            for f in [FlowId::forward(c), FlowId::reverse(c)] {
+                let flow = &self.flows[f.index()];
+                if flow.route_len == 0 {
+                    continue;
+                }
+                let p = self.route_ports[flow.route_start as usize] as usize;
+                let port = &mut self.ports[p];
+                let faulted = s.faults.iter().any(|x| x.port == p);
+                if port.buf.vcs_held() == 1
+                    && port.buf.takes_every_cell()
+                    && !port.alloc.is_active()
+                    && !faulted
+                {
+                    let mut template = Cell::data(f.raw(), 0, false);
+                    template.flags |= flow.class_flags;
+                    port.buf.hold_frames(template);
+                }
+            }
         }
     }
 

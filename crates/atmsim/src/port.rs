@@ -15,6 +15,9 @@ use crate::drop_policy::{AnyPolicy, BufferView, DropPolicy};
 use atmsim_kernel::Fifo;
 use std::sync::Arc;
 
+mod frames;
+pub use frames::FrameRuns;
+
 /// Where each VC crossing a port sits in that port's per-VC tables (the buffer's counts,
 /// the allocator's state), so the tables hold only the VCs routed through the port
 /// (issue 14: state sized by what crosses a port).
@@ -243,6 +246,9 @@ pub struct PortBuffer {
     pub counters: PortCounters,
     /// Largest occupancy since the last [`PortBuffer::take_interval_max`].
     interval_max: u32,
+    /// The waiting frames of a host port that holds frames instead of cells
+    /// ([`PortBuffer::hold_frames`]); its class queues then stay empty.
+    frames: Option<Box<FrameRuns>>,
 }
 
 impl PortBuffer {
@@ -272,7 +278,71 @@ impl PortBuffer {
             active_vcs: 0,
             counters: PortCounters::default(),
             interval_max: 0,
+            frames: None,
         }
+    }
+
+    /// Makes this buffer hold whole frames of one flow, whose cells look like `template`
+    /// ([`FrameRuns`]): the port of a TCP sender's host that only that flow crosses. Needs
+    /// what makes every cell admitted and sent in order: an unlimited buffer, tail drop and
+    /// one VC, and an empty buffer. Cells then come in by [`PortBuffer::arrive_frame`] only.
+    pub fn hold_frames(&mut self, template: Cell) {
+        assert!(
+            self.takes_every_cell() && self.vcs_held() == 1 && self.occupancy == 0,
+            "frames are held only in an empty, unlimited, tail-drop buffer of one VC"
+        );
+        self.frames = Some(Box::new(FrameRuns::new(template)));
+    }
+
+    /// Holds cells again instead of frames (an empty buffer: before a run starts).
+    pub fn hold_cells(&mut self) {
+        assert_eq!(self.occupancy, 0, "the buffer is empty");
+        self.frames = None;
+    }
+
+    /// VCs with a place in this buffer's tables (the VCs routed through the port).
+    pub fn vcs_held(&self) -> usize {
+        1 + self.vcs.rest.len()
+    }
+
+    /// True when the buffer admits every cell offered: unlimited, with tail drop.
+    pub fn takes_every_cell(&self) -> bool {
+        self.capacity == u32::MAX && matches!(self.policy, AnyPolicy::TailDrop(_))
+    }
+
+    /// True when the buffer holds frames ([`PortBuffer::hold_frames`]).
+    #[inline]
+    pub fn holds_frames(&self) -> bool {
+        self.frames.is_some()
+    }
+
+    /// Cells `from..to` of a frame (`cells` long, tagged `tag`, emission number `frame`)
+    /// arrive at a buffer that holds frames: every count moves as if each cell had gone
+    /// through [`PortBuffer::arrive`], which admits them all here (an unlimited buffer
+    /// with tail drop: the frame starts accepted, the high-water marks rise to the last).
+    #[inline]
+    pub fn arrive_frame(&mut self, tag: u32, frame: u32, (from, to): (u32, u32), cells: u32) {
+        let Some(runs) = self.frames.as_mut() else {
+            panic!("arrive_frame at a buffer that holds cells");
+        };
+        runs.push(tag, frame, (from, to), cells);
+        let class = runs.class();
+        let m = to - from;
+        let vc = &mut self.vcs.first;
+        if vc.cells == 0 {
+            self.active_vcs += 1;
+        }
+        vc.cells += m;
+        vc.mode = Mode::Accepting;
+        vc.at_frame_start = to == cells;
+        self.nonempty |= 1 << class;
+        self.occupancy += m;
+        let c = &mut self.counters;
+        c.received += u64::from(m);
+        c.enqueued += u64::from(m);
+        c.max_queue = c.max_queue.max(self.occupancy);
+        c.max_class_queue[class] = c.max_class_queue[class].max(self.occupancy);
+        self.interval_max = self.interval_max.max(self.occupancy);
     }
 
     /// Offers an arriving cell of service class `class` to the buffer.
@@ -441,6 +511,10 @@ impl PortBuffer {
         if self.nonempty == 0 {
             return None;
         }
+        if let Some(runs) = self.frames.as_mut() {
+            return Self::dequeue_frame_cell(runs, &mut self.occupancy, &mut self.nonempty)
+                .map(|c| self.count_out_of_first_vc(c));
+        }
         // Only bits 0-3 are ever set: the mask tells the compiler the index is in range.
         let class = self.nonempty.trailing_zeros() as usize & (CLASSES - 1);
         let q = &mut self.queues[class];
@@ -458,6 +532,33 @@ impl PortBuffer {
         Some(c)
     }
 
+    /// The next cell of a buffer that holds frames; the occupancy and the class bit follow.
+    #[inline]
+    fn dequeue_frame_cell(
+        runs: &mut FrameRuns,
+        occupancy: &mut u32,
+        nonempty: &mut u8,
+    ) -> Option<Cell> {
+        let c = runs.pop()?;
+        *occupancy -= 1;
+        if *occupancy == 0 {
+            *nonempty = 0;
+        }
+        Some(c)
+    }
+
+    /// A cell of the buffer's one VC left (a buffer that holds frames): the counts follow.
+    #[inline]
+    fn count_out_of_first_vc(&mut self, c: Cell) -> Cell {
+        self.counters.sent += 1;
+        let st = &mut self.vcs.first;
+        st.cells -= 1;
+        if st.cells == 0 {
+            self.active_vcs -= 1;
+        }
+        c
+    }
+
     /// Cells in the buffer (all classes).
     #[inline]
     pub fn queued(&self) -> u32 {
@@ -467,7 +568,10 @@ impl PortBuffer {
     /// Cells in one class's queue.
     #[inline]
     pub fn class_queued(&self, class: ServiceClass) -> u32 {
-        self.queues[class.index()].len() as u32
+        match &self.frames {
+            Some(runs) if runs.class() == class.index() => self.occupancy,
+            _ => self.queues[class.index()].len() as u32,
+        }
     }
 
     /// VCs with cells in the buffer.
@@ -484,7 +588,9 @@ impl PortBuffer {
     /// Bytes held by the buffer's tables and queues (for the memory estimate).
     pub fn heap_bytes(&self) -> usize {
         let q: usize = self.queues.iter().map(|q| q.capacity()).sum();
-        q * std::mem::size_of::<Cell>() + self.vcs.heap_bytes()
+        q * std::mem::size_of::<Cell>()
+            + self.vcs.heap_bytes()
+            + self.frames.as_ref().map_or(0, |r| r.heap_bytes())
     }
 
     /// Largest occupancy since the last call; restarts the interval at the current occupancy.
@@ -561,6 +667,62 @@ mod tests {
             }
             assert_eq!(drops > 0, drops_expected);
         }
+    }
+
+    #[test]
+    fn frames_held_count_and_leave_as_cells_queued_one_by_one() {
+        // An unlimited tail-drop buffer of one VC sees frames of 3, 1 and 2 cells, handed
+        // whole or in parts, with cells taken out between: the buffer holding frames gives
+        // the same cells, counts, high-water marks and per-VC state as one queueing each
+        // cell, after every step.
+        let mut template = Cell::data(4, 0, false);
+        template.flags |= UBR.flag_bits();
+        let mut cells = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
+        let mut frames = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
+        frames.hold_frames(template);
+        assert!(frames.holds_frames() && !cells.holds_frames());
+        let mut frame_no = 0;
+        // (cells in the frame, the parts handed in, cells taken out after).
+        type Step = (u32, &'static [(u32, u32)], usize);
+        let steps: [Step; 5] = [
+            (3, &[(0, 3)], 1),
+            (1, &[(0, 1)], 0),
+            (2, &[(0, 1), (1, 2)], 4),
+            (3, &[(0, 1)], 1),
+            (3, &[(1, 3)], 9),
+        ];
+        for (n, parts, take) in steps {
+            if parts[0].0 == 0 {
+                frame_no += 1;
+            }
+            for &(from, to) in parts {
+                for i in from..to {
+                    let mut c = Cell::data(4, 100 + frame_no, i + 1 == n);
+                    c.frame = frame_no;
+                    c.flags |= UBR.flag_bits();
+                    assert_eq!(cells.arrive(c, UBR), Admission::Enqueued);
+                }
+                frames.arrive_frame(100 + frame_no, frame_no, (from, to), n);
+                assert_eq!(state(&cells, 1), state(&frames, 1));
+                assert_eq!(cells.class_queued(UBR), frames.class_queued(UBR));
+            }
+            for _ in 0..take {
+                assert_eq!(cells.dequeue(), frames.dequeue());
+                assert_eq!(state(&cells, 1), state(&frames, 1));
+                assert_eq!(frames.take_interval_max(), cells.take_interval_max());
+            }
+            check_identities(&frames);
+        }
+        assert_eq!(frames.queued(), 0);
+        assert_eq!(frames.dequeue(), None);
+        frames.hold_cells();
+        assert!(!frames.holds_frames());
+    }
+
+    #[test]
+    #[should_panic(expected = "frames are held only")]
+    fn frames_are_not_held_where_a_cell_may_be_dropped() {
+        PortBuffer::new(Some(10), AnyPolicy::TailDrop(TailDrop), 1).hold_frames(Cell::default());
     }
 
     #[test]

@@ -43,6 +43,31 @@ impl Sim<'_> {
         self.admit(now, p, cell);
     }
 
+    /// Offers the `n` cells of a frame (`(tag, emission number)`) at once to port `p`, which
+    /// holds frames ([`PortBuffer::hold_frames`]: a TCP sender's host port). The same
+    /// counts, events and order as offering its cells one by one ([`Sim::admit`]): a cell
+    /// reaching a free transmitter is sent at once, the next one arms the transmit-done
+    /// event, and once that is pending the others only join the queue, all in one step.
+    ///
+    /// [`PortBuffer::hold_frames`]: crate::port::PortBuffer::hold_frames
+    pub(super) fn offer_frame(&mut self, now: Time, p: usize, (tag, frame): (u32, u32), n: u32) {
+        for from in 0..n {
+            let port = &mut self.net.ports[p];
+            if port.tx_pending {
+                port.buf.arrive_frame(tag, frame, (from, n), n);
+                return;
+            }
+            port.buf.arrive_frame(tag, frame, (from, from + 1), n);
+            if now >= port.busy_until {
+                self.start_tx(now, p);
+            } else {
+                port.tx_pending = true;
+                let at = port.busy_until;
+                self.q.schedule(at, Ev::TxDone(p as u32));
+            }
+        }
+    }
+
     /// Port `p`'s allocator sees the arriving cell (and may mark it); returns true if this
     /// arrival ended its averaging interval (the timer is then re-armed). [`Sim::offer`]
     /// calls it only when the allocator is active; for an inactive one it does nothing

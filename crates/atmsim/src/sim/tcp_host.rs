@@ -103,6 +103,10 @@ impl Sim<'_> {
         flow.frames_sent += 1;
         flow.cells_sent += n as u64;
         self.totals.cells_sent += n as u64;
+        if self.net.ports[p].buf.holds_frames() {
+            self.offer_frame(now, p, (tag, frame), n);
+            return;
+        }
         for i in 0..n {
             let cell = self.net.new_cell(f, tag, frame, i + 1 == n);
             self.offer(now, p, cell);

@@ -27,6 +27,10 @@ impl<'a> Sim<'a> {
             s.begin(&ports, &conns);
         }
         self.trace = t;
+        // Traces see each cell offered to a port: host ports hold cells, not frames.
+        for port in &mut self.net.ports {
+            port.buf.hold_cells();
+        }
         // What the TCP and ACR traces compare with: the state at the start.
         for c in 0..self.net.conns.len() {
             if self.net.conns[c].tcp_ref().is_some() {

@@ -157,3 +157,56 @@ fn a_run_without_samples_reports_the_series_layout_of_a_sampled_one() {
     assert_eq!(b.delivered_bytes.len(), b.connection_names.len());
     assert_eq!(b.acr_mbps.len(), b.abr_names.len());
 }
+
+/// Runs `text` twice, once as built (a TCP sender's host port holds its frames and cuts
+/// cells as they leave) and once with every port holding cells; returns both results and
+/// the number of ports that held frames.
+fn frames_and_cells(text: &str) -> (atmsim::RunResult, atmsim::RunResult, usize) {
+    let sc = atmsim::scenario::load_toml(text).unwrap_or_else(|e| panic!("{e}"));
+    let mut held = atmsim::sim::Sim::new(&sc);
+    let holding = held
+        .net
+        .ports
+        .iter()
+        .filter(|p| p.buf.holds_frames())
+        .count();
+    held.run();
+    let mut cells = atmsim::sim::Sim::new(&sc);
+    for p in &mut cells.net.ports {
+        p.buf.hold_cells();
+    }
+    cells.run();
+    (
+        atmsim::RunResult::collect(held, &sc, 0.0),
+        atmsim::RunResult::collect(cells, &sc, 0.0),
+        holding,
+    )
+}
+
+#[test]
+fn host_ports_holding_frames_change_no_result() {
+    // Issue 14: the same results, time series included, whether a TCP sender's host port
+    // holds frames or cells. The cases: shared and private hosts (ubr_small's three
+    // senders reach one host, whose port carries three ACK flows and holds cells), every
+    // policy at the switches with drops and retransmissions, a periodic writer (frames
+    // handed one at a time to an idle port), and a host port with a finite buffer set
+    // by a [[port]] table (it holds cells).
+    let periodic = "traffic = { kind = \"tcp\", application = { kind = \"periodic\", \
+                    segment_interval = \"1 ms\", segments = 20, burst = \"5120 B\" } }";
+    let mut cases = vec![(support::small_toml(), 3)];
+    for (i, policy) in POLICIES.iter().enumerate() {
+        cases.push((n_source(4, "300 cells", policy, "0.1 s", i as u64), 8));
+    }
+    let mut p = n_source(2, "1000 cells", POLICIES[0], "60 ms", 5);
+    p = p.replace("traffic = { kind = \"tcp\" }", periodic);
+    cases.push((p, 4));
+    let capped = n_source(3, "300 cells", POLICIES[2], "0.1 s", 9)
+        + "[[port]]\nnode = \"s1\"\ntoward = \"sw1\"\nbuffer = \"20 cells\"\n";
+    cases.push((capped, 5));
+    for (text, ports) in cases {
+        let (held, cells, holding) = frames_and_cells(&text);
+        assert_eq!(holding, ports, "host ports holding frames\n{text}");
+        assert!(held.summary.cells_dropped > 0 || text.contains("periodic"));
+        assert_eq!(fingerprint(&held), fingerprint(&cells), "\n{text}");
+    }
+}

@@ -1,0 +1,160 @@
+//! A TCP sender's frames waiting at its host port, held as runs of cells and cut into
+//! cells as they leave (issue 14: less work and memory per cell at the first hop).
+//!
+//! A host port that only one flow crosses, with an unlimited buffer and tail drop, admits
+//! every cell offered to it and sends them in the order they came. A TCP sender hands it
+//! whole frames (a segment, or an ACK) at once, so its queue is always some frames of that
+//! flow, the first perhaps partly sent. [`FrameRuns`] holds each as a run
+//! (frame, first cell not yet sent, cells queued) of 20 bytes, not as one 24-byte cell per
+//! cell, and makes each cell as it leaves, the same cell the sender's segmentation made
+//! before ([`crate::network::Network::new_cell`]). The buffer keeps every count as if the
+//! cells were queued one by one (`PortBuffer::arrive_frame`), so results do not change.
+
+use crate::cell::{flag, Cell};
+use atmsim_kernel::Fifo;
+
+/// Cells `next..end` of one frame, waiting.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Run {
+    /// What the frame carries (the segment or ACK number).
+    tag: u32,
+    /// The frame's emission number in its flow.
+    frame: u32,
+    /// The next cell to leave (0 = the frame's first).
+    next: u32,
+    /// One past the last cell queued so far.
+    end: u32,
+    /// Cells in the whole frame (the last carries the end-of-message bit).
+    cells: u32,
+}
+
+/// The frames of one flow waiting at its host port, first to leave at the front.
+#[derive(Debug)]
+pub struct FrameRuns {
+    /// A cell of the flow at its first hop: flow, class, no tag, no end of message.
+    template: Cell,
+    runs: Fifo<Run>,
+}
+
+impl FrameRuns {
+    /// No frames yet, for the flow whose cells look like `template` (its flow and class
+    /// bits; tag, frame number and end-of-message bit are set per cell).
+    pub fn new(template: Cell) -> Self {
+        FrameRuns {
+            template,
+            runs: Fifo::new(),
+        }
+    }
+
+    /// The service class index of the flow's cells.
+    #[inline]
+    pub fn class(&self) -> usize {
+        self.template.class().index()
+    }
+
+    /// Cells `from..to` (`from < to <= cells`) of the frame tagged `tag`, emission number
+    /// `frame`, `cells` cells long, join the back: they extend the last run if they follow
+    /// on from it.
+    #[inline]
+    pub fn push(&mut self, tag: u32, frame: u32, (from, to): (u32, u32), cells: u32) {
+        debug_assert!(from < to && to <= cells);
+        if let Some(last) = self.runs.back_mut() {
+            if last.end == from && last.tag == tag && last.frame == frame && last.cells == cells {
+                last.end = to;
+                return;
+            }
+        }
+        self.runs.push_back(Run {
+            tag,
+            frame,
+            next: from,
+            end: to,
+            cells,
+        });
+    }
+
+    /// The next cell to leave, taken off the front (None if no cell waits).
+    #[inline]
+    pub fn pop(&mut self) -> Option<Cell> {
+        let run = self.runs.front_mut()?;
+        let mut cell = self.template;
+        cell.tag = run.tag;
+        cell.frame = run.frame;
+        run.next += 1;
+        if run.next == run.cells {
+            cell.flags |= flag::EOM;
+        }
+        if run.next == run.end {
+            self.runs.pop_front();
+        }
+        Some(cell)
+    }
+
+    /// True when no cell waits.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// Bytes held on the heap (for the memory estimate).
+    pub fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<FrameRuns>() + self.runs.capacity() * std::mem::size_of::<Run>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cell::ServiceClass;
+
+    fn cell(flow: u32, tag: u32, frame: u32, eom: bool, class_flags: u16) -> Cell {
+        let mut c = Cell::data(flow, tag, eom);
+        c.frame = frame;
+        c.flags |= class_flags;
+        c
+    }
+
+    #[test]
+    fn cells_leave_as_segmentation_made_them() {
+        // Frames handed whole, in parts, and one after another come out as the cells of
+        // each frame in order, the last of each with the end-of-message bit.
+        let ubr = ServiceClass::Ubr.flag_bits();
+        let mut r = FrameRuns::new(cell(6, 0, 0, false, ubr));
+        assert_eq!(r.class(), ServiceClass::Ubr.index());
+        r.push(10, 0, (0, 3), 3);
+        r.push(11, 1, (0, 1), 2);
+        r.push(11, 1, (1, 2), 2);
+        r.push(12, 2, (0, 1), 1);
+        let mut want = vec![];
+        for (tag, frame, n) in [(10, 0, 3), (11, 1, 2), (12, 2, 1)] {
+            for i in 0..n {
+                want.push(cell(6, tag, frame, i + 1 == n, ubr));
+            }
+        }
+        let got: Vec<Cell> = std::iter::from_fn(|| r.pop()).collect();
+        assert_eq!(got, want);
+        assert!(r.is_empty());
+        // The second frame's two parts made one run.
+        assert!(r.runs.capacity() <= 4);
+    }
+
+    #[test]
+    fn a_frame_partly_sent_goes_on_where_it_stopped() {
+        // The first cell of a frame leaves before the rest of it is queued: the rest make
+        // a new run that starts at the second cell.
+        let mut r = FrameRuns::new(cell(1, 0, 0, false, 0));
+        r.push(7, 3, (0, 1), 4);
+        assert_eq!(r.pop(), Some(cell(1, 7, 3, false, 0)));
+        assert!(r.is_empty());
+        r.push(7, 3, (1, 4), 4);
+        let got: Vec<Cell> = std::iter::from_fn(|| r.pop()).collect();
+        assert_eq!(
+            got,
+            vec![
+                cell(1, 7, 3, false, 0),
+                cell(1, 7, 3, false, 0),
+                cell(1, 7, 3, true, 0)
+            ]
+        );
+        assert_eq!(r.pop(), None);
+    }
+}
