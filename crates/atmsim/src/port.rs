@@ -211,6 +211,10 @@ pub struct PortCounters {
     pub max_queue: u32,
     /// Largest queue length per class.
     pub max_class_queue: [u32; CLASSES],
+    /// Largest occupancy since the last [`PortBuffer::take_interval_max`] (the time
+    /// series' interval maximum; kept here, where it fills the padding after the
+    /// high-water marks, so that a buffer that can hold frames is no larger).
+    interval_max: u32,
 }
 
 impl PortCounters {
@@ -244,8 +248,6 @@ pub struct PortBuffer {
     active_vcs: u32,
     /// Counters.
     pub counters: PortCounters,
-    /// Largest occupancy since the last [`PortBuffer::take_interval_max`].
-    interval_max: u32,
     /// The waiting frames of a host port that holds frames instead of cells
     /// ([`PortBuffer::hold_frames`]); its class queues then stay empty.
     frames: Option<Box<FrameRuns>>,
@@ -277,7 +279,6 @@ impl PortBuffer {
             vcs: VcTable::new(vcs),
             active_vcs: 0,
             counters: PortCounters::default(),
-            interval_max: 0,
             frames: None,
         }
     }
@@ -342,7 +343,7 @@ impl PortBuffer {
         c.enqueued += u64::from(m);
         c.max_queue = c.max_queue.max(self.occupancy);
         c.max_class_queue[class] = c.max_class_queue[class].max(self.occupancy);
-        self.interval_max = self.interval_max.max(self.occupancy);
+        c.interval_max = c.interval_max.max(self.occupancy);
     }
 
     /// Offers an arriving cell of service class `class` to the buffer.
@@ -372,7 +373,7 @@ impl PortBuffer {
                 c.max_queue = c.max_queue.max(1);
                 let mq = &mut c.max_class_queue[class.index()];
                 *mq = (*mq).max(1);
-                self.interval_max = self.interval_max.max(1);
+                c.interval_max = c.interval_max.max(1);
                 Admission::Enqueued
             }
             Err(r) => self.drop(r),
@@ -495,8 +496,8 @@ impl PortBuffer {
         if self.occupancy > self.counters.max_queue {
             self.counters.max_queue = self.occupancy;
         }
-        if self.occupancy > self.interval_max {
-            self.interval_max = self.occupancy;
+        if self.occupancy > self.counters.interval_max {
+            self.counters.interval_max = self.occupancy;
         }
         let ql = self.queues[class].len() as u32;
         if ql > self.counters.max_class_queue[class] {
@@ -595,8 +596,8 @@ impl PortBuffer {
 
     /// Largest occupancy since the last call; restarts the interval at the current occupancy.
     pub fn take_interval_max(&mut self) -> u32 {
-        let m = self.interval_max;
-        self.interval_max = self.occupancy;
+        let m = self.counters.interval_max;
+        self.counters.interval_max = self.occupancy;
         m
     }
 }
@@ -627,7 +628,7 @@ mod tests {
         let per_vc: Vec<_> = (0..vcs).map(|s| *p.vcs.get(s)).collect();
         format!(
             "{:?} q={} active={} imax={} {:?}",
-            p.counters, p.occupancy, p.active_vcs, p.interval_max, per_vc
+            p.counters, p.occupancy, p.active_vcs, p.counters.interval_max, per_vc
         )
     }
 
