@@ -295,10 +295,16 @@ impl PortBuffer {
         self.frames = Some(Box::new(FrameRuns::new(template)));
     }
 
-    /// Holds cells again instead of frames (an empty buffer: before a run starts).
+    /// Holds cells again instead of frames: the cells of the frames waiting, if any, go into
+    /// their class's queue in order (every count already holds them), so this may be called
+    /// at any time, mid-run too (a trace attached late).
     pub fn hold_cells(&mut self) {
-        assert_eq!(self.occupancy, 0, "the buffer is empty");
-        self.frames = None;
+        if let Some(mut runs) = self.frames.take() {
+            let class = runs.class();
+            while let Some(c) = runs.pop() {
+                self.queues[class].push_back(c);
+            }
+        }
     }
 
     /// VCs with a place in this buffer's tables (the VCs routed through the port).
@@ -349,6 +355,10 @@ impl PortBuffer {
     /// Offers an arriving cell of service class `class` to the buffer.
     #[inline(always)]
     pub fn arrive(&mut self, cell: Cell, class: ServiceClass) -> Admission {
+        debug_assert!(
+            self.frames.is_none(),
+            "a cell offered to a buffer holding frames"
+        );
         match self.admission(&cell, true) {
             Ok(()) => self.enqueue(cell, class.index()),
             Err(r) => self.drop(r),
@@ -363,6 +373,10 @@ impl PortBuffer {
     #[inline(always)]
     pub fn arrive_to_send(&mut self, cell: &Cell, class: ServiceClass) -> Admission {
         debug_assert_eq!(self.occupancy, 0, "the buffer is empty");
+        debug_assert!(
+            self.frames.is_none(),
+            "a cell offered to a buffer holding frames"
+        );
         match self.admission(cell, false) {
             Ok(()) => {
                 // Queued and sent in the same instant: the VC's count and the occupancy
@@ -676,7 +690,7 @@ mod tests {
         // whole or in parts, with cells taken out between: the buffer holding frames gives
         // the same cells, counts, high-water marks and per-VC state as one queueing each
         // cell, after every step.
-        let mut template = Cell::data(4, 0, false);
+        let mut template = Cell::data(0, 0, false);
         template.flags |= UBR.flag_bits();
         let mut cells = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
         let mut frames = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
@@ -698,7 +712,7 @@ mod tests {
             }
             for &(from, to) in parts {
                 for i in from..to {
-                    let mut c = Cell::data(4, 100 + frame_no, i + 1 == n);
+                    let mut c = Cell::data(0, 100 + frame_no, i + 1 == n);
                     c.frame = frame_no;
                     c.flags |= UBR.flag_bits();
                     assert_eq!(cells.arrive(c, UBR), Admission::Enqueued);
@@ -718,6 +732,40 @@ mod tests {
         assert_eq!(frames.dequeue(), None);
         frames.hold_cells();
         assert!(!frames.holds_frames());
+    }
+
+    #[test]
+    fn frames_waiting_become_cells_when_the_buffer_holds_cells_again() {
+        // Mid-frame, the buffer goes back to holding cells (a trace attached late): the
+        // cells still waiting leave in the same order, with the same counts, as from a
+        // buffer that queued them one by one all along; later cells go the usual way.
+        let mut template = Cell::data(0, 0, false);
+        template.flags |= UBR.flag_bits();
+        let mut cells = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
+        let mut frames = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
+        frames.hold_frames(template);
+        for (tag, n) in [(5, 4), (6, 2)] {
+            for i in 0..n {
+                let mut c = Cell::data(0, tag, i + 1 == n);
+                c.frame = tag;
+                c.flags |= UBR.flag_bits();
+                cells.arrive(c, UBR);
+            }
+            frames.arrive_frame(tag, tag, (0, n), n);
+        }
+        assert_eq!(cells.dequeue(), frames.dequeue());
+        frames.hold_cells();
+        assert!(!frames.holds_frames());
+        assert_eq!(state(&cells, 1), state(&frames, 1));
+        let mut next = Cell::data(0, 7, true);
+        next.flags |= UBR.flag_bits();
+        assert_eq!(cells.arrive(next, UBR), frames.arrive(next, UBR));
+        while let Some(c) = cells.dequeue() {
+            assert_eq!(Some(c), frames.dequeue());
+            assert_eq!(state(&cells, 1), state(&frames, 1));
+        }
+        assert_eq!(frames.dequeue(), None);
+        check_identities(&frames);
     }
 
     #[test]

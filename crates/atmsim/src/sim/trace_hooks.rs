@@ -27,8 +27,9 @@ impl<'a> Sim<'a> {
             s.begin(&ports, &conns);
         }
         self.trace = t;
-        // Traces see each cell offered to a port: host ports hold cells, not frames.
-        for port in &mut self.net.ports {
+        // Traces see each cell offered to a port: host ports hold cells, not frames (the
+        // frames waiting, if the trace comes mid-run, become cells).
+        for port in self.net.ports.iter_mut().filter(|p| p.buf.holds_frames()) {
             port.buf.hold_cells();
         }
         // What the TCP and ACR traces compare with: the state at the start.

@@ -397,3 +397,39 @@ fn a_bad_trace_table_is_refused_with_key_value_and_allowed() {
     ));
     assert!(e.contains("event"), "{e}");
 }
+
+#[test]
+fn a_trace_attached_mid_run_turns_held_frames_into_cells_and_changes_nothing() {
+    // A TCP sender's host port holds frames (issue 14) unless a trace looks at each cell:
+    // attached while such a port has a backlog, the frames waiting become cells in order,
+    // and the run ends with the results of a run without a trace.
+    let text = support::small_toml();
+    let plain = support::run(&text);
+    let with = format!("{text}\n[trace]\nevents = [\"queue\"]\n");
+    let sc = atmsim::scenario::load_toml(&with).unwrap_or_else(|e| panic!("{e}"));
+    let mut sink = MemorySink::default();
+    let mut sim = atmsim::sim::Sim::new(&sc);
+    let backlog = |sim: &atmsim::sim::Sim| {
+        sim.net
+            .ports
+            .iter()
+            .any(|p| p.buf.holds_frames() && p.buf.queued() > 1)
+    };
+    let step = sc.duration / 5000;
+    let mut t = 0;
+    while !backlog(&sim) {
+        t += step;
+        assert!(
+            t < sc.duration,
+            "no host port ever held a backlog of frames"
+        );
+        sim.run_until(t);
+    }
+    sim.attach_trace(Box::new(&mut sink));
+    assert!(sim.net.ports.iter().all(|p| !p.buf.holds_frames()));
+    sim.run();
+    sim.finish_trace(sc.duration).expect("trace");
+    let r = atmsim::RunResult::collect(sim, &sc, 0.0);
+    assert_eq!(fingerprint(&plain), fingerprint(&r));
+    assert!(sink.rows(Kind::Queue).count() > 0);
+}
