@@ -684,17 +684,30 @@ mod tests {
         }
     }
 
+    /// A UBR data cell of flow 0 (the VC of a one-VC buffer made by [`PortBuffer::new`]).
+    fn ubr_cell(tag: u32, frame: u32, eom: bool) -> Cell {
+        let mut c = Cell::data(0, tag, eom);
+        c.frame = frame;
+        c.flags |= UBR.flag_bits();
+        c
+    }
+
+    /// Two unlimited tail-drop buffers of one VC (flow 0, UBR): the first holds cells, the
+    /// second frames.
+    fn unlimited_pair_one_holding_frames() -> (PortBuffer, PortBuffer) {
+        let cells = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
+        let mut frames = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
+        frames.hold_frames(ubr_cell(0, 0, false));
+        (cells, frames)
+    }
+
     #[test]
     fn frames_held_count_and_leave_as_cells_queued_one_by_one() {
         // An unlimited tail-drop buffer of one VC sees frames of 3, 1 and 2 cells, handed
         // whole or in parts, with cells taken out between: the buffer holding frames gives
         // the same cells, counts, high-water marks and per-VC state as one queueing each
         // cell, after every step.
-        let mut template = Cell::data(0, 0, false);
-        template.flags |= UBR.flag_bits();
-        let mut cells = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
-        let mut frames = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
-        frames.hold_frames(template);
+        let (mut cells, mut frames) = unlimited_pair_one_holding_frames();
         assert!(frames.holds_frames() && !cells.holds_frames());
         let mut frame_no = 0;
         // (cells in the frame, the parts handed in, cells taken out after).
@@ -712,9 +725,7 @@ mod tests {
             }
             for &(from, to) in parts {
                 for i in from..to {
-                    let mut c = Cell::data(0, 100 + frame_no, i + 1 == n);
-                    c.frame = frame_no;
-                    c.flags |= UBR.flag_bits();
+                    let c = ubr_cell(100 + frame_no, frame_no, i + 1 == n);
                     assert_eq!(cells.arrive(c, UBR), Admission::Enqueued);
                 }
                 frames.arrive_frame(100 + frame_no, frame_no, (from, to), n);
@@ -739,17 +750,10 @@ mod tests {
         // Mid-frame, the buffer goes back to holding cells (a trace attached late): the
         // cells still waiting leave in the same order, with the same counts, as from a
         // buffer that queued them one by one all along; later cells go the usual way.
-        let mut template = Cell::data(0, 0, false);
-        template.flags |= UBR.flag_bits();
-        let mut cells = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
-        let mut frames = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
-        frames.hold_frames(template);
+        let (mut cells, mut frames) = unlimited_pair_one_holding_frames();
         for (tag, n) in [(5, 4), (6, 2)] {
             for i in 0..n {
-                let mut c = Cell::data(0, tag, i + 1 == n);
-                c.frame = tag;
-                c.flags |= UBR.flag_bits();
-                cells.arrive(c, UBR);
+                cells.arrive(ubr_cell(tag, tag, i + 1 == n), UBR);
             }
             frames.arrive_frame(tag, tag, (0, n), n);
         }
@@ -757,8 +761,7 @@ mod tests {
         frames.hold_cells();
         assert!(!frames.holds_frames());
         assert_eq!(state(&cells, 1), state(&frames, 1));
-        let mut next = Cell::data(0, 7, true);
-        next.flags |= UBR.flag_bits();
+        let next = ubr_cell(7, 0, true);
         assert_eq!(cells.arrive(next, UBR), frames.arrive(next, UBR));
         while let Some(c) = cells.dequeue() {
             assert_eq!(Some(c), frames.dequeue());

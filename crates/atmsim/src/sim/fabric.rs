@@ -58,13 +58,24 @@ impl Sim<'_> {
                 return;
             }
             port.buf.arrive_frame(tag, frame, (from, from + 1), n);
-            if now >= port.busy_until {
-                self.start_tx(now, p);
-            } else {
-                port.tx_pending = true;
-                let at = port.busy_until;
-                self.q.schedule(at, Ev::TxDone(p as u32));
-            }
+            self.serve_queue(now, p);
+        }
+    }
+
+    /// A cell joined port `p`'s queue: unless a transmit-done is already pending, the
+    /// transmitter starts now if it is free, else its transmit-done is armed for when it is.
+    #[inline(always)]
+    fn serve_queue(&mut self, now: Time, p: usize) {
+        let port = &mut self.net.ports[p];
+        if port.tx_pending {
+            return;
+        }
+        if now >= port.busy_until {
+            self.start_tx(now, p);
+        } else {
+            port.tx_pending = true;
+            let at = port.busy_until;
+            self.q.schedule(at, Ev::TxDone(p as u32));
         }
     }
 
@@ -106,17 +117,7 @@ impl Sim<'_> {
         }
         let outcome = port.buf.arrive(cell, cell.class());
         match outcome {
-            Admission::Enqueued => {
-                if !port.tx_pending {
-                    if now >= port.busy_until {
-                        self.start_tx(now, p);
-                    } else {
-                        port.tx_pending = true;
-                        let at = port.busy_until;
-                        self.q.schedule(at, Ev::TxDone(p as u32));
-                    }
-                }
-            }
+            Admission::Enqueued => self.serve_queue(now, p),
             Admission::Dropped(_) => self.count_drop(&cell),
         }
         outcome
