@@ -12,10 +12,11 @@
 
 use crate::cell::{Cell, ServiceClass};
 use crate::drop_policy::{AnyPolicy, BufferView, DropPolicy};
-use atmsim_kernel::Fifo;
 use std::sync::Arc;
 
+mod classes;
 mod frames;
+use classes::ClassQueues;
 pub use frames::FrameRuns;
 
 /// Where each VC crossing a port sits in that port's per-VC tables (the buffer's counts,
@@ -237,7 +238,7 @@ pub enum Admission {
 /// An output port's buffer and queues.
 #[derive(Debug)]
 pub struct PortBuffer {
-    queues: [Fifo<Cell>; CLASSES],
+    queues: ClassQueues,
     /// Bit `c` set when class `c`'s queue holds a cell (the next to serve is the lowest).
     nonempty: u8,
     occupancy: u32,
@@ -270,7 +271,7 @@ impl PortBuffer {
         slots: VcSlots,
     ) -> Self {
         PortBuffer {
-            queues: std::array::from_fn(|_| Fifo::new()),
+            queues: ClassQueues::new(),
             nonempty: 0,
             occupancy: 0,
             capacity: capacity.unwrap_or(u32::MAX),
@@ -302,7 +303,7 @@ impl PortBuffer {
         if let Some(mut runs) = self.frames.take() {
             let class = runs.class();
             while let Some(c) = runs.pop() {
-                self.queues[class].push_back(c);
+                self.queues.queue_mut(class).push_back(c);
             }
         }
     }
@@ -503,7 +504,9 @@ impl PortBuffer {
     /// Puts an admitted cell in its class's queue (its VC's count is already up).
     #[inline]
     fn enqueue(&mut self, cell: Cell, class: usize) -> Admission {
-        self.queues[class].push_back(cell);
+        let q = self.queues.queue_mut(class);
+        q.push_back(cell);
+        let ql = q.len() as u32;
         self.nonempty |= 1 << class;
         self.occupancy += 1;
         self.counters.enqueued += 1;
@@ -513,7 +516,6 @@ impl PortBuffer {
         if self.occupancy > self.counters.interval_max {
             self.counters.interval_max = self.occupancy;
         }
-        let ql = self.queues[class].len() as u32;
         if ql > self.counters.max_class_queue[class] {
             self.counters.max_class_queue[class] = ql;
         }
@@ -532,7 +534,7 @@ impl PortBuffer {
         }
         // Only bits 0-3 are ever set: the mask tells the compiler the index is in range.
         let class = self.nonempty.trailing_zeros() as usize & (CLASSES - 1);
-        let q = &mut self.queues[class];
+        let q = self.queues.queue_mut(class);
         let c = q.pop_front()?;
         if q.is_empty() {
             self.nonempty &= !(1 << class);
@@ -585,7 +587,7 @@ impl PortBuffer {
     pub fn class_queued(&self, class: ServiceClass) -> u32 {
         match &self.frames {
             Some(runs) if runs.class() == class.index() => self.occupancy,
-            _ => self.queues[class.index()].len() as u32,
+            _ => self.queues.len(class.index()) as u32,
         }
     }
 
@@ -602,8 +604,7 @@ impl PortBuffer {
 
     /// Bytes held by the buffer's tables and queues (for the memory estimate).
     pub fn heap_bytes(&self) -> usize {
-        let q: usize = self.queues.iter().map(|q| q.capacity()).sum();
-        q * std::mem::size_of::<Cell>()
+        self.queues.heap_bytes()
             + self.vcs.heap_bytes()
             + self.frames.as_ref().map_or(0, |r| r.heap_bytes())
     }
