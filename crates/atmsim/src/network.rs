@@ -179,9 +179,10 @@ pub struct CellDir {
     /// Cells handed by the application and not yet sent ([`UNBOUNDED`]: always some).
     backlog: u64,
     /// TCP over ABR: tags (segment or ACK numbers) of the frames queued, oldest first.
-    tags: std::collections::VecDeque<u32>,
-    /// TCP over ABR: the most cells the source queue may hold before TCP waits.
-    limit: Option<u64>,
+    tags: atmsim_kernel::Fifo<u32>,
+    /// TCP over ABR: the most cells the source queue may hold before TCP waits
+    /// (`u64::MAX`: no limit).
+    limit: u64,
     /// TCP over ABR: TCP has a segment waiting for room in the source queue.
     blocked: bool,
     /// Largest source queue seen, cells.
@@ -196,8 +197,8 @@ pub struct CellDir {
     last_send: Option<Time>,
     /// Generation of the pending send event (stale ones are ignored).
     send_gen: u32,
-    /// Time of the pending send event.
-    send_at: Option<Time>,
+    /// Time of the pending send event ([`NO_SEND`] if none).
+    send_at: Time,
     /// Cells per application message (1 for streams; request or response size).
     frame_cells: u32,
     /// Cells of the current message already sent.
@@ -219,10 +220,13 @@ pub struct CellDir {
     /// The application has stopped.
     stopped: bool,
     /// Token-bucket shaper of a non-ABR transmitter (video).
-    shaper: Option<crate::video::TokenBucket>,
+    shaper: Option<Box<crate::video::TokenBucket>>,
     /// Sessions traffic: the connection is open now.
     session_open: bool,
 }
+
+/// `CellDir::send_at` when no send event is pending (no event is ever at this time).
+const NO_SEND: Time = Time::MAX;
 
 /// Backlog value meaning "the application always has cells".
 pub const UNBOUNDED: u64 = u64::MAX;
@@ -231,8 +235,8 @@ impl CellDir {
     fn new(abr: Option<AbrSource>, line_rate: f64, frame_cells: u32) -> CellDir {
         CellDir {
             backlog: 0,
-            tags: std::collections::VecDeque::new(),
-            limit: None,
+            tags: atmsim_kernel::Fifo::new(),
+            limit: u64::MAX,
             blocked: false,
             max_backlog: 0,
             abr,
@@ -240,7 +244,7 @@ impl CellDir {
             line_rate,
             last_send: None,
             send_gen: 0,
-            send_at: None,
+            send_at: NO_SEND,
             frame_cells,
             frame_pos: 0,
             frame_no: 0,
@@ -275,7 +279,7 @@ impl CellDir {
     /// TCP over ABR: whether a frame of `cells` cells fits in the source queue now.
     #[inline]
     pub fn has_room(&self, cells: u32) -> bool {
-        self.limit.is_none_or(|l| self.backlog + cells as u64 <= l)
+        self.backlog.saturating_add(cells as u64) <= self.limit
     }
 
     /// Integrates ACR up to `now` (from `warmup` on), before ACR changes.
@@ -417,11 +421,11 @@ impl CellDir {
                 Some(self.shaper.as_ref().map_or(t, |b| b.ready(t)))
             }
         }?;
-        if self.send_at == Some(want) {
+        if self.send_at == want {
             return None;
         }
         self.send_gen = self.send_gen.wrapping_add(1);
-        self.send_at = Some(want);
+        self.send_at = want;
         Some((want, self.send_gen))
     }
 
@@ -432,7 +436,7 @@ impl CellDir {
         if gen != self.send_gen {
             return false;
         }
-        self.send_at = None;
+        self.send_at = NO_SEND;
         true
     }
 
@@ -440,7 +444,7 @@ impl CellDir {
     /// the last cell sent).
     #[inline]
     pub fn reset_pacing(&mut self) {
-        self.send_at = None;
+        self.send_at = NO_SEND;
         self.send_gen = self.send_gen.wrapping_add(1);
     }
 
@@ -580,7 +584,7 @@ impl TcpConn {
             let mk = |k: usize| {
                 let mut d = CellDir::new(Some(AbrSource::new(p.clone())), p.pcr, cells[k]);
                 if k == 0 {
-                    d.limit = p.source_queue;
+                    d.limit = p.source_queue.map_or(u64::MAX, u64::from);
                 }
                 d
             };
@@ -723,7 +727,7 @@ impl Network {
                             .map(|p| AbrSource::new(p.clone()))
                     };
                     let mut d0 = CellDir::new(abr_src(true), rate(&c.fwd_ports), frame_cells[0]);
-                    d0.shaper = app.shaper();
+                    d0.shaper = app.shaper().map(Box::new);
                     let mut d1 =
                         CellDir::new(abr_src(reverse_sends), rate(&c.bwd_ports), frame_cells[1]);
                     if let Some(p) = &c.abr {
