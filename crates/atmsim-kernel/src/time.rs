@@ -47,6 +47,36 @@ pub fn to_secs_f64(t: Time) -> f64 {
     t as f64 / PS_PER_S as f64
 }
 
+/// An optional time in 8 bytes (`Option<Time>` takes 16): [`Time::MAX`], a time no event
+/// ever has, stands for none. For the per-VC state of large networks (issue 14, memory per
+/// VC).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MaybeTime(Time);
+
+impl MaybeTime {
+    /// No time.
+    pub const NONE: MaybeTime = MaybeTime(Time::MAX);
+
+    /// The time `t` (below [`Time::MAX`]).
+    #[inline]
+    pub fn some(t: Time) -> MaybeTime {
+        debug_assert!(t != Time::MAX, "Time::MAX stands for no time");
+        MaybeTime(t)
+    }
+
+    /// The time, if any.
+    #[inline]
+    pub fn get(self) -> Option<Time> {
+        (self.0 != Time::MAX).then_some(self.0)
+    }
+}
+
+impl Default for MaybeTime {
+    fn default() -> Self {
+        MaybeTime::NONE
+    }
+}
+
 /// Spaces back-to-back transmissions of `bits`-bit units on a line of `rate_bps` bit/s.
 ///
 /// The transmission time of one unit is rarely a whole number of picoseconds
@@ -112,6 +142,16 @@ mod tests {
         }
         let exact = 1_000_000u128 * 424 * PS_PER_S as u128 / 155_520_000;
         assert_eq!(sum, exact);
+    }
+
+    #[test]
+    fn maybe_time_holds_a_time_or_none_in_eight_bytes() {
+        assert_eq!(std::mem::size_of::<MaybeTime>(), 8);
+        assert_eq!(MaybeTime::default().get(), None);
+        assert_eq!(MaybeTime::NONE.get(), None);
+        for t in [0, 1, 2_726_337, Time::MAX - 1] {
+            assert_eq!(MaybeTime::some(t).get(), Some(t));
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::port::{PortBuffer, SlotTable, VcSlots};
 use crate::scenario::Scenario;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::traffic::AnyTraffic;
-use atmsim_kernel::{RngStream, SerialClock, Time};
+use atmsim_kernel::{MaybeTime, RngStream, SerialClock, Time};
 
 /// An output port: buffer, transmitter and the delay line of its link direction.
 #[derive(Debug)]
@@ -194,7 +194,7 @@ pub struct CellDir {
     /// Cell rate of a non-ABR transmitter (cells/s): its PCR, the access link rate.
     line_rate: f64,
     /// Time of the last cell sent by a non-ABR transmitter.
-    last_send: Option<Time>,
+    last_send: MaybeTime,
     /// Generation of the pending send event (stale ones are ignored).
     send_gen: u32,
     /// Time of the pending send event ([`NO_SEND`] if none).
@@ -242,7 +242,7 @@ impl CellDir {
             abr,
             dest: Destination::default(),
             line_rate,
-            last_send: None,
+            last_send: MaybeTime::NONE,
             send_gen: 0,
             send_at: NO_SEND,
             frame_cells,
@@ -414,7 +414,7 @@ impl CellDir {
                 (a, b) => a.or(b),
             },
             None => {
-                let t = match self.last_send {
+                let t = match self.last_send.get() {
                     None => now,
                     Some(t) => now.max(t + cell_interval(self.line_rate)),
                 };
@@ -452,7 +452,7 @@ impl CellDir {
     /// tokens).
     #[inline]
     pub fn sent_at_line_rate(&mut self, now: Time) {
-        self.last_send = Some(now);
+        self.last_send = MaybeTime::some(now);
         if let Some(b) = self.shaper.as_mut() {
             b.take(now);
         }
@@ -550,7 +550,7 @@ pub struct TcpConn {
     /// Exact-timer event generation (stale events are ignored).
     pub timer_gen: u32,
     /// Time of the pending exact-timer event, if any.
-    pub timer_at: Option<Time>,
+    pub timer_at: MaybeTime,
     /// A delayed-ACK event is pending.
     pub delack_pending: bool,
     /// Bytes delivered in order to the application after warm-up.
@@ -598,7 +598,7 @@ impl TcpConn {
                 .with_sack(tcp.congestion.sack_blocks(), wseg + 1),
             mss: tcp.mss,
             timer_gen: 0,
-            timer_at: None,
+            timer_at: MaybeTime::NONE,
             delack_pending: false,
             goodput_bytes: 0,
             delivered_bytes: 0,

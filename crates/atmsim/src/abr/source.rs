@@ -11,7 +11,7 @@
 
 use super::{AbrParams, SourcePolicy};
 use atmsim_kernel::time::round_to_time;
-use atmsim_kernel::{Time, PS_PER_S};
+use atmsim_kernel::{MaybeTime, Time, PS_PER_S};
 
 /// The cell to send at a transmit opportunity (rule 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,15 +55,15 @@ pub struct AbrSource {
     /// In-rate cells (data and backward RM) since the last in-rate forward RM cell.
     count: u32,
     /// Time of the last in-rate forward RM cell (None: none sent yet, rule 2).
-    last_frm: Option<Time>,
+    last_frm: MaybeTime,
     /// An in-rate backward RM cell went since the last in-rate forward RM cell.
     brm_since_frm: bool,
     /// Forward RM cells sent since the last BN = 0 backward RM cell (rule 6).
     unack: u32,
     /// Time of the last in-rate cell.
-    last_send: Option<Time>,
+    last_send: MaybeTime,
     /// Time of the last out-of-rate forward RM cell.
-    last_oor: Option<Time>,
+    last_oor: MaybeTime,
     /// Counters.
     pub counters: SourceCounters,
 }
@@ -83,11 +83,11 @@ impl AbrSource {
             p,
             acr,
             count: 0,
-            last_frm: None,
+            last_frm: MaybeTime::NONE,
             brm_since_frm: false,
             unack: 0,
-            last_send: None,
-            last_oor: None,
+            last_send: MaybeTime::NONE,
+            last_oor: MaybeTime::NONE,
             counters: SourceCounters::default(),
         }
     }
@@ -99,7 +99,7 @@ impl AbrSource {
         if self.acr <= 0.0 {
             return None;
         }
-        Some(match self.last_send {
+        Some(match self.last_send.get() {
             None => now,
             Some(t) => now.max(t + cell_interval(self.acr)),
         })
@@ -112,7 +112,7 @@ impl AbrSource {
         if self.acr >= self.p.tcr || self.p.tcr <= 0.0 || self.is_ucsc() {
             return None;
         }
-        let last = match (self.last_send, self.last_oor) {
+        let last = match (self.last_send.get(), self.last_oor.get()) {
             (Some(a), Some(b)) => a.max(b),
             (a, b) => match a.or(b) {
                 Some(t) => t,
@@ -132,7 +132,7 @@ impl AbrSource {
     /// Nrm - 1 data cells, no Trm).
     #[inline]
     pub fn frm_due(&self, now: Time) -> bool {
-        match self.last_frm {
+        match self.last_frm.get() {
             None => true, // rule 2: the first in-rate cell is an FRM
             Some(t) => {
                 self.count + 1 >= self.p.nrm
@@ -165,15 +165,15 @@ impl AbrSource {
     pub fn send_frm(&mut self, now: Time) -> f64 {
         if self.is_ucsc() {
             // Seed 004 2.1: no use-it-or-lose-it, no CRM/CDF.
-            self.last_frm = Some(now);
-            self.last_send = Some(now);
+            self.last_frm = MaybeTime::some(now);
+            self.last_send = MaybeTime::some(now);
             self.count = 0;
             self.brm_since_frm = false;
             self.counters.frm_sent += 1;
             return self.acr;
         }
         // Rule 5: use it or lose it.
-        if let Some(t) = self.last_frm {
+        if let Some(t) = self.last_frm.get() {
             if self.acr > self.p.icr && now.saturating_sub(t) > self.p.adtf {
                 self.acr = self.p.icr.max(self.p.mcr);
                 self.counters.rule5_resets += 1;
@@ -185,8 +185,8 @@ impl AbrSource {
             self.counters.rule6_cuts += 1;
         }
         self.unack = self.unack.saturating_add(1);
-        self.last_frm = Some(now);
-        self.last_send = Some(now);
+        self.last_frm = MaybeTime::some(now);
+        self.last_send = MaybeTime::some(now);
         self.count = 0;
         self.brm_since_frm = false;
         self.counters.frm_sent += 1;
@@ -195,7 +195,7 @@ impl AbrSource {
 
     /// Rule 11: an out-of-rate forward RM cell (CLP = 1) goes at `now`; returns its CCR.
     pub fn send_out_of_rate_frm(&mut self, now: Time) -> f64 {
-        self.last_oor = Some(now);
+        self.last_oor = MaybeTime::some(now);
         self.counters.oor_frm_sent += 1;
         self.acr
     }
@@ -205,7 +205,7 @@ impl AbrSource {
     pub fn sent_brm(&mut self, now: Time) {
         self.count += 1;
         self.brm_since_frm = true;
-        self.last_send = Some(now);
+        self.last_send = MaybeTime::some(now);
         self.counters.brm_sent += 1;
     }
 
@@ -213,7 +213,7 @@ impl AbrSource {
     #[inline]
     pub fn sent_data(&mut self, now: Time) {
         self.count += 1;
-        self.last_send = Some(now);
+        self.last_send = MaybeTime::some(now);
         self.counters.data_sent += 1;
     }
 

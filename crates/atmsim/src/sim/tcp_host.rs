@@ -7,7 +7,7 @@ use crate::cell::{Cell, FlowId};
 use crate::network::Ends;
 use crate::scenario::TcpApp;
 use crate::tcp::AckAction;
-use atmsim_kernel::Time;
+use atmsim_kernel::{MaybeTime, Time};
 
 impl Sim<'_> {
     /// A cell of a TCP connection reaches its destination end system: over ABR,
@@ -195,11 +195,11 @@ impl Sim<'_> {
         let Some(d) = conn.snd.deadline() else {
             return;
         };
-        match conn.timer_at {
+        match conn.timer_at.get() {
             Some(t) if t <= d => {} // the pending event will re-check and re-arm
             _ => {
                 conn.timer_gen = conn.timer_gen.wrapping_add(1);
-                conn.timer_at = Some(d);
+                conn.timer_at = MaybeTime::some(d);
                 self.q.schedule(d, Ev::Rexmt(c as u32, conn.timer_gen));
             }
         }
@@ -210,7 +210,7 @@ impl Sim<'_> {
         if gen != conn.timer_gen {
             return;
         }
-        conn.timer_at = None;
+        conn.timer_at = MaybeTime::NONE;
         if conn.snd.on_deadline(now) {
             self.pump(now, c);
         } else {
