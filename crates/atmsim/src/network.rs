@@ -197,8 +197,8 @@ pub struct CellDir {
     last_send: MaybeTime,
     /// Generation of the pending send event (stale ones are ignored).
     send_gen: u32,
-    /// Time of the pending send event ([`NO_SEND`] if none).
-    send_at: Time,
+    /// Time of the pending send event, if any.
+    send_at: MaybeTime,
     /// Cells per application message (1 for streams; request or response size).
     frame_cells: u32,
     /// Cells of the current message already sent.
@@ -225,9 +225,6 @@ pub struct CellDir {
     session_open: bool,
 }
 
-/// `CellDir::send_at` when no send event is pending (no event is ever at this time).
-const NO_SEND: Time = Time::MAX;
-
 /// Backlog value meaning "the application always has cells".
 pub const UNBOUNDED: u64 = u64::MAX;
 
@@ -244,7 +241,7 @@ impl CellDir {
             line_rate,
             last_send: MaybeTime::NONE,
             send_gen: 0,
-            send_at: NO_SEND,
+            send_at: MaybeTime::NONE,
             frame_cells,
             frame_pos: 0,
             frame_no: 0,
@@ -421,11 +418,11 @@ impl CellDir {
                 Some(self.shaper.as_ref().map_or(t, |b| b.ready(t)))
             }
         }?;
-        if self.send_at == want {
+        if self.send_at.get() == Some(want) {
             return None;
         }
         self.send_gen = self.send_gen.wrapping_add(1);
-        self.send_at = want;
+        self.send_at = MaybeTime::some(want);
         Some((want, self.send_gen))
     }
 
@@ -436,7 +433,7 @@ impl CellDir {
         if gen != self.send_gen {
             return false;
         }
-        self.send_at = NO_SEND;
+        self.send_at = MaybeTime::NONE;
         true
     }
 
@@ -444,7 +441,7 @@ impl CellDir {
     /// the last cell sent).
     #[inline]
     pub fn reset_pacing(&mut self) {
-        self.send_at = NO_SEND;
+        self.send_at = MaybeTime::NONE;
         self.send_gen = self.send_gen.wrapping_add(1);
     }
 
