@@ -185,6 +185,30 @@ impl<E: Copy> EventQueue<E> {
         self.place(Entry { time, seq, event });
     }
 
+    /// Takes the next scheduling number, as [`EventQueue::schedule`] would, without
+    /// scheduling anything yet: a model that keeps some of its events outside the queue
+    /// (periodic timers in a fixed cyclic order) reserves each one's number at the moment it
+    /// would have scheduled it, and later hands the queue only the earliest of them with
+    /// [`EventQueue::schedule_reserved`]. The pop order is then exactly the one of
+    /// scheduling them all. A reserved number counts as pending in [`EventQueue::len`].
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Schedules `event` at `time` with a number from [`EventQueue::reserve_seq`]: it pops
+    /// in `(time, seq)` order among the others as if it had been scheduled when the number
+    /// was reserved. Each reserved number is to be scheduled at most once, at a time not
+    /// before the last popped event's.
+    #[inline]
+    pub fn schedule_reserved(&mut self, time: Time, seq: u64, event: E) {
+        debug_assert!(time >= self.now, "event scheduled in the past");
+        debug_assert!(seq < self.next_seq, "sequence number not reserved");
+        self.place(Entry { time, seq, event });
+    }
+
     /// Puts an entry where its slot says (see the module doc).
     #[inline(always)]
     fn place(&mut self, e: Entry<E>) {

@@ -252,7 +252,8 @@ fn pushes_into_the_current_run_pop_in_the_heap_order() {
                 for _ in 0..rng.below(3) {
                     let t = match rng.below(4) {
                         0 => x.0,
-                        1 => end - 1 - rng.below(4),
+                        // Never before now (a debug build asserts it).
+                        1 => (end - 1 - rng.below(4)).max(x.0),
                         _ => x.0 + rng.below(end - x.0),
                     };
                     q.schedule(t, id);
@@ -267,6 +268,66 @@ fn pushes_into_the_current_run_pop_in_the_heap_order() {
                 assert_eq!(q.pop(), Some(x), "seed {seed}");
             }
             assert!(q.is_empty());
+        }
+    }
+}
+
+/// Periodic timers held outside the queue, as the engine's tick rings do: every timer's
+/// number is reserved when the reference schedules it, and only the earliest pending timer
+/// is in the queue at any time ([`EventQueue::schedule_reserved`]). Other events are
+/// scheduled around them, some at the timers' exact times. The pop order is the one of a
+/// binary heap holding every timer.
+#[test]
+fn reserved_numbers_pop_as_if_scheduled_when_reserved() {
+    const TIMER: u32 = 1 << 31;
+    for seed in 0..20u64 {
+        let mut rng = RngStream::new(seed, "queue/reserved");
+        let mut q = EventQueue::with_capacity(16);
+        let mut r = Reference::default();
+        let period = (1 + rng.below(3)) * (SLOTS as u64) << SLOT_SHIFT >> rng.below(4);
+        // The ring: (timer, due time, number), in (time, number) order.
+        let mut ring: std::collections::VecDeque<(u32, Time, u64)> = Default::default();
+        let timers = 1 + rng.below(50) as u32;
+        for k in 0..timers {
+            // Some timers share a phase (equal times: the number orders them).
+            let phase = 1 + rng.below(4) * (period / 4).max(1) + rng.below(2);
+            let seq = q.reserve_seq();
+            r.schedule(phase, TIMER | k);
+            ring.push_back((k, phase, seq));
+        }
+        ring.make_contiguous().sort_by_key(|&(_, t, s)| (t, s));
+        let (_, t, s) = ring[0];
+        q.schedule_reserved(t, s, TIMER);
+        let mut id = 0u32;
+        let mut now = 0;
+        for _ in 0..20_000 {
+            for _ in 0..rng.below(3) {
+                let t = match rng.below(3) {
+                    0 => ring[0].1, // a tie with the next timer
+                    _ => now + delay(&mut rng) % period,
+                };
+                q.schedule(t, id);
+                r.schedule(t, id);
+                id += 1;
+            }
+            let want = r.pop().expect("timers never run out");
+            let (t, ev) = q.pop().expect("queue has the next timer");
+            now = t;
+            if ev == TIMER {
+                // The ring's head fires: it reports which timer, re-arms it one period on
+                // (its number reserved now, as the reference schedules it now), and hands
+                // the queue the next head.
+                let (k, due, _) = ring.pop_front().expect("head");
+                assert_eq!((due, TIMER | k), want, "seed {seed}");
+                let seq = q.reserve_seq();
+                r.schedule(now + period, TIMER | k);
+                ring.push_back((k, now + period, seq));
+                let (_, t, s) = ring[0];
+                q.schedule_reserved(t, s, TIMER);
+            } else {
+                assert_eq!((t, ev), want, "seed {seed}");
+            }
+            assert_eq!(q.len(), r.heap.len(), "seed {seed}");
         }
     }
 }

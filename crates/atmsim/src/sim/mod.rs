@@ -23,6 +23,7 @@ mod faults;
 mod sampling;
 mod signalling;
 mod tcp_host;
+mod ticks;
 mod trace_hooks;
 
 pub use faults::FaultState;
@@ -48,7 +49,8 @@ pub enum Ev {
     Start(u32),
     /// A connection's application stops handing new data.
     Stop(u32),
-    /// Timer tick of a connection's host (tick-mode TCP).
+    /// The next timer tick of tick ring `.0` (tick-mode TCP: the connection at the ring's
+    /// head ticks; [`ticks`]).
     Tick(u32),
     /// Exact-mode retransmit timer of a connection (with generation).
     Rexmt(u32, u32),
@@ -112,6 +114,8 @@ pub struct Sim<'a> {
     pub staging: Option<arrival_order::Staging>,
     /// The per-event trace recorder (off unless [`Sim::attach_trace`] is called).
     pub trace: Tracer<'a>,
+    /// The tick-mode TCP timers, out of the queue but for each ring's next tick.
+    pub ticks: ticks::TickRings,
 }
 
 impl<'a> Sim<'a> {
@@ -122,6 +126,7 @@ impl<'a> Sim<'a> {
         // as they are scheduled (issue 14: 4 events per port and connection reserved up front
         // were 640 B per VC at 10 000 VCs).
         let mut q = EventQueue::default();
+        let mut ticks = ticks::TickRings::default();
         for (i, c) in sc.connections.iter().enumerate() {
             q.schedule(c.start, Ev::Start(i as u32));
             if let Some(stop) = c.stop {
@@ -129,9 +134,10 @@ impl<'a> Sim<'a> {
             }
             if let Some(t) = c.tcp.as_ref().and_then(|t| t.tick) {
                 let phase = net.conns[i].tcp_ref().expect("tcp").tick_phase;
-                q.schedule(first_edge(0, t, phase), Ev::Tick(i as u32));
+                ticks.add(i as u32, t, first_edge(0, t, phase), q.reserve_seq());
             }
         }
+        ticks.arm(&mut q);
         for (p, port) in net.ports.iter().enumerate() {
             if let Some(d) = port.alloc.interval_deadline() {
                 q.schedule(d, Ev::Interval(p as u32, port.alloc.generation()));
@@ -162,6 +168,7 @@ impl<'a> Sim<'a> {
             faults,
             staging,
             trace: Tracer::off(),
+            ticks,
         }
     }
 
@@ -251,7 +258,7 @@ impl<'a> Sim<'a> {
             }
             Ev::Signal(f, code) => self.signal(now, f, (code >> 2) as usize, code & 3),
             Ev::Session(c) => self.session_toggle(now, c as usize),
-            Ev::Tick(c) => self.on_tick(now, c as usize),
+            Ev::Tick(r) => self.on_tick(now, r as usize),
             Ev::Rexmt(c, gen) => self.rexmt_timer(now, c as usize, gen),
             Ev::DelAck(c) => self.on_delack(now, c as usize),
             Ev::Send(f, gen) => self.on_send(now, f, gen),

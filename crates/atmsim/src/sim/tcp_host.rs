@@ -38,14 +38,14 @@ impl Sim<'_> {
         }
     }
 
-    /// Tick-mode timer of connection `c`: the sender's clock ticks; the next tick is
-    /// scheduled.
-    pub(super) fn on_tick(&mut self, now: Time, c: usize) {
-        let tick = self.sc.connections[c].tcp().tick.expect("tick mode");
+    /// The next tick of tick ring `r` ([`super::ticks`]): the sender's clock of the
+    /// connection at its head ticks; its next tick is armed one period on.
+    pub(super) fn on_tick(&mut self, now: Time, r: usize) {
+        let c = self.ticks.head(r, now);
         if self.net.conns[c].tcp().snd.on_tick() {
             self.pump(now, c);
         }
-        self.q.schedule(now + tick, Ev::Tick(c as u32));
+        self.ticks.rearm(r, now, &mut self.q);
     }
 
     /// The delayed-ACK timer of connection `c`'s receiver fires.
