@@ -37,6 +37,10 @@ def test_columns_give_the_json_paths_frames_exactly(sc):
             pd.testing.assert_frame_equal(a, b, check_exact=True)
             assert a.to_csv(index=False) == b.to_csv(index=False), attr
         assert json.dumps(r.raw["timeseries"], sort_keys=True) == json.dumps(by_json.raw["timeseries"], sort_keys=True)
+        # The tables cross as columns; `raw` gives them back as the JSON path's rows, keys in order.
+        for table in ("connections", "ports"):
+            assert isinstance(json.loads(head)[table], dict)
+            assert json.dumps(r.raw[table]) == json.dumps(by_json.raw[table]), table
 
 
 def test_the_f32_series_read_as_their_json_text():

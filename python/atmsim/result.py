@@ -107,6 +107,13 @@ class Series:
         return ts
 
 
+def _rows(table: "list[dict[str, Any]] | dict[str, list[Any]]") -> list[dict[str, Any]]:
+    """A table as rows (the engine's JSON form), given as rows or as columns."""
+    if isinstance(table, list):
+        return table
+    return [dict(zip(table, values)) for values in zip(*table.values())]
+
+
 def pack(head: str, columns: "list[tuple[str, str, Any]]", files: Optional[dict[str, bytes]] = None) -> bytes:
     """A run's result as one bytes object, for a worker to hand back: a line with the
     length of a JSON header (the head's size, the columns' names, dtypes and sizes, the
@@ -190,6 +197,9 @@ class RunResult:
         self.scenario = scenario
         self.trace_files: dict[str, Path] = dict(traces or {})
         self.summary: dict[str, Any] = raw["summary"]
+        # The tables come as rows (a list of dicts: the engine's JSON form) or, from the
+        # columns path, as columns (a dict of lists, crates/atmsim/src/result_tables.rs):
+        # the same DataFrames either way.
         self.connections = pd.DataFrame(raw["connections"])
         ports = pd.DataFrame(raw["ports"])
         if len(ports):
@@ -245,7 +255,8 @@ class RunResult:
         """The engine's result as its JSON form (summary, connections, ports, timeseries as
         lists); made from the columns on first use when the run handed back columns."""
         if self._raw is None:
-            self._raw = {**self._head, "timeseries": self._series.as_json()}
+            tables = {k: _rows(self._head[k]) for k in ("connections", "ports")}
+            self._raw = {**self._head, **tables, "timeseries": self._series.as_json()}
         return self._raw
 
     def trace(self, kind: str) -> "pd.DataFrame":

@@ -2,9 +2,10 @@
 //! little-endian numbers (issue 14, item 3: "time series leave Rust as columnar arrays,
 //! not JSON"). Python wraps each column with `numpy.frombuffer`, without a loop per value.
 //!
-//! The head holds what is small (the summary, one row per connection and per port, the
-//! names of the series' ports, connections and ABR sources); each column is one series
-//! flattened entity by entity (`[entity][sample]`), the long format's own row order.
+//! The head (JSON text) holds what is not a series: the summary, the tables of connections
+//! and ports as JSON columns ([`atmsim::result_tables`]), and the names of the series'
+//! ports, connections and ABR sources. Each binary column is one series flattened entity
+//! by entity (`[entity][sample]`), the long format's own row order.
 //!
 //! Every number is the one the JSON path gave Python, bit for bit: `f64` as it is, integers
 //! widened to `i64` (what Python's `int` becomes in a DataFrame), and the `f32` series
@@ -32,8 +33,8 @@ pub fn split(r: &RunResult) -> (String, Vec<Column>) {
     let head = format!(
         "{{\"summary\":{},\"connections\":{},\"ports\":{},\"series\":{}}}",
         serde_json::to_string(&r.summary).expect("result serializes"),
-        serde_json::to_string(&r.connections).expect("result serializes"),
-        serde_json::to_string(&r.ports).expect("result serializes"),
+        atmsim::result_tables::columns_json(&r.connections),
+        atmsim::result_tables::columns_json(&r.ports),
         series
     );
     (head, columns(ts))

@@ -32,6 +32,7 @@ pub mod network;
 pub mod port;
 pub mod registry;
 pub mod result;
+pub mod result_tables;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;

@@ -73,7 +73,10 @@ impl TickRings {
     /// The connection that ticks at ring `r`'s event at `now` (the ring's head).
     #[inline]
     pub fn head(&self, r: usize, now: Time) -> usize {
-        let head = self.rings[r].due.front().expect("a tick ring is never empty");
+        let head = self.rings[r]
+            .due
+            .front()
+            .expect("a tick ring is never empty");
         debug_assert_eq!(head.at, now, "a ring's event is its head's tick");
         head.conn as usize
     }
