@@ -52,7 +52,7 @@ fn drop_rows_match_the_port_counters_and_policies() {
         assert_eq!(mine.len() as u64, p.dropped, "port {}", p.name);
         for w in mine {
             let why = label(DROP_REASONS, w[reason]);
-            match p.policy.as_str() {
+            match p.policy {
                 "tail_drop" => assert_eq!(why, "buffer_full"),
                 "epd" => assert!(
                     ["epd", "ppd", "buffer_full"].contains(&why.as_str()),
