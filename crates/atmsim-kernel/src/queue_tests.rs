@@ -284,7 +284,7 @@ fn reserved_numbers_pop_as_if_scheduled_when_reserved() {
         let mut rng = RngStream::new(seed, "queue/reserved");
         let mut q = EventQueue::with_capacity(16);
         let mut r = Reference::default();
-        let period = (1 + rng.below(3)) * (SLOTS as u64) << SLOT_SHIFT >> rng.below(4);
+        let period = (((1 + rng.below(3)) * (SLOTS as u64)) << SLOT_SHIFT) >> rng.below(4);
         // The ring: (timer, due time, number), in (time, number) order.
         let mut ring: std::collections::VecDeque<(u32, Time, u64)> = Default::default();
         let timers = 1 + rng.below(50) as u32;
