@@ -70,7 +70,8 @@ pub struct Summary {
     pub partial: Option<String>,
 }
 
-/// Per-connection figures.
+/// Per-connection figures. Every field is always written (no `skip_serializing_if`): the
+/// tables cross to Python as columns, one list per field ([`crate::result_tables`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct ConnectionResult {
     /// Name.
@@ -145,7 +146,8 @@ pub struct ConnectionResult {
     pub source_queue_cells: Option<u64>,
 }
 
-/// Per-port figures.
+/// Per-port figures. Every field is always written (no `skip_serializing_if`): the tables
+/// cross to Python as columns, one list per field ([`crate::result_tables`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct PortResult {
     /// `"node->toward"`.

@@ -95,14 +95,6 @@ impl TickRings {
         ring.due.push_back(head);
         schedule_head(ring, r, q);
     }
-
-    /// Bytes held (for the memory estimate).
-    pub fn heap_bytes(&self) -> usize {
-        self.rings
-            .iter()
-            .map(|r| r.due.capacity() * std::mem::size_of::<Due>())
-            .sum()
-    }
 }
 
 /// Puts ring `r`'s next tick in the queue, with its reserved number.
