@@ -112,11 +112,16 @@ impl SerializeStruct for &mut ColumnWriter {
     }
 }
 
-/// Anything but a struct is refused.
+/// What every serializer method but `serialize_struct` answers: only structs are rows.
+fn not_a_struct<T>() -> Result<T, NotAStruct> {
+    Err(NotAStruct("a table row must be a struct".into()))
+}
+
+/// Refuses the serializer methods that take plain arguments ([`not_a_struct`]).
 macro_rules! refuse {
     ($($name:ident($($arg:ty),*);)*) => {
         $(fn $name(self, $(_: $arg),*) -> Result<(), NotAStruct> {
-            Err(NotAStruct("a table row must be a struct".into()))
+            not_a_struct()
         })*
     };
 }
@@ -146,14 +151,14 @@ impl Serializer for &mut ColumnWriter {
     }
 
     fn serialize_some<V: ?Sized + Serialize>(self, _: &V) -> Result<(), NotAStruct> {
-        Err(NotAStruct("a table row must be a struct".into()))
+        not_a_struct()
     }
     fn serialize_newtype_struct<V: ?Sized + Serialize>(
         self,
         _: &'static str,
         _: &V,
     ) -> Result<(), NotAStruct> {
-        Err(NotAStruct("a table row must be a struct".into()))
+        not_a_struct()
     }
     fn serialize_newtype_variant<V: ?Sized + Serialize>(
         self,
@@ -162,20 +167,20 @@ impl Serializer for &mut ColumnWriter {
         _: &'static str,
         _: &V,
     ) -> Result<(), NotAStruct> {
-        Err(NotAStruct("a table row must be a struct".into()))
+        not_a_struct()
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotAStruct> {
-        Err(NotAStruct("a table row must be a struct".into()))
+        not_a_struct()
     }
     fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotAStruct> {
-        Err(NotAStruct("a table row must be a struct".into()))
+        not_a_struct()
     }
     fn serialize_tuple_struct(
         self,
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeTupleStruct, NotAStruct> {
-        Err(NotAStruct("a table row must be a struct".into()))
+        not_a_struct()
     }
     fn serialize_tuple_variant(
         self,
@@ -184,10 +189,10 @@ impl Serializer for &mut ColumnWriter {
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeTupleVariant, NotAStruct> {
-        Err(NotAStruct("a table row must be a struct".into()))
+        not_a_struct()
     }
     fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotAStruct> {
-        Err(NotAStruct("a table row must be a struct".into()))
+        not_a_struct()
     }
     fn serialize_struct_variant(
         self,
@@ -196,7 +201,7 @@ impl Serializer for &mut ColumnWriter {
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeStructVariant, NotAStruct> {
-        Err(NotAStruct("a table row must be a struct".into()))
+        not_a_struct()
     }
 }
 
