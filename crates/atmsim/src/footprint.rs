@@ -131,7 +131,8 @@ fn allocator_bytes_per_vc(cfg: &crate::allocator::AllocatorCfg) -> u64 {
 
 /// Cells a port's link can hold in flight: line rate x propagation delay, plus one.
 fn link_cells(p: &crate::scenario::model::PortCfg) -> u64 {
-    let bits = p.rate_bps as u128 * p.prop as u128 / atmsim_kernel::time::PS_PER_S as u128;
+    let bits = p.settings.rate_bps as u128 * p.settings.prop as u128
+        / atmsim_kernel::time::PS_PER_S as u128;
     (bits / (crate::cell::CELL_BITS as u128)).min(u64::MAX as u128) as u64 + 1
 }
 
@@ -143,17 +144,17 @@ pub fn estimate(sc: &Scenario) -> Footprint {
     let mut vcs_at = vec![0u64; sc.ports.len()];
     let mut stride = 1u64;
     for c in &sc.connections {
-        for r in [&c.fwd_ports, &c.bwd_ports] {
+        for r in [c.fwd_ports(), c.bwd_ports()] {
             stride = stride.max(r.len() as u64);
-            for &p in r.iter() {
-                vcs_at[p] += 1;
+            for &p in r {
+                vcs_at[p as usize] += 1;
             }
         }
     }
     let per_port = size::<Port>() + 512; // + boxed allocator and queue headers
     let mut port_tables = 0u64;
     for (p, cfg) in sc.ports.iter().enumerate() {
-        port_tables += vcs_at[p] * (12 + allocator_bytes_per_vc(&cfg.allocator) + 4);
+        port_tables += vcs_at[p] * (12 + allocator_bytes_per_vc(&cfg.settings.allocator) + 4);
     }
     port_tables += nconns * 2 * stride * 8 * 2; // slot tables and peer ports
     let ports = nports * (per_port + RESULT_BYTES_PER_PORT);
@@ -177,8 +178,9 @@ pub fn estimate(sc: &Scenario) -> Footprint {
         if c.abr.is_some() && c.tcp.is_some() {
             conns += 1024; // TCP over ABR: two ABR directions and source queues
         }
-        for (route, cells) in [(&c.fwd_ports, fwd), (&c.bwd_ports, bwd)] {
-            for &p in route.iter() {
+        for (route, cells) in [(c.fwd_ports(), fwd), (c.bwd_ports(), bwd)] {
+            for &p in route {
+                let p = p as usize;
                 outstanding[p] = outstanding[p].saturating_add(cells);
             }
         }
@@ -187,7 +189,7 @@ pub fn estimate(sc: &Scenario) -> Footprint {
         .ports
         .iter()
         .zip(&outstanding)
-        .map(|(p, &o)| p.buffer.map_or(o, |b| o.min(b as u64)))
+        .map(|(p, &o)| p.settings.buffer.map_or(o, |b| o.min(b as u64)))
         .fold(0u64, |a, b| a.saturating_add(b));
     let queued = queued_cells.saturating_mul(size::<Cell>() * 2); // queues grow by doubling
     let in_flight_cells: u64 = sc

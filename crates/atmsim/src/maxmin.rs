@@ -261,7 +261,7 @@ fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
     let mut capacity: Vec<f64> = sc
         .ports
         .iter()
-        .map(|p| p.rate_bps as f64 / CELL_BITS_F64)
+        .map(|p| p.settings.rate_bps as f64 / CELL_BITS_F64)
         .collect();
     let mut demands = Vec::new();
     let mut weights = Vec::new();
@@ -270,10 +270,11 @@ fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
         if at.is_some_and(|t| t < c.start || c.stop.is_some_and(|s| t >= s)) {
             continue;
         }
-        let access = sc.ports[c.fwd_ports[0]].rate_bps as f64 / CELL_BITS_F64;
+        let access = sc.ports[c.fwd_ports()[0] as usize].settings.rate_bps as f64 / CELL_BITS_F64;
         if matches!(c.class, ServiceClass::Cbr | ServiceClass::Vbr) {
             let mean = c.app.as_ref().and_then(|a| a.demand()).unwrap_or(access);
-            for &p in &c.fwd_ports {
+            for &p in c.fwd_ports() {
+                let p = p as usize;
                 capacity[p] = (capacity[p] - mean).max(0.0);
             }
             continue;
@@ -291,7 +292,7 @@ fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
         let max = demand_at(c.app.as_ref(), at).map_or(pcr, |d| (d * cells_per_data_cell).min(pcr));
         index[k] = Some(demands.len());
         demands.push(Demand {
-            ports: c.fwd_ports.clone(),
+            ports: c.fwd_ports().iter().map(|&p| p as usize).collect(),
             min,
             max,
         });

@@ -613,10 +613,10 @@ impl TcpConn {
 
 /// The per-VC slots of every port (see [`VcSlots`]) and the flows crossing each port.
 fn port_slots(s: &Scenario) -> (VcSlots, Vec<Vec<u32>>) {
-    let routes: Vec<&[usize]> = s
+    let routes: Vec<&[u32]> = s
         .connections
         .iter()
-        .flat_map(|c| [c.fwd_ports.as_slice(), c.bwd_ports.as_slice()])
+        .flat_map(|c| [c.fwd_ports(), c.bwd_ports()])
         .collect();
     let port_node: Vec<usize> = s.ports.iter().map(|p| p.node).collect();
     let (table, port_flows) = SlotTable::from_routes(&routes, &port_node);
@@ -652,23 +652,23 @@ impl Network {
             .zip(port_flows)
             .map(|(p, here)| Port {
                 buf: PortBuffer::with_slots(
-                    p.buffer,
-                    AnyPolicy::build(&p.policy, &()),
+                    p.settings.buffer,
+                    AnyPolicy::build(&p.settings.policy, &()),
                     here.len(),
                     slots.clone(),
                 ),
                 line: DelayLine::default(),
-                clock: SerialClock::new(p.rate_bps, CELL_BITS),
-                prop: p.prop,
+                clock: SerialClock::new(p.settings.rate_bps, CELL_BITS),
+                prop: p.settings.prop,
                 busy_until: 0,
                 tx_pending: false,
                 sent_rm_in_interval: 0,
                 sent_vbr_in_interval: 0,
                 is_switch: s.nodes[p.node].kind == crate::scenario::schema::NodeKind::Switch,
                 alloc: AnyAllocator::build(
-                    &p.allocator,
+                    &p.settings.allocator,
                     &PortEnv {
-                        link_rate: p.rate_bps as f64 / CELL_BITS_F64,
+                        link_rate: p.settings.rate_bps as f64 / CELL_BITS_F64,
                         flows: nflows,
                         vcs: here,
                         slots: slots.clone(),
@@ -690,8 +690,8 @@ impl Network {
                 (None, None) => [1, 1],
             };
             for (ports_of, cells) in [
-                (&c.fwd_ports, frame_cells[0]),
-                (&c.bwd_ports, frame_cells[1]),
+                (c.fwd_ports(), frame_cells[0]),
+                (c.bwd_ports(), frame_cells[1]),
             ] {
                 flows.push(Flow {
                     route_start: route_ports.len() as u32,
@@ -708,13 +708,13 @@ impl Network {
                     frames_corrupted: 0,
                     frames_seen: 0,
                 });
-                route_ports.extend(ports_of.iter().map(|&p| p as u32));
+                route_ports.extend_from_slice(ports_of);
             }
             let ends = match (&c.tcp, &c.app) {
                 (Some(tcp), _) => Ends::Tcp(Box::new(TcpConn::new(s, c, tcp))),
                 (None, Some(app)) => {
-                    let rate = |ports_of: &Vec<usize>| {
-                        s.ports[ports_of[0]].rate_bps as f64 / CELL_BITS_F64
+                    let rate = |ports_of: &[u32]| {
+                        s.ports[ports_of[0] as usize].settings.rate_bps as f64 / CELL_BITS_F64
                     };
                     let reverse_sends = app.reverse_sends();
                     let abr_src = |sends: bool| {
@@ -723,10 +723,10 @@ impl Network {
                             .filter(|_| sends)
                             .map(|p| AbrSource::new(p.clone()))
                     };
-                    let mut d0 = CellDir::new(abr_src(true), rate(&c.fwd_ports), frame_cells[0]);
+                    let mut d0 = CellDir::new(abr_src(true), rate(c.fwd_ports()), frame_cells[0]);
                     d0.shaper = app.shaper().map(Box::new);
                     let mut d1 =
-                        CellDir::new(abr_src(reverse_sends), rate(&c.bwd_ports), frame_cells[1]);
+                        CellDir::new(abr_src(reverse_sends), rate(c.bwd_ports()), frame_cells[1]);
                     if let Some(p) = &c.abr {
                         d0.line_rate = p.pcr;
                         d1.line_rate = p.pcr;

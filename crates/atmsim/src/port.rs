@@ -67,13 +67,13 @@ impl SlotTable {
     /// `2c + 1` are the two directions of connection `c`), port `p` being at node
     /// `port_node[p]`. Slots are numbered in flow order at each port; a flow crossing a
     /// port twice keeps one slot. Also returns, per port, the flows crossing it, ascending.
-    pub fn from_routes(routes: &[&[usize]], port_node: &[usize]) -> (SlotTable, Vec<Vec<u32>>) {
+    pub fn from_routes(routes: &[&[u32]], port_node: &[usize]) -> (SlotTable, Vec<Vec<u32>>) {
         let stride = routes.iter().map(|r| r.len()).max().unwrap_or(0).max(1);
         let mut at_port = vec![u32::MAX; routes.len() * stride];
         let mut port_flows: Vec<Vec<u32>> = vec![Vec::new(); port_node.len()];
         for (f, route) in routes.iter().enumerate() {
             for (h, &p) in route.iter().enumerate() {
-                let here = &mut port_flows[p];
+                let here = &mut port_flows[p as usize];
                 if here.last() != Some(&(f as u32)) {
                     here.push(f as u32);
                 }
@@ -85,8 +85,8 @@ impl SlotTable {
         for (f, route) in routes.iter().enumerate() {
             let back = routes.get(f ^ 1).copied().unwrap_or(&[]);
             for (h, &p) in route.iter().enumerate() {
-                let node = port_node[p];
-                if let Some(k) = back.iter().position(|&q| port_node[q] == node) {
+                let node = port_node[p as usize];
+                if let Some(k) = back.iter().position(|&q| port_node[q as usize] == node) {
                     at_peer[f * stride + h] = at_port[(f ^ 1) * stride + k];
                 }
             }

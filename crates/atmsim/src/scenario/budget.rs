@@ -88,15 +88,15 @@ fn visit_loads(sc: &Scenario, f: &mut dyn FnMut(bool, f64, Describe)) {
     }
     let mut used = vec![false; sc.ports.len()];
     for c in &sc.connections {
-        for &p in c.fwd_ports.iter().chain(&c.bwd_ports) {
-            if let Some(u) = used.get_mut(p) {
+        for &p in c.fwd_ports().iter().chain(c.bwd_ports()) {
+            if let Some(u) = used.get_mut(p as usize) {
                 *u = true;
             }
         }
     }
     for (p, port) in sc.ports.iter().enumerate() {
         if used[p] {
-            let cells = port.rate_bps as f64 / 424.0;
+            let cells = port.settings.rate_bps as f64 / 424.0;
             let d = || {
                 (
                     format!("rate of port {:?}", port.name(&sc.nodes)),
@@ -105,7 +105,7 @@ fn visit_loads(sc: &Scenario, f: &mut dyn FnMut(bool, f64, Describe)) {
             };
             f(true, 2.0 * cells, &d);
         }
-        if let Some(e) = port.allocator.erica() {
+        if let Some(e) = port.settings.allocator.erica() {
             let d = || {
                 let key = format!("interval_time of port {:?}", port.name(&sc.nodes));
                 (key, secs(e.interval_time))
@@ -118,7 +118,7 @@ fn visit_loads(sc: &Scenario, f: &mut dyn FnMut(bool, f64, Describe)) {
         let at = |k: &str| format!("connection[{i}].{k}");
         if let Some(app) = &c.app {
             // Each kind states its own loads (`TrafficCfg::event_loads`, in its file).
-            for l in app.event_loads(c.fwd_ports.len() + c.bwd_ports.len()) {
+            for l in app.event_loads(c.fwd_ports().len() + c.bwd_ports().len()) {
                 f(false, l.events_per_s, &|| (at(l.key), l.value.clone()));
             }
         }
@@ -235,13 +235,13 @@ fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
             continue;
         };
         let Some((p, link)) = c
-            .fwd_ports
+            .fwd_ports()
             .first()
-            .and_then(|&p| sc.ports.get(p).map(|l| (p, l)))
+            .and_then(|&p| sc.ports.get(p as usize).map(|l| (p as usize, l)))
         else {
             continue;
         };
-        let link_cells = link.rate_bps as f64 / 424.0;
+        let link_cells = link.settings.rate_bps as f64 / 424.0;
         let (sum, n) = together[p];
         together[p] = (sum + rate, n + 1);
         if n > 0 && together[p].0 > MAX_OVERLOAD * link_cells {
@@ -255,7 +255,7 @@ fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
                     link.name(&sc.nodes),
                     together[p].0 * 424.0 / 1e6,
                     together[p].0 / link_cells,
-                    link.rate_bps
+                    link.settings.rate_bps
                 ),
             ));
         }
@@ -269,7 +269,7 @@ fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
                     bps(rate),
                     rate / link_cells,
                     link.name(&sc.nodes),
-                    link.rate_bps,
+                    link.settings.rate_bps,
                     rate
                 ),
             ));
@@ -457,13 +457,15 @@ mod tests {
             big.ports.extend(sc.ports.clone());
         }
         for c in &mut big.connections {
-            c.fwd_ports = (0..big.ports.len()).step_by(2).collect();
+            let fwd: Vec<usize> = (0..big.ports.len()).step_by(2).collect();
+            let bwd: Vec<usize> = (1..big.ports.len()).step_by(2).collect();
+            c.path = crate::scenario::Path::new(&vec![0; fwd.len() + 1], &fwd, &bwd);
         }
         check(&big).unwrap();
         let per_s: f64 = loads(&big).iter().map(|l| l.events_per_s).sum();
         assert!(per_s > 1e9, "{per_s}");
         let mut fast = sc.clone();
-        fast.ports[0].rate_bps = 1_000_000_000_000_000;
+        std::sync::Arc::make_mut(&mut fast.ports[0].settings).rate_bps = 1_000_000_000_000_000;
         let e = check(&fast).unwrap_err();
         assert!(e.path.starts_with("rate of port"), "{e}");
     }

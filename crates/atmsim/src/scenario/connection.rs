@@ -1,7 +1,7 @@
 //! `[[connection]]`: names, end hosts, route, timing, service, and the traffic with its
 //! TCP and ABR parameters.
 
-use super::model::{ConnectionCfg, ServiceClass};
+use super::model::{ConnectionCfg, Path, ServiceClass};
 use super::nodes::Nodes;
 use super::ports::Ports;
 use super::schema::{ConnectionSpec, NodeKind, ScenarioFile, SetupSpec, TrafficSpec};
@@ -189,15 +189,14 @@ fn resolve_one(
     let app = c.traffic.resolve(&format!("{p}.traffic"), &start)?;
     service::check_class(p, class, c.traffic.name(), app.as_ref())?;
     let reserve = service::reserve(p, class, c.reserve)?;
-    let access = ports.cfg[fwd_ports[0]].rate_bps as f64 / CELL_BITS as f64;
+    let access = ports.cfg[fwd_ports[0]].settings.rate_bps as f64 / CELL_BITS as f64;
+    let path = Path::new(&route, &fwd_ports, &bwd_ports);
     let (tcp, abr) = params(p, c, (class, start, access), d, shared)?;
     Ok(ConnectionCfg {
         name: c.name.clone(),
         from,
         to,
-        route,
-        fwd_ports,
-        bwd_ports,
+        path,
         class,
         start,
         stop,

@@ -50,12 +50,12 @@ fn resolve_one(p: &str, ft: &FaultSpec, ctx: &FaultCtx) -> Result<FaultCfg, Conf
     };
     let conn = &ctx.connections[c];
     let (flow, ports_of) = if ft.direction == Some(DirectionSpec::Reverse) {
-        (FlowId::reverse(c).index(), &conn.bwd_ports)
+        (FlowId::reverse(c).index(), conn.bwd_ports())
     } else {
-        (FlowId::forward(c).index(), &conn.fwd_ports)
+        (FlowId::forward(c).index(), conn.fwd_ports())
     };
     let port = match &ft.node {
-        None => ports_of[0],
+        None => ports_of[0] as usize,
         Some(name) => port_at(p, ft, name, ports_of, ctx)?,
     };
     let count = ft.count.unwrap_or(1);
@@ -89,16 +89,16 @@ fn port_at(
     p: &str,
     ft: &FaultSpec,
     name: &str,
-    ports_of: &[usize],
+    ports_of: &[u32],
     ctx: &FaultCtx,
 ) -> Result<usize, ConfigError> {
     let n = ctx.nodes.find(|| format!("{p}.node"), name)?;
-    if let Some(&q) = ports_of.iter().find(|&&q| ctx.ports[q].node == n) {
-        return Ok(q);
+    if let Some(&q) = ports_of.iter().find(|&&q| ctx.ports[q as usize].node == n) {
+        return Ok(q as usize);
     }
     let on: Vec<&str> = ports_of
         .iter()
-        .map(|&q| ctx.nodes.cfg[ctx.ports[q].node].name.as_str())
+        .map(|&q| ctx.nodes.cfg[ctx.ports[q as usize].node].name.as_str())
         .collect();
     err(
         format!("{p}.node"),

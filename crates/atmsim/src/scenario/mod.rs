@@ -20,7 +20,7 @@ pub use crate::units;
 
 pub use error::{RunError, ScenarioError};
 pub use model::{
-    ConnectionCfg, FaultCell, FaultCfg, NodeCfg, PolicyCfg, PortCfg, Scenario, ServiceClass,
+    ConnectionCfg, FaultCell, FaultCfg, NodeCfg, Path, PolicyCfg, PortCfg, Scenario, ServiceClass,
     TcpApp, TcpParams,
 };
 pub use schema::ScenarioFile;

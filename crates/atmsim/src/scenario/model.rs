@@ -8,6 +8,7 @@ use crate::allocator::AllocatorCfg;
 pub use crate::drop_policy::PolicyCfg;
 pub use crate::tcp::config::{TcpApp, TcpParams};
 use atmsim_kernel::Time;
+use std::sync::Arc;
 
 /// Propagation delay of fibre: 5 us per km (seeds 000-003).
 pub const PS_PER_KM: f64 = 5.0e6;
@@ -25,13 +26,22 @@ pub struct NodeCfg {
     pub kind: NodeKind,
 }
 
-/// A resolved output port (one direction of a link).
+/// A resolved output port (one direction of a link): where it is, and its settings.
 #[derive(Clone, Debug)]
 pub struct PortCfg {
     /// Owning node index.
     pub node: usize,
     /// Neighbour node index.
     pub toward: usize,
+    /// Line rate, delay, buffer, policy and allocator, shared by the ports that have the same
+    /// ones: a large network's ports have one of a few (issue 14: held in each port, they were
+    /// 48 of its 72 bytes, 0.2 KB per VC at 10 000 one-pair VCs).
+    pub settings: Arc<PortSettings>,
+}
+
+/// What a port takes from its link, `[defaults]` and its `[[port]]` table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortSettings {
     /// Line rate, bit/s (integer, for exact cell timing).
     pub rate_bps: u64,
     /// One-way propagation delay.
@@ -40,9 +50,8 @@ pub struct PortCfg {
     pub buffer: Option<u32>,
     /// Drop policy.
     pub policy: PolicyCfg,
-    /// ABR rate allocator, shared by the ports that take the same one (a configuration is
-    /// 128 bytes; held inline it was a tenth of a 10 000-VC scenario's memory, issue 14).
-    pub allocator: std::sync::Arc<AllocatorCfg>,
+    /// ABR rate allocator (a configuration is 128 bytes).
+    pub allocator: Arc<AllocatorCfg>,
 }
 
 impl PortCfg {
@@ -68,12 +77,9 @@ pub struct ConnectionCfg {
     pub from: usize,
     /// Destination node index.
     pub to: usize,
-    /// Node indices crossed, source to destination.
-    pub route: Vec<usize>,
-    /// Ports crossed by the forward (data) direction.
-    pub fwd_ports: Vec<usize>,
-    /// Ports crossed by the backward (ACK) direction.
-    pub bwd_ports: Vec<usize>,
+    /// The nodes and ports it crosses ([`ConnectionCfg::route`], [`ConnectionCfg::fwd_ports`],
+    /// [`ConnectionCfg::bwd_ports`]).
+    pub path: Path,
     /// Service class.
     pub class: ServiceClass,
     /// Start time.
@@ -96,7 +102,73 @@ pub struct ConnectionCfg {
     pub pre_established: bool,
 }
 
+/// A connection's route and the ports it crosses each way, in one allocation of `u32`s: the
+/// route's `n` nodes, then the `n - 1` forward ports, then the `n - 1` backward ports (issue
+/// 14: three vectors of `usize` were 0.2 KB per VC at 10 000 one-pair VCs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Path(Box<[u32]>);
+
+impl Path {
+    /// The path of `route` (node indices, at least two) whose hops leave by `fwd` ports
+    /// one way and `bwd` ports the other (each one fewer than the nodes).
+    pub fn new(route: &[usize], fwd: &[usize], bwd: &[usize]) -> Path {
+        assert!(
+            route.len() >= 2 && fwd.len() + 1 == route.len() && bwd.len() == fwd.len(),
+            "a path has n >= 2 nodes and n - 1 ports each way"
+        );
+        let ids = route.iter().chain(fwd).chain(bwd);
+        Path(
+            ids.map(|&i| u32::try_from(i).expect("fewer than 2^32 nodes and ports"))
+                .collect(),
+        )
+    }
+
+    /// Node indices crossed, source to destination.
+    #[inline]
+    pub fn route(&self) -> &[u32] {
+        &self.0[..self.nodes()]
+    }
+
+    /// Ports crossed by the forward (data) direction.
+    #[inline]
+    pub fn fwd_ports(&self) -> &[u32] {
+        let n = self.nodes();
+        &self.0[n..2 * n - 1]
+    }
+
+    /// Ports crossed by the backward (ACK) direction.
+    #[inline]
+    pub fn bwd_ports(&self) -> &[u32] {
+        let n = self.nodes();
+        &self.0[2 * n - 1..]
+    }
+
+    /// Nodes on the route.
+    #[inline]
+    fn nodes(&self) -> usize {
+        self.0.len().div_ceil(3) // 3n - 2 ids for n nodes
+    }
+}
+
 impl ConnectionCfg {
+    /// Node indices crossed, source to destination.
+    #[inline]
+    pub fn route(&self) -> &[u32] {
+        self.path.route()
+    }
+
+    /// Ports crossed by the forward (data) direction.
+    #[inline]
+    pub fn fwd_ports(&self) -> &[u32] {
+        self.path.fwd_ports()
+    }
+
+    /// Ports crossed by the backward (ACK) direction.
+    #[inline]
+    pub fn bwd_ports(&self) -> &[u32] {
+        self.path.bwd_ports()
+    }
+
     /// TCP parameters; panics for a cell-level connection (an engine invariant).
     #[inline]
     pub fn tcp(&self) -> &TcpParams {
@@ -225,10 +297,34 @@ impl Scenario {
     pub fn used_ports(&self) -> Vec<bool> {
         let mut used = vec![false; self.ports.len()];
         for c in &self.connections {
-            for &p in c.fwd_ports.iter().chain(c.bwd_ports.iter()) {
-                used[p] = true;
+            for &p in c.fwd_ports().iter().chain(c.bwd_ports().iter()) {
+                used[p as usize] = true;
             }
         }
         used
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Path;
+
+    #[test]
+    fn a_path_gives_back_its_route_and_ports() {
+        let p = Path::new(&[4, 0, 1, 7], &[10, 2, 13], &[14, 3, 11]);
+        assert_eq!(p.route(), &[4, 0, 1, 7]);
+        assert_eq!(p.fwd_ports(), &[10, 2, 13]);
+        assert_eq!(p.bwd_ports(), &[14, 3, 11]);
+        let direct = Path::new(&[5, 6], &[1], &[0]);
+        assert_eq!(
+            (direct.route(), direct.fwd_ports(), direct.bwd_ports()),
+            (&[5, 6][..], &[1][..], &[0][..])
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "n - 1 ports each way")]
+    fn a_path_needs_one_port_per_hop_each_way() {
+        Path::new(&[1, 2, 3], &[0, 1], &[2]);
     }
 }

@@ -1,7 +1,7 @@
 //! `[[link]]` and `[[port]]`: every link gives one output port per direction; `[[port]]`
 //! tables and `[defaults]` set their buffer, drop policy and rate allocator.
 
-use super::model::{PortCfg, DEFAULT_LINK_RATE_BPS, PS_PER_KM};
+use super::model::{PortCfg, PortSettings, DEFAULT_LINK_RATE_BPS, PS_PER_KM};
 use super::nodes::Nodes;
 use super::schema::{LinkSpec, PortSpec, ScenarioFile};
 use crate::allocator::{AllocatorCfg, AllocatorSpec};
@@ -23,7 +23,14 @@ pub struct Ports {
     /// node order. (`FxHash` does not resist keys chosen to collide: a scenario built so
     /// would resolve slowly, in O(n^2) of its size, not wrongly.)
     pub index: FxHashMap<(usize, usize), usize>,
+    /// The settings given out so far, for ports to share ([`Ports::share`]).
+    recent: Vec<Arc<PortSettings>>,
 }
+
+/// How many distinct settings [`Ports::share`] looks back on: a network's ports usually have
+/// one of a few (host ports, switch ports, a trunk), so a short list finds nearly every match
+/// in O(1); a port it misses only holds its own copy.
+const RECENT_SETTINGS: usize = 8;
 
 /// What `[defaults]` gives every switch port.
 struct PortDefaults {
@@ -45,6 +52,7 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     let mut ports = Ports {
         cfg: Vec::with_capacity(2 * f.link.len()),
         index: FxHashMap::with_capacity_and_hasher(2 * f.link.len(), Default::default()),
+        recent: Vec::new(),
     };
     for (i, l) in f.link.iter().enumerate() {
         add_link(&mut ports, i, l, nodes, &d)?;
@@ -53,11 +61,12 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     for (i, ps) in f.port.iter().enumerate() {
         apply_port(&mut ports, &mut set_by, i, ps, nodes, &d)?;
     }
-    for (pi, port) in ports.cfg.iter_mut().enumerate() {
-        if set_by[pi].is_none() && nodes.is_switch(port.node) {
-            port.policy = default_policy(&d, port.buffer, || {
-                format!("port {}", port.name(&nodes.cfg))
-            })?;
+    for (pi, by) in set_by.iter().enumerate() {
+        let port = &ports.cfg[pi];
+        if by.is_none() && nodes.is_switch(port.node) {
+            let mut s = PortSettings::clone(&port.settings);
+            s.policy = default_policy(&d, s.buffer, || format!("port {}", port.name(&nodes.cfg)))?;
+            ports.cfg[pi].settings = ports.share(s);
         }
     }
     if let BufferSize::Cells(0) = d.buffer {
@@ -70,6 +79,19 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
 }
 
 impl Ports {
+    /// `s` as shared settings: one given out before if equal, else a new one.
+    fn share(&mut self, s: PortSettings) -> Arc<PortSettings> {
+        if let Some(k) = self.recent.iter().position(|r| **r == s) {
+            let r = self.recent.remove(k);
+            self.recent.insert(0, Arc::clone(&r));
+            return r;
+        }
+        let r = Arc::new(s);
+        self.recent.truncate(RECENT_SETTINGS - 1);
+        self.recent.insert(0, Arc::clone(&r));
+        r
+    }
+
     /// Each node's neighbours, ascending (the order of the nodes in `[[node]]`).
     pub fn neighbours(&self, nodes: usize) -> Vec<Vec<usize>> {
         let mut adj = vec![Vec::new(); nodes];
@@ -178,9 +200,7 @@ fn add_link(
         }
         let switch = nodes.is_switch(from);
         ports.index.insert((from, to), ports.cfg.len());
-        ports.cfg.push(PortCfg {
-            node: from,
-            toward: to,
+        let settings = ports.share(PortSettings {
             rate_bps: rate.round() as u64,
             prop,
             buffer: if switch { cells(d.buffer) } else { None },
@@ -190,6 +210,11 @@ fn add_link(
             } else {
                 Arc::clone(&d.no_allocator)
             },
+        });
+        ports.cfg.push(PortCfg {
+            node: from,
+            toward: to,
+            settings,
         });
     }
     Ok(())
@@ -216,7 +241,7 @@ fn apply_port(
             ),
         );
     };
-    let port = &mut ports.cfg[pi];
+    let port = &ports.cfg[pi];
     if let Some(prev) = &set_by[pi] {
         return err(
             format!("port[{i}]"),
@@ -227,8 +252,9 @@ fn apply_port(
         );
     }
     set_by[pi] = Some(format!("port[{i}]"));
+    let mut s = PortSettings::clone(&port.settings);
     if let Some(al) = &ps.allocator {
-        port.allocator = Arc::new(port_allocator(i, al, nodes.is_switch(a), &ps.node)?);
+        s.allocator = Arc::new(port_allocator(i, al, nodes.is_switch(a), &ps.node)?);
     }
     if let Some(b) = ps.buffer {
         if b == BufferSize::Cells(0) {
@@ -237,15 +263,16 @@ fn apply_port(
                 "0 cells would drop every cell; allowed: at least 1 cell, or \"unlimited\"",
             );
         }
-        port.buffer = cells(b);
+        s.buffer = cells(b);
     }
-    port.policy = match &ps.policy {
-        Some(pol) => pol.resolve(&format!("port[{i}].policy"), &port.buffer)?,
-        None if nodes.is_switch(a) => default_policy(d, port.buffer, || {
+    s.policy = match &ps.policy {
+        Some(pol) => pol.resolve(&format!("port[{i}].policy"), &s.buffer)?,
+        None if nodes.is_switch(a) => default_policy(d, s.buffer, || {
             format!("port[{i}], {}", port.name(&nodes.cfg))
         })?,
         None => PolicyCfg::default(),
     };
+    ports.cfg[pi].settings = ports.share(s);
     Ok(())
 }
 
@@ -263,4 +290,51 @@ fn port_allocator(
         );
     }
     Ok(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{load_toml, PortCfg, Scenario};
+    use std::sync::Arc;
+
+    const SMALL: &str = include_str!("../../../../examples/ubr_small.toml");
+
+    fn port<'s>(sc: &'s Scenario, name: &str) -> &'s PortCfg {
+        sc.ports
+            .iter()
+            .find(|p| p.name(&sc.nodes) == name)
+            .expect("a port of the example")
+    }
+
+    /// Ports with equal settings hold one shared copy; a port set apart by its link or its
+    /// `[[port]]` table has its own, with what it was given.
+    #[test]
+    fn ports_with_equal_settings_share_one_copy() {
+        let sc = load_toml(SMALL).expect("the example resolves");
+        let same = |a: &str, b: &str| Arc::ptr_eq(&port(&sc, a).settings, &port(&sc, b).settings);
+        assert!(same("src1->sw1", "src2->sw1"));
+        assert!(same("sw1->src1", "sw1->src2"));
+        assert!(!same("src1->sw1", "src3->sw1"), "2 km, not 1 km");
+        assert!(
+            !same("src1->sw1", "sw1->src1"),
+            "a switch port has a buffer and a policy"
+        );
+        let (host, sw) = (
+            &port(&sc, "src1->sw1").settings,
+            &port(&sc, "sw1->src1").settings,
+        );
+        assert_eq!((host.buffer, host.policy.name()), (None, "tail_drop"));
+        assert_eq!((sw.buffer, sw.policy.name()), (Some(600), "epd"));
+        assert_eq!(host.prop, sw.prop);
+        let dst = &port(&sc, "sw2->dst").settings;
+        assert_eq!((dst.buffer, dst.policy.name()), (Some(5000), "tail_drop"));
+        for a in &sc.ports {
+            for b in &sc.ports {
+                assert_eq!(
+                    a.settings == b.settings,
+                    Arc::ptr_eq(&a.settings, &b.settings)
+                );
+            }
+        }
+    }
 }

@@ -65,8 +65,8 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         Some(r) => r.bps(),
         None => connections
             .iter()
-            .flat_map(|c| c.fwd_ports.iter())
-            .map(|&p| ports.cfg[p].rate_bps as f64)
+            .flat_map(|c| c.fwd_ports().iter())
+            .map(|&p| ports.cfg[p as usize].settings.rate_bps as f64)
             .fold(f64::INFINITY, f64::min),
     };
     Ok(Scenario {

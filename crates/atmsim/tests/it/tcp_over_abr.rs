@@ -531,7 +531,7 @@ fn switch_allocators(text: &str) -> Vec<AllocatorCfg> {
     sc.ports
         .iter()
         .filter(|p| sc.nodes[p.node].name.starts_with("sw"))
-        .map(|p| (*p.allocator).clone())
+        .map(|p| (*p.settings.allocator).clone())
         .collect()
 }
 
