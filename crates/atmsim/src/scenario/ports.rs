@@ -61,13 +61,28 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     for (i, ps) in f.port.iter().enumerate() {
         apply_port(&mut ports, &mut set_by, i, ps, nodes, &d)?;
     }
+    // Ports that shared settings before share them after (the default policy depends on
+    // the settings alone): each distinct one is resolved once (set-up of large networks).
+    let mut defaulted: Vec<(Arc<PortSettings>, Arc<PortSettings>)> = Vec::new();
     for (pi, by) in set_by.iter().enumerate() {
         let port = &ports.cfg[pi];
-        if by.is_none() && nodes.is_switch(port.node) {
-            let mut s = PortSettings::clone(&port.settings);
-            s.policy = default_policy(&d, s.buffer, || format!("port {}", port.name(&nodes.cfg)))?;
-            ports.cfg[pi].settings = ports.share(s);
+        if by.is_some() || !nodes.is_switch(port.node) {
+            continue;
         }
+        if let Some((_, after)) = defaulted
+            .iter()
+            .find(|(b, _)| Arc::ptr_eq(b, &port.settings))
+        {
+            ports.cfg[pi].settings = Arc::clone(after);
+            continue;
+        }
+        let before = Arc::clone(&port.settings);
+        let mut s = PortSettings::clone(&before);
+        s.policy = default_policy(&d, s.buffer, || format!("port {}", port.name(&nodes.cfg)))?;
+        let after = ports.share(s);
+        ports.cfg[pi].settings = Arc::clone(&after);
+        defaulted.truncate(RECENT_SETTINGS - 1);
+        defaulted.insert(0, (before, after));
     }
     if let BufferSize::Cells(0) = d.buffer {
         return err(
@@ -81,15 +96,18 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
 impl Ports {
     /// `s` as shared settings: one given out before if equal, else a new one.
     fn share(&mut self, s: PortSettings) -> Arc<PortSettings> {
-        if let Some(k) = self.recent.iter().position(|r| **r == s) {
-            let r = self.recent.remove(k);
-            self.recent.insert(0, Arc::clone(&r));
-            return r;
+        match self.recent.iter().position(|r| same(r, &s)) {
+            Some(k) => {
+                self.recent[..=k].rotate_right(1);
+                Arc::clone(&self.recent[0])
+            }
+            None => {
+                let r = Arc::new(s);
+                self.recent.truncate(RECENT_SETTINGS - 1);
+                self.recent.insert(0, Arc::clone(&r));
+                r
+            }
         }
-        let r = Arc::new(s);
-        self.recent.truncate(RECENT_SETTINGS - 1);
-        self.recent.insert(0, Arc::clone(&r));
-        r
     }
 
     /// Each node's neighbours, ascending (the order of the nodes in `[[node]]`).
@@ -103,6 +121,16 @@ impl Ports {
         }
         adj
     }
+}
+
+/// Equal settings, the cheap comparisons first (an allocator's configuration is 128 bytes,
+/// usually the same shared one).
+fn same(a: &PortSettings, b: &PortSettings) -> bool {
+    a.rate_bps == b.rate_bps
+        && a.prop == b.prop
+        && a.buffer == b.buffer
+        && (Arc::ptr_eq(&a.allocator, &b.allocator) || a.allocator == b.allocator)
+        && a.policy == b.policy
 }
 
 fn port_defaults(f: &ScenarioFile) -> Result<PortDefaults, ConfigError> {
