@@ -456,6 +456,7 @@ mod tests {
         while big.ports.len() < 20_000 {
             big.ports.extend(sc.ports.clone());
         }
+        // Each connection's data crosses every even port and its ACKs every odd one.
         for c in &mut big.connections {
             let fwd: Vec<usize> = (0..big.ports.len()).step_by(2).collect();
             let bwd: Vec<usize> = (1..big.ports.len()).step_by(2).collect();

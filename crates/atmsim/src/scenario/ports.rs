@@ -23,7 +23,8 @@ pub struct Ports {
     /// node order. (`FxHash` does not resist keys chosen to collide: a scenario built so
     /// would resolve slowly, in O(n^2) of its size, not wrongly.)
     pub index: FxHashMap<(usize, usize), usize>,
-    /// The settings given out so far, for ports to share ([`Ports::share`]).
+    /// The last distinct settings given out (at most [`RECENT_SETTINGS`]), most recent first,
+    /// for ports to share ([`Ports::share`]).
     recent: Vec<Arc<PortSettings>>,
 }
 
@@ -62,7 +63,8 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
         apply_port(&mut ports, &mut set_by, i, ps, nodes, &d)?;
     }
     // Ports that shared settings before share them after (the default policy depends on
-    // the settings alone): each distinct one is resolved once (set-up of large networks).
+    // their buffer alone): each of the last few distinct settings is resolved once (set-up
+    // of large networks).
     let mut defaulted: Vec<(Arc<PortSettings>, Arc<PortSettings>)> = Vec::new();
     for (pi, by) in set_by.iter().enumerate() {
         let port = &ports.cfg[pi];
@@ -124,13 +126,21 @@ impl Ports {
 }
 
 /// Equal settings, the cheap comparisons first (an allocator's configuration is 128 bytes,
-/// usually the same shared one).
+/// usually the same shared one). Every field is named, so that a field added to
+/// [`PortSettings`] cannot be left out of the comparison.
 fn same(a: &PortSettings, b: &PortSettings) -> bool {
-    a.rate_bps == b.rate_bps
-        && a.prop == b.prop
-        && a.buffer == b.buffer
-        && (Arc::ptr_eq(&a.allocator, &b.allocator) || a.allocator == b.allocator)
-        && a.policy == b.policy
+    let PortSettings {
+        rate_bps,
+        prop,
+        buffer,
+        policy,
+        allocator,
+    } = a;
+    *rate_bps == b.rate_bps
+        && *prop == b.prop
+        && *buffer == b.buffer
+        && (Arc::ptr_eq(allocator, &b.allocator) || **allocator == *b.allocator)
+        && *policy == b.policy
 }
 
 fn port_defaults(f: &ScenarioFile) -> Result<PortDefaults, ConfigError> {
