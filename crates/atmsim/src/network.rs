@@ -602,9 +602,9 @@ impl TcpConn {
             tick_phase: match (tcp.tick_phase, tcp.tick) {
                 (Some(p), _) => p,
                 (None, Some(t)) => {
-                    RngStream::new(s.seed, &format!("tcp/{}/tick_phase", c.name)).below(t)
+                    RngStream::named(s.seed, &["tcp/", &c.name, "/tick_phase"]).below(t)
                 }
-                (None, None) => RngStream::new(s.seed, &format!("tcp/{}/tick_phase", c.name))
+                (None, None) => RngStream::named(s.seed, &["tcp/", &c.name, "/tick_phase"])
                     .below(tcp.delayed_ack_timeout),
             },
         }
@@ -734,7 +734,7 @@ impl Network {
                     Ends::Cells(Box::new(CellConn {
                         source: app.build(s.seed, &c.name),
                         dirs: [d0, d1],
-                        rng: RngStream::new(s.seed, &format!("app/{}", c.name)),
+                        rng: RngStream::named(s.seed, &["app/", &c.name]),
                     }))
                 }
                 (None, None) => unreachable!("resolve gives every connection traffic"),

@@ -227,9 +227,9 @@ impl RunResult {
                 let bwd = net.flow(FlowId::reverse(i));
                 let share = shares[i].map(|r| r * CELL_BITS_F64);
                 let mut r = ConnectionResult {
-                    name: c.name.clone(),
-                    from: sc.nodes[c.from].name.clone(),
-                    to: sc.nodes[c.to].name.clone(),
+                    name: c.name.to_string(),
+                    from: sc.nodes[c.from].name.to_string(),
+                    to: sc.nodes[c.to].name.to_string(),
                     goodput_bps: 0.0,
                     goodput_bytes: 0,
                     segments_sent: 0,
@@ -331,8 +331,8 @@ impl RunResult {
                 let k = &port.buf.counters;
                 PortResult {
                     name: p.name(&sc.nodes),
-                    node: sc.nodes[p.node].name.clone(),
-                    toward: sc.nodes[p.toward].name.clone(),
+                    node: sc.nodes[p.node].name.to_string(),
+                    toward: sc.nodes[p.toward].name.to_string(),
                     is_switch: port.is_switch,
                     rate_bps: p.settings.rate_bps as f64,
                     buffer_cells: p.settings.buffer,

@@ -45,6 +45,7 @@ pub fn echo(s: &str) -> String {
 }
 
 /// Why a written quantity was refused.
+#[derive(Debug)]
 enum Bad {
     /// Not a number followed by one of the units.
     Form,
@@ -55,15 +56,17 @@ enum Bad {
 /// Splits `"155.52 Mbps"` into `(155.52, "Mbps")`; refuses non-finite and negative numbers.
 fn split_number(s: &str) -> Result<(f64, &str), Bad> {
     let s = s.trim();
+    // The number's characters are ASCII; the first other byte (the first byte of a
+    // multi-byte character included) starts the unit, at a character boundary.
     let end = s
-        .char_indices()
-        .find(|(_, c)| {
-            !(c.is_ascii_digit() || *c == '.' || *c == '-' || *c == '+' || *c == 'e' || *c == 'E')
-        })
-        .map(|(i, _)| i)
+        .bytes()
+        .position(|c| !(c.is_ascii_digit() || matches!(c, b'.' | b'-' | b'+' | b'e' | b'E')))
         .unwrap_or(s.len());
     let (num, unit) = s.split_at(end);
-    let v: f64 = num.trim().parse().map_err(|_| Bad::Form)?;
+    let v: f64 = match small_integer(num) {
+        Some(v) => v,
+        None => num.parse().map_err(|_| Bad::Form)?,
+    };
     if !v.is_finite() {
         return Err(Bad::Range("the number is not finite".into()));
     }
@@ -71,6 +74,17 @@ fn split_number(s: &str) -> Result<(f64, &str), Bad> {
         return Err(Bad::Range("negative; allowed: 0 or more".into()));
     }
     Ok((v, unit.trim()))
+}
+
+/// `num` as a number if it is a plain integer of at most 15 digits: exactly what `parse`
+/// gives it (every such integer is an `f64`), without the general parser (a large
+/// scenario's thousands of `"1 ms"` delays; issue 14).
+fn small_integer(num: &str) -> Option<f64> {
+    if num.is_empty() || num.len() > 15 || !num.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let n = num.bytes().fold(0u64, |n, c| n * 10 + u64::from(c - b'0'));
+    Some(n as f64)
 }
 
 /// Converts `secs` seconds to picoseconds, refusing what does not fit [`MAX_DURATION_PS`]
@@ -491,6 +505,35 @@ mod tests {
         assert!(Rate::parse("155").is_err());
         assert!(Rate::parse("155 furlongs").unwrap_err().contains("Mbps"));
         assert!(Rate::parse("-5 Mbps").is_err());
+    }
+
+    #[test]
+    fn small_integers_read_as_the_general_parser_reads_them() {
+        for num in [
+            "0",
+            "1",
+            "007",
+            "10",
+            "999999999999999",
+            "123456789012345",
+            "9007199254740",
+        ] {
+            assert_eq!(
+                small_integer(num),
+                Some(num.parse::<f64>().unwrap()),
+                "{num}"
+            );
+        }
+        // Left to the general parser: empty, too long, signs, fractions, exponents.
+        for num in ["", "1234567890123456", "+1", "-1", "1.5", "1e3", "1.", ".5"] {
+            assert_eq!(small_integer(num), None, "{num}");
+        }
+        // The same values and errors either way, through the units.
+        assert_eq!(split_number("15 ms").unwrap(), (15.0, "ms"));
+        assert_eq!(split_number(" 1.5e1ms ").unwrap(), (15.0, "ms"));
+        assert_eq!(split_number("5 µs").unwrap(), (5.0, "µs"));
+        assert!(matches!(split_number("µs"), Err(Bad::Form)));
+        assert!(matches!(split_number("1-2 s"), Err(Bad::Form)));
     }
 
     #[test]

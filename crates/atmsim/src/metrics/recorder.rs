@@ -84,7 +84,7 @@ impl Recorder {
                         abr.push((c, d));
                         let n = &sc.connections[c].name;
                         abr_names.push(if d == 0 {
-                            n.clone()
+                            n.to_string()
                         } else {
                             format!("{n} (reverse)")
                         });
@@ -102,7 +102,7 @@ impl Recorder {
             utilization: vec![Vec::new(); ports.len()],
             data_utilization: vec![Vec::new(); ports.len()],
             vbr_utilization: vec![Vec::new(); ports.len()],
-            connection_names: sc.connections.iter().map(|c| c.name.clone()).collect(),
+            connection_names: sc.connections.iter().map(|c| c.name.to_string()).collect(),
             cwnd_bytes: vec![Vec::new(); sc.connections.len()],
             cells_received: vec![Vec::new(); sc.connections.len()],
             delivered_bytes: vec![Vec::new(); sc.connections.len()],

@@ -1,7 +1,7 @@
 //! The resolved scenario: what the engine builds from, every value checked and every
 //! default filled (see [`super::resolve`]).
 
-use super::schema::NodeKind;
+use super::schema::{Name, NodeKind};
 use super::traffic::CellApp;
 use crate::abr::AbrParams;
 use crate::allocator::AllocatorCfg;
@@ -20,8 +20,8 @@ pub use crate::cell::ServiceClass;
 /// A resolved node.
 #[derive(Clone, Debug)]
 pub struct NodeCfg {
-    /// Name.
-    pub name: String,
+    /// Name (held inline when short: [`Name`]).
+    pub name: Name,
     /// Host or switch.
     pub kind: NodeKind,
 }
@@ -71,8 +71,8 @@ impl PortCfg {
 /// A resolved connection.
 #[derive(Clone, Debug)]
 pub struct ConnectionCfg {
-    /// Name.
-    pub name: String,
+    /// Name (held inline when short: [`Name`]).
+    pub name: Name,
     /// Source node index.
     pub from: usize,
     /// Destination node index.
@@ -121,6 +121,19 @@ impl Path {
             ids.map(|&i| u32::try_from(i).expect("fewer than 2^32 nodes and ports"))
                 .collect(),
         )
+    }
+
+    /// The path of `route` (node indices, at least two) whose hop from node `a` to node `b`
+    /// leaves by port `port(a, b)`: the same as [`Path::new`] with the ports looked up, in
+    /// one allocation (set-up of large scenarios, issue 14).
+    pub fn through(route: &[usize], mut port: impl FnMut(usize, usize) -> usize) -> Path {
+        assert!(route.len() >= 2, "a path has n >= 2 nodes");
+        let id = |i: usize| u32::try_from(i).expect("fewer than 2^32 nodes and ports");
+        let mut ids = Vec::with_capacity(3 * route.len() - 2);
+        ids.extend(route.iter().map(|&n| id(n)));
+        ids.extend(route.windows(2).map(|w| id(port(w[0], w[1]))));
+        ids.extend(route.windows(2).rev().map(|w| id(port(w[1], w[0]))));
+        Path(ids.into_boxed_slice())
     }
 
     /// Node indices crossed, source to destination.
@@ -320,6 +333,14 @@ mod tests {
             (direct.route(), direct.fwd_ports(), direct.bwd_ports()),
             (&[5, 6][..], &[1][..], &[0][..])
         );
+    }
+
+    #[test]
+    fn a_path_through_looked_up_ports_is_the_path_of_those_ports() {
+        // Port of the hop a -> b: 10 a + b, so each hop and direction has its own.
+        let route = [4, 0, 1, 7];
+        let looked_up = Path::through(&route, |a, b| 10 * a + b);
+        assert_eq!(looked_up, Path::new(&route, &[40, 1, 17], &[71, 10, 4]));
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub fn resolve(
 fn explicit(
     p: &str,
     c: &ConnectionSpec,
-    r: &[String],
+    r: &[super::schema::Name],
     from: usize,
     to: usize,
     nodes: &Nodes,

@@ -22,7 +22,12 @@ impl<'a> Sim<'a> {
         let ports: Vec<String> = (0..self.sc.ports.len())
             .map(|p| self.sc.port_name(p))
             .collect();
-        let conns: Vec<String> = self.sc.connections.iter().map(|c| c.name.clone()).collect();
+        let conns: Vec<String> = self
+            .sc
+            .connections
+            .iter()
+            .map(|c| c.name.to_string())
+            .collect();
         if let Some(s) = t.sink_mut() {
             s.begin(&ports, &conns);
         }
