@@ -10,7 +10,7 @@ use crate::allocator::{AnyAllocator, PortEnv, RateAllocator};
 use crate::cell::{Cell, FlowId, CELL_BITS, CELL_BITS_F64};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
-use crate::port::{PortBuffer, SlotTable, VcSlots};
+use crate::port::{PortBuffer, PortFlows, SlotTable, VcSlots};
 use crate::scenario::Scenario;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::traffic::AnyTraffic;
@@ -612,7 +612,7 @@ impl TcpConn {
 }
 
 /// The per-VC slots of every port (see [`VcSlots`]) and the flows crossing each port.
-fn port_slots(s: &Scenario) -> (VcSlots, Vec<Vec<u32>>) {
+fn port_slots(s: &Scenario) -> (VcSlots, PortFlows) {
     let routes: Vec<&[u32]> = s
         .connections
         .iter()
@@ -649,7 +649,8 @@ impl Network {
         let ports = s
             .ports
             .iter()
-            .zip(port_flows)
+            .enumerate()
+            .map(|(pi, p)| (p, port_flows.of(pi)))
             .map(|(p, here)| Port {
                 buf: PortBuffer::with_slots(
                     p.settings.buffer,

@@ -39,7 +39,7 @@ impl Resolve<()> for EfciSpec {
     }
 }
 
-impl Build<EfciCfg, PortEnv> for Efci {
+impl Build<EfciCfg, PortEnv<'_>> for Efci {
     fn build(cfg: &EfciCfg, _: &PortEnv) -> Self {
         Efci::new(cfg.threshold)
     }

@@ -126,7 +126,7 @@ impl Resolve<()> for EricaSpec {
     }
 }
 
-impl Build<EricaCfg, PortEnv> for Erica {
+impl Build<EricaCfg, PortEnv<'_>> for Erica {
     fn build(cfg: &EricaCfg, env: &PortEnv) -> Self {
         Erica::with_slots(cfg.clone(), env.link_rate, env.vcs.len(), env.slots.clone())
     }

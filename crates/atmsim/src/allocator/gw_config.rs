@@ -154,7 +154,7 @@ impl Resolve<()> for GwSpec {
     }
 }
 
-impl Build<GwCfg, PortEnv> for Gw {
+impl Build<GwCfg, PortEnv<'_>> for Gw {
     fn build(cfg: &GwCfg, env: &PortEnv) -> Self {
         Gw::with_slots(cfg.clone(), env.link_rate, env.vcs.len(), env.slots.clone())
     }

@@ -56,12 +56,12 @@ impl Resolve<()> for KvrSpec {
     }
 }
 
-impl Build<KvrCfg, PortEnv> for Kvr {
+impl Build<KvrCfg, PortEnv<'_>> for Kvr {
     fn build(cfg: &KvrCfg, env: &PortEnv) -> Self {
         Kvr::with_slots(
             cfg.clone(),
             env.link_rate,
-            env.vcs.clone(),
+            env.vcs.to_vec(),
             env.slots.clone(),
         )
     }

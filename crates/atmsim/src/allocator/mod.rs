@@ -50,13 +50,13 @@ use atmsim_kernel::Time;
 
 /// What an allocator is built for: its output port.
 #[derive(Clone, Debug)]
-pub struct PortEnv {
+pub struct PortEnv<'a> {
     /// The port's link rate, cells/s.
     pub link_rate: f64,
     /// Flows in the network.
     pub flows: usize,
-    /// The flows routed through this port (its per-VC tables hold only these).
-    pub vcs: Vec<u32>,
+    /// The flows routed through this port, ascending (its per-VC tables hold only these).
+    pub vcs: &'a [u32],
     /// Where each (flow, hop) finds its slot in this port's tables.
     pub slots: VcSlots,
 }
@@ -114,7 +114,7 @@ registry! { $
     /// The allocator of a port, dispatched statically.
     #[derive(Debug)]
     any: AnyAllocator;
-    context: (); environment: PortEnv; dispatch: dispatch_allocator;
+    context: (); environment: PortEnv<'_>; dispatch: dispatch_allocator;
     entries: [
         None = "none", "no ABR feedback from this port (the default)":
             NoAllocatorSpec => NoAllocator as NoAllocator;

@@ -30,7 +30,7 @@ impl Resolve<()> for NoAllocatorSpec {
     }
 }
 
-impl Build<NoAllocator, PortEnv> for NoAllocator {
+impl Build<NoAllocator, PortEnv<'_>> for NoAllocator {
     fn build(_: &NoAllocator, _: &PortEnv) -> Self {
         NoAllocator
     }

@@ -252,8 +252,10 @@ pub struct ConnectionSpec {
     #[serde(default)]
     pub llc_snap: Option<bool>,
     /// ABR source parameters (service `abr` only); unset fields come from `defaults.abr`.
+    /// Boxed: most connections take the defaults, and the table is 240 bytes of every
+    /// parsed connection otherwise (issue 14, set-up of large scenarios).
     #[serde(default)]
-    pub abr: Option<AbrSpec>,
+    pub abr: Option<Box<AbrSpec>>,
     /// VBR or CBR only: bandwidth reserved on every link of the route while the connection
     /// is open (from `start` to `stop`), signalled hop by hop; KVR ports subtract it from
     /// what they allocate to ABR (seed 004 section 5.2: 1.9 Mbps per video connection).
