@@ -56,6 +56,20 @@ def test_run_does_not_modify_the_callers_dict():
     assert json.dumps(sc, sort_keys=True) == before
 
 
+def test_the_results_scenario_is_a_copy_of_what_ran():
+    """The result's scenario is decoded from the text the engine ran (on first use): the
+    caller changing its dict afterwards does not change it, and a trace table given to
+    run() is in it."""
+    sc = small(2)
+    r = atmsim.run(sc)
+    sc["name"] = "changed after the run"
+    sc["connection"].pop()
+    assert r.scenario["name"] == "2-source" and len(r.scenario["connection"]) == 2
+    assert r.scenario is r.scenario
+    traced = atmsim.run(small(2), trace="drop")
+    assert traced.scenario["trace"]["events"] == ["drop"]
+
+
 def test_run_on_toml_text():
     text = atmsim.to_toml(small(2))
     assert "\n" in text

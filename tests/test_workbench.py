@@ -116,7 +116,7 @@ def test_watched_run_gives_the_same_results():
     text = json.dumps(atmsim.load_scenario(REPO / "examples" / "ubr_small.toml"))
     calls = []
     plain = json.loads(_core.run_json(text))
-    watched = json.loads(_core.run_json_watched(text, calls.append))
+    watched = json.loads(_core.run_json_watched(text, lambda reached, duration: calls.append(reached)))
     for r in (plain, watched):
         for k in ("wall_seconds", "cell_hops_per_second", "events_per_second"):
             r["summary"].pop(k)
@@ -126,7 +126,7 @@ def test_watched_run_gives_the_same_results():
 def test_progress_callback_error_stops_the_run():
     from atmsim import _core
 
-    def boom(t):
+    def boom(t, duration):
         raise ValueError(f"stop at {t}")
 
     text = json.dumps(bench_scenario("200 s"))
@@ -134,6 +134,19 @@ def test_progress_callback_error_stops_the_run():
     with pytest.raises(ValueError, match="stop at"):
         _core.run_json_watched(text, boom)
     assert time.monotonic() - t0 < 2
+
+
+def test_progress_gets_the_time_reached_and_the_duration():
+    """The engine hands the progress callback the run's duration with the time reached,
+    so the bar needs no second read of the scenario."""
+    from atmsim import _core
+
+    calls = []
+    _core.run_json_watched(json.dumps(bench_scenario("4 s")), lambda s, d: calls.append((s, d)))
+    assert calls, "a run of several tenths of a second reports progress"
+    reached = [s for s, _ in calls]
+    assert all(d == 4.0 for _, d in calls)
+    assert reached == sorted(reached) and 0 <= reached[0] and reached[-1] <= 4.0
 
 
 def test_progress_bar_shows_simulated_time(capsys):

@@ -38,15 +38,15 @@ def run_json(text: str, max_events: Optional[int] = None, max_wall: Optional[flo
     ``columns`` as ``(head_json, columns)``. ``max_events`` and ``max_wall`` bound the run."""
 
 @overload
-def run_json_watched(text: str, progress: Optional[Callable[[float], object]] = None,
+def run_json_watched(text: str, progress: Optional[Callable[[float, float], object]] = None,
                      max_events: Optional[int] = None, max_wall: Optional[float] = None,
                      trace_sink: Optional[object] = None, columns: Literal[False] = False) -> str: ...
 @overload
-def run_json_watched(text: str, progress: Optional[Callable[[float], object]] = None,
+def run_json_watched(text: str, progress: Optional[Callable[[float, float], object]] = None,
                      max_events: Optional[int] = None, max_wall: Optional[float] = None,
                      trace_sink: Optional[object] = None, *, columns: Literal[True]) -> tuple[str, Columns]:
     """Like :func:`run_json`, but every ~50 ms of wall time checks for signals (Ctrl-C raises
-    ``KeyboardInterrupt``) and calls ``progress(simulated_seconds)``; ``max_events`` and
+    ``KeyboardInterrupt``) and calls ``progress(simulated_seconds, duration_seconds)``; ``max_events`` and
     ``max_wall`` bound the run as for ``run_json``. With ``trace_sink`` (an object with
     ``begin(ports, connections)`` and ``write(kind, rows_bytes)``, such as
     :class:`atmsim.trace.TraceWriter`), the scenario's ``[trace]`` table is recorded into it

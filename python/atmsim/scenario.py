@@ -119,10 +119,10 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: 
     if max_wall is not None and (isinstance(max_wall, bool) or not isinstance(max_wall, (int, float))
                                  or not 0 < max_wall < 1e9):
         raise ValueError(f"max_wall = {max_wall!r}: give seconds, above 0 and below 1e9")
-    sc, text = _load(scenario)
+    sc, text = _run_input(scenario)
     table = _trace.normalize(trace)
     if table is not None:
-        sc["trace"] = table
+        sc = {**sc, "trace": table}
         text = json.dumps(sc)
     writer = None
     if sc.get("trace") is not None:
@@ -136,7 +136,7 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: 
             trace_dir = tempfile.mkdtemp(prefix="atmsim-trace-")
         writer = _trace.TraceWriter(trace_dir, list(sc["trace"].get("events", [])))
     try:
-        bar = _ProgressBar(text, sc.get("name"), progress)
+        bar = _ProgressBar(sc.get("name"), progress)
         try:
             # Watched with or without a budget, so that Ctrl-C stops every run (issue 18).
             # The time series come back as columns of numbers, not JSON (issue 14, item 3).
@@ -150,24 +150,32 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: 
         raise _internal_error(e, sc) from None
     finally:
         files = writer.close() if writer is not None else {}
-    return RunResult.from_columns(head, columns, sc, traces=files)
+    return RunResult.from_columns(head, columns, text, traces=files)
+
+
+def _run_input(scenario: ScenarioLike) -> tuple[dict[str, Any], str]:
+    """What :func:`run` reads of a scenario (a dict given is read, not copied: the result's
+    copy is decoded from the JSON text when asked for) and the JSON text the engine runs."""
+    if isinstance(scenario, dict):
+        return scenario, json.dumps(scenario)
+    return _load(scenario)
 
 
 class _ProgressBar:
     """A tqdm bar of simulated seconds, made on the engine's first progress call (after
-    50 ms), so short runs pay nothing."""
+    50 ms), so short runs pay nothing. The engine gives the run's duration with each call
+    (reading it from the scenario again took a second parse of the whole scenario)."""
 
-    def __init__(self, text: str, name: Optional[str], progress: Optional[bool]):
-        self.text, self.name, self.progress = text, name, progress
+    def __init__(self, name: Optional[str], progress: Optional[bool]):
+        self.name, self.progress = name, progress
         self.bar: Any = None
 
-    def update(self, simulated_s: float) -> None:
+    def update(self, simulated_s: float, duration_s: float) -> None:
         if self.bar is None:
             from tqdm.auto import tqdm
 
-            total = json.loads(_core.validate(self.text, toml=False))["duration_s"]
             self.bar = tqdm(
-                total=total,
+                total=duration_s,
                 desc=self.name or "run",
                 unit="s",
                 delay=0.0 if self.progress else 1.0,

@@ -211,8 +211,9 @@ impl atmsim::trace::TraceSink for PySink {
 
 /// Runs a scenario given as JSON text like `run_json`, but about every 50 ms of wall time
 /// briefly takes the GIL to check for signals (Ctrl-C, a notebook's "interrupt kernel":
-/// the run stops and `KeyboardInterrupt` is raised) and to call `progress(simulated_s)`
-/// if given (an exception it raises stops the run too). `max_events` and `max_wall`
+/// the run stops and `KeyboardInterrupt` is raised) and to call `progress(simulated_s,
+/// duration_s)` if given (the time reached and the run's duration, seconds; an exception
+/// it raises stops the run too). `max_events` and `max_wall`
 /// bound the run as for `run_json` (issue 18: Ctrl-C stops a bounded run at once too).
 /// With `trace_sink` (an object with `begin` and `write`, see `PySink`), the scenario's
 /// `[trace]` table is recorded into it (not together with a budget). `columns` as for
@@ -250,10 +251,11 @@ fn run_json_watched(
         let r = py.detach(|| {
             let sc = atmsim::scenario::load_json(&text)?;
             drop(text); // not needed past parsing (peak memory, issue 14)
+            let duration_s = sc.duration as f64 / 1e12;
             let look = |reached: u64| {
                 Python::attach(|py| {
                     let step = py.check_signals().and_then(|()| match &progress {
-                        Some(cb) => cb.call1(py, (reached as f64 / 1e12,)).map(drop),
+                        Some(cb) => cb.call1(py, (reached as f64 / 1e12, duration_s)).map(drop),
                         None => Ok(()),
                     });
                     step.map_err(|e| stopped = Some(e)).is_ok()
