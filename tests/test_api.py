@@ -68,6 +68,10 @@ def test_the_results_scenario_is_a_copy_of_what_ran():
     assert r.scenario is r.scenario
     traced = atmsim.run(small(2), trace="drop")
     assert traced.scenario["trace"]["events"] == ["drop"]
+    from_toml = atmsim.run(atmsim.to_toml(small(2)))
+    assert from_toml.scenario == atmsim.load_scenario(atmsim.to_toml(small(2)))
+    from_toml.scenario = {"name": "set by the caller"}  # still an attribute one can set
+    assert from_toml.scenario == {"name": "set by the caller"}
 
 
 def test_run_on_toml_text():

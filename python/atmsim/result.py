@@ -216,10 +216,15 @@ class RunResult:
     @property
     def scenario(self) -> dict[str, Any]:
         """The scenario dict that was run."""
-        if self._scenario is None:
-            self._scenario = json.loads(self._scenario_text)
-            self._scenario_text = None
-        return self._scenario
+        sc = self._scenario
+        if sc is None:
+            # The text is kept: two threads reading this at once both decode it.
+            sc = self._scenario = json.loads(self._scenario_text)
+        return sc
+
+    @scenario.setter
+    def scenario(self, value: dict[str, Any]) -> None:
+        self._scenario, self._scenario_text = value, None
 
     @classmethod
     def from_columns(cls, head: str, columns: "list[tuple[str, str, Any]]", scenario: "dict[str, Any] | str",

@@ -120,16 +120,19 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: 
                                  or not 0 < max_wall < 1e9):
         raise ValueError(f"max_wall = {max_wall!r}: give seconds, above 0 and below 1e9")
     sc, text = _run_input(scenario)
+    # The result's copy of the scenario: decoded from the text when first read, unless `sc`
+    # is already a private copy (decoded from TOML).
+    kept: "dict[str, Any] | str" = text if isinstance(scenario, dict) else sc
     table = _trace.normalize(trace)
     if table is not None:
         sc = {**sc, "trace": table}
-        text = json.dumps(sc)
+        kept = text = json.dumps(sc)
     writer = None
     if sc.get("trace") is not None:
         if max_events is not None or max_wall is not None:
             raise ValueError("trace cannot be combined with max_events or max_wall (a budgeted run "
                              "is not traced); drop one of them")
-        _core.validate(json.dumps(sc), toml=False)  # a bad [trace] table fails before any file is made
+        _core.validate(text, toml=False)  # a bad [trace] table fails before any file is made
         if trace_dir is None:
             import tempfile
 
@@ -150,7 +153,7 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: 
         raise _internal_error(e, sc) from None
     finally:
         files = writer.close() if writer is not None else {}
-    return RunResult.from_columns(head, columns, text, traces=files)
+    return RunResult.from_columns(head, columns, kept, traces=files)
 
 
 def _run_input(scenario: ScenarioLike) -> tuple[dict[str, Any], str]:
