@@ -84,7 +84,7 @@ impl SlotTable {
                 at_port[f * stride + h] = count[p] - 1;
             }
         }
-        let port_flows = PortFlows::gather(routes, count);
+        let port_flows = PortFlows::gather(routes, &count, &at_port, stride);
         let mut at_peer = vec![u32::MAX; at_port.len()];
         for (f, route) in routes.iter().enumerate() {
             let back = routes.get(f ^ 1).copied().unwrap_or(&[]);
@@ -109,25 +109,19 @@ pub struct PortFlows {
 }
 
 impl PortFlows {
-    /// The flows of `routes` at each port, given how many distinct flows cross each.
-    fn gather(routes: &[&[u32]], count: Vec<u32>) -> PortFlows {
+    /// The flows of `routes` at each port, given how many distinct flows cross each and
+    /// each (flow, hop)'s slot there (`at_port`, rows of `stride`): a flow's slot at a port is
+    /// its place among the port's flows, so a repeat visit writes the same place again.
+    fn gather(routes: &[&[u32]], count: &[u32], at_port: &[u32], stride: usize) -> PortFlows {
         let mut start = Vec::with_capacity(count.len() + 1);
         start.push(0u32);
-        for c in &count {
+        for c in count {
             start.push(start[start.len() - 1] + c);
         }
-        let mut next: Vec<u32> = start[..count.len()].to_vec();
         let mut flows = vec![0u32; start[count.len()] as usize];
         for (f, route) in routes.iter().enumerate() {
-            for &p in route.iter() {
-                let (p, f) = (p as usize, f as u32);
-                let at = next[p] as usize;
-                // Skip a repeat visit: the flow was the last one put at this port.
-                if at > start[p] as usize && flows[at - 1] == f {
-                    continue;
-                }
-                flows[at] = f;
-                next[p] += 1;
+            for (h, &p) in route.iter().enumerate() {
+                flows[(start[p as usize] + at_port[f * stride + h]) as usize] = f as u32;
             }
         }
         PortFlows { start, flows }
