@@ -84,12 +84,14 @@ def test_a_time_series_too_big_for_memory_is_refused():
 
 def test_the_memory_limit_variable_refuses_allows_or_is_reported(monkeypatch):
     # Issue 14: a scenario that will not fit is refused before it starts, naming the
-    # estimate, the limit and the keys; ATMSIM_MEMORY_LIMIT sets the limit (or "off").
+    # estimate of what it holds before any cell moves, the limit and the keys;
+    # ATMSIM_MEMORY_LIMIT sets the limit (or "off").
     monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "1 MiB")
     with pytest.raises(atmsim.ScenarioError) as e:
         atmsim.run(SMALL)
     msg = str(e.value)
-    for w in ("needs an estimated", "1.0 MiB", 'ATMSIM_MEMORY_LIMIT = "1 MiB"', "switch_buffer", '"off"'):
+    for w in ("needs an estimated", "before any cell moves", "1.0 MiB", 'ATMSIM_MEMORY_LIMIT = "1 MiB"',
+              "link (two ports each)", '"off"'):
         assert w in msg, (w, msg)
     monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "off")
     assert atmsim.run(SMALL).summary["conservation_ok"]
@@ -101,6 +103,26 @@ def test_the_memory_limit_variable_refuses_allows_or_is_reported(monkeypatch):
     assert r.returncode != 0 and "ATMSIM_MEMORY_LIMIT" in r.stderr, r.stderr
     no_traceback(r)
     assert "ATMSIM_MEMORY_LIMIT" in cli("run", "--help").stdout  # the help teaches the way out
+
+
+def test_a_run_that_outgrows_the_memory_limit_stops_naming_the_port(monkeypatch):
+    # Issue 14: "do not let the OS kill the run". The estimate before the run cannot bound
+    # an open-loop source into an unlimited buffer; the run watches its queues and lines.
+    grows = ROOT / "tests" / "data" / "cbr_into_slow_link.toml"
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "40 MiB")  # the estimate fits; 5 s of queue does not
+    with pytest.raises(atmsim.ScenarioError) as e:
+        atmsim.run(grows)
+    msg = str(e.value)
+    for w in ("outgrew its memory limit at", "of 5 s simulated", "port sw->dst", "buffer is unlimited",
+              "defaults.switch_buffer", 'ATMSIM_MEMORY_LIMIT = "40 MiB"', "measurement.duration", '"off"'):
+        assert w in msg, (w, msg)
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "off")
+    r = atmsim.run(grows)
+    assert r.summary["conservation_ok"] and r.summary["cells_in_flight"] > 1_000_000
+    r = subprocess.run([sys.executable, "-m", "atmsim.cli", "run", str(grows)], capture_output=True,
+                       text=True, timeout=120, env=dict(ENV, ATMSIM_MEMORY_LIMIT="40 MiB"))
+    assert r.returncode != 0 and "outgrew its memory limit" in r.stderr, r.stderr
+    no_traceback(r)
 
 
 def test_long_values_are_cut_in_messages():

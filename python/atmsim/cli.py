@@ -517,9 +517,11 @@ def build_parser() -> argparse.ArgumentParser:
                               "  atmsim run examples/ubr_small.toml --out out/small   # + CSV tables, time series, run.png\n"
                               "  atmsim run my.toml --json                            # summary as JSON\n"
                               "  atmsim run examples/ubr_small.toml --trace drop,tcp --out out/small  # + traces/*.parquet\n\n"
-                              "memory: a scenario whose estimated peak memory exceeds what the machine has free is\n"
-                              "refused before it starts, naming the keys that drive it; the estimate is cautious.\n"
-                              "ATMSIM_MEMORY_LIMIT=\"48 GiB\" (or \"off\") sets the limit instead.",
+                              "memory: a scenario whose ports, tables, end systems and time series alone exceed\n"
+                              "the memory the machine has free is refused before it starts, naming the keys that\n"
+                              "drive it. A run whose queues and links then grow past that limit (an open-loop\n"
+                              "source into an unlimited buffer) stops with an error naming the port that holds\n"
+                              "the most. ATMSIM_MEMORY_LIMIT=\"48 GiB\" (or \"off\") sets the limit instead.",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("file", help="scenario file (TOML)")
     r.add_argument("--out", metavar="DIR", help="also write summary.json, CSV tables and time series, and run.png here")

@@ -132,6 +132,7 @@ impl<T: Copy + Default> Fifo<T> {
         let mut buf = Vec::with_capacity(cap);
         buf.extend(self.iter().copied());
         buf.resize(cap, T::default());
+        crate::memory::count_growth((cap * std::mem::size_of::<T>()) as u64);
         self.buf = buf.into_boxed_slice();
         self.head = 0;
     }
@@ -205,5 +206,25 @@ mod tests {
             f.push_back(i);
         }
         assert_eq!(f.capacity(), cap);
+    }
+
+    #[test]
+    fn counts_the_bytes_its_growth_takes() {
+        let before = crate::memory::grown();
+        let mut f: Fifo<u64> = Fifo::new();
+        for i in 0..100 {
+            f.push_back(i);
+        }
+        // Rings of 1, 2, 4, ..., 128 slots of 8 bytes, each counted in full: 255 x 8 bytes.
+        assert_eq!(crate::memory::grown() - before, 255 * 8);
+        while f.pop_front().is_some() {}
+        for i in 0..100 {
+            f.push_back(i);
+        }
+        assert_eq!(
+            crate::memory::grown() - before,
+            255 * 8,
+            "no growth, no count"
+        );
     }
 }

@@ -8,6 +8,8 @@
 //! * [`queue`]: the event queue ([`EventQueue`]), a timing wheel with an overflow heap keyed by
 //!   `(time, insertion sequence)`, so that events at equal times run in insertion order;
 //! * [`fifo`]: [`Fifo`], the first-in first-out ring of the per-cell queues;
+//! * [`memory`]: how much those rings and the event queue have grown on this thread (a
+//!   run's memory guard);
 //! * [`rng`]: seeded random streams ([`RngStream`]), one independent stream per component,
 //!   derived from the run seed and the component's name.
 //!
@@ -16,6 +18,7 @@
 #![forbid(unsafe_code)]
 
 pub mod fifo;
+pub mod memory;
 pub mod queue;
 pub mod rng;
 pub mod time;

@@ -436,7 +436,12 @@ impl<E: Copy> EventQueue<E> {
             self.nodes[i as usize] = node;
             i
         } else {
+            let cap = self.nodes.capacity();
             self.nodes.push(node);
+            if self.nodes.capacity() != cap {
+                let bytes = self.nodes.capacity() * std::mem::size_of::<Node<E>>();
+                crate::memory::count_growth(bytes as u64);
+            }
             (self.nodes.len() - 1) as u32
         }
     }

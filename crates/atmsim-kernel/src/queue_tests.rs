@@ -331,3 +331,28 @@ fn reserved_numbers_pop_as_if_scheduled_when_reserved() {
         }
     }
 }
+
+#[test]
+fn growing_node_storage_is_counted_for_the_memory_guard() {
+    // Events pending in the wheel take nodes; the node vector's growth counts in
+    // `memory::grown` (each new buffer in full), reuse of freed nodes does not.
+    let before = crate::memory::grown();
+    let mut q: EventQueue<u32> = EventQueue::default();
+    for i in 0..1000u32 {
+        q.schedule(u64::from(i) << SLOT_SHIFT, i); // one per slot, all in the wheel
+    }
+    let grown = crate::memory::grown() - before;
+    assert!(
+        grown >= 1000 * std::mem::size_of::<Node<u32>>() as u64,
+        "{grown}"
+    );
+    while q.pop().is_some() {}
+    for i in 0..1000u32 {
+        q.schedule_in(u64::from(i + 1) << SLOT_SHIFT, i);
+    }
+    assert_eq!(
+        crate::memory::grown() - before,
+        grown,
+        "freed nodes are reused"
+    );
+}

@@ -301,11 +301,11 @@ fn run_counts(py: Python<'_>, text: String, run: bool) -> PyResult<(u64, u64, u6
             let r = (|| -> Result<(u64, u64, u64, u64), atmsim::RunError> {
                 let sc = atmsim::scenario::load_json(&text)?;
                 drop(text); // not needed past parsing (peak memory, issue 14)
-                atmsim::footprint::check(&sc, None)
-                    .map_err(|e| atmsim::ScenarioError::new("", e.to_string()))?;
+                let guard = atmsim::memory_guard(&sc)?;
                 let mut sim = atmsim::sim::Sim::new(&sc);
+                sim.set_memory_guard(guard);
                 if run {
-                    sim.run();
+                    sim.run_guarded()?;
                 }
                 let t = &sim.totals;
                 Ok((

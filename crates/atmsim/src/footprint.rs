@@ -1,6 +1,7 @@
-//! A resolved scenario's memory, estimated from its size before it runs, and the refusal
-//! of a scenario that would not fit (issue 14: "a scenario that will not fit is refused
-//! before it starts"; the OS must not kill the run).
+//! A resolved scenario's memory, estimated from its size before it runs; the refusal of a
+//! scenario that would not fit, and the guard that stops a run that outgrows the memory as
+//! it goes (issue 14: "a scenario that will not fit is refused before it starts"; the OS
+//! must not kill the run).
 //!
 //! The estimate adds, from the sizes of the engine's own structures (`size_of`):
 //! * **ports**: every port's transmitter, buffer and allocator, and its per-VC tables,
@@ -17,13 +18,20 @@
 //! * **time series**: samples (duration / sample interval) x the values of a sample
 //!   (per switch port, per connection, per ABR direction), in memory and as JSON text.
 //!
-//! It is an estimate of the peak, on the safe side for the tables and the series; the
-//! queued cells are the uncertain part and are named as such in the refusal.
+//! The first two and the series are built before the run and do not grow: with a fixed base
+//! they are [`Footprint::fixed`], and a scenario whose fixed part exceeds the limit is
+//! refused before it starts, naming the estimate, the limit and the keys that drive it. The
+//! cells are the uncertain part ([`Footprint::growing`]): the estimate above is an upper one
+//! for TCP (every window queued at every port of its route, and on every link, at once: 24
+//! GiB for 100 000 one-pair UBR VCs that hold 0.4 GB) and only an allowance for sources
+//! without a window. So they do not refuse a scenario; the run's [`Guard`] watches what its
+//! queues, delay lines and pending events take as they grow, and stops the run with an
+//! error naming the port or the link that holds the most once that passes what the limit
+//! leaves after the fixed part.
 //!
 //! The limit is the memory available now (`MemAvailable`), or the environment variable
-//! [`LIMIT_VARIABLE`] when it is set (a size such as `"48 GiB"`, or `"off"` for no check),
-//! for a user who knows the estimate is too cautious for their scenario, or who wants runs
-//! held to less than the machine has.
+//! [`LIMIT_VARIABLE`] when it is set (a size such as `"48 GiB"`, or `"off"` for no check
+//! and no guard), for a user who wants runs held to less than the machine has, or to more.
 
 use crate::cell::Cell;
 use crate::network::{Connection, Flow, Port, TcpConn};
@@ -54,6 +62,10 @@ pub struct Part {
     pub keys: &'static str,
     /// Bytes.
     pub bytes: u64,
+    /// True for the parts the run's cells make as it goes (queued cells, cells in flight):
+    /// an upper estimate, watched during the run by its [`Guard`]; false for what is built
+    /// before the run and does not grow.
+    pub grows: bool,
 }
 
 /// A scenario's estimated memory, by part.
@@ -67,6 +79,23 @@ impl Footprint {
     /// The whole estimate, bytes.
     pub fn total(&self) -> u64 {
         BASE_BYTES + self.parts.iter().map(|p| p.bytes).sum::<u64>()
+    }
+
+    /// What the run holds before any cell moves: the fixed base and the parts that do not
+    /// grow (ports, per-VC tables, end systems, time series), bytes.
+    pub fn fixed(&self) -> u64 {
+        BASE_BYTES
+            + self
+                .parts
+                .iter()
+                .filter(|p| !p.grows)
+                .map(|p| p.bytes)
+                .sum::<u64>()
+    }
+
+    /// The most the run's cells may add as it goes (queued cells, cells in flight), bytes.
+    pub fn growing(&self) -> u64 {
+        self.parts.iter().filter(|p| p.grows).map(|p| p.bytes).sum()
     }
 
     /// The parts, largest first.
@@ -100,20 +129,22 @@ impl fmt::Display for TooLarge {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "scenario needs an estimated {} of memory, more than the {} available ({}); it is driven by ",
-            mib(self.footprint.total()),
+            "scenario needs an estimated {} of memory before any cell moves, more than the {} \
+             available ({}); it is driven by ",
+            mib(self.footprint.fixed()),
             mib(self.limit),
             self.limit_source
         )?;
         let parts = self.footprint.largest_first();
-        for (i, p) in parts.iter().take(3).enumerate() {
+        let fixed = parts.iter().filter(|p| !p.grows);
+        for (i, p) in fixed.take(3).enumerate() {
             let sep = if i == 0 { "" } else { "; " };
             write!(f, "{sep}{} {} ({})", p.what, mib(p.bytes), p.keys)?;
         }
         write!(
             f,
-            ". Reduce those keys, or, if the estimate is too cautious for this scenario, set the \
-             environment variable {LIMIT_VARIABLE} to a larger size (e.g. \"64 GiB\") or to \"off\""
+            ". Reduce those keys, or set the environment variable {LIMIT_VARIABLE} to a larger \
+             size (e.g. \"64 GiB\") or to \"off\""
         )
     }
 }
@@ -227,31 +258,37 @@ pub fn estimate(sc: &Scenario) -> Footprint {
                 what: "ports",
                 keys: "link (two ports each)",
                 bytes: ports,
+                grows: false,
             },
             Part {
                 what: "per-VC port state",
                 keys: "connection x route length",
                 bytes: port_tables,
+                grows: false,
             },
             Part {
                 what: "connections",
                 keys: "connection, tcp.window",
                 bytes: conns,
+                grows: false,
             },
             Part {
                 what: "queued cells (estimate)",
                 keys: "switch_buffer / buffer, tcp.window",
                 bytes: queued,
+                grows: true,
             },
             Part {
                 what: "cells in flight on links (estimate)",
                 keys: "link delay / length, link_rate",
                 bytes: in_flight,
+                grows: true,
             },
             Part {
                 what: "time series",
                 keys: "measurement.sample_interval, measurement.duration",
                 bytes: series,
+                grows: false,
             },
         ],
     }
@@ -341,18 +378,105 @@ fn limit_from(
 /// the environment variable [`LIMIT_VARIABLE`] or else the memory available now (no check
 /// where that cannot be read). Returns the estimate.
 pub fn check(sc: &Scenario, limit: Option<u64>) -> Result<Footprint, MemoryError> {
+    checked(sc, limit).map(|(fp, _)| fp)
+}
+
+/// [`check`], and the limit it held the estimate to with where that came from (None: no
+/// limit).
+fn checked(
+    sc: &Scenario,
+    limit: Option<u64>,
+) -> Result<(Footprint, Option<(u64, String)>), MemoryError> {
     let fp = estimate(sc);
     let limit = match limit {
         Some(l) => Some((l, "the limit given".to_string())),
         None => limit_from(std::env::var(LIMIT_VARIABLE).ok(), mem_available)?,
     };
     match limit {
-        Some((limit, source)) if fp.total() > limit => Err(MemoryError::TooLarge(TooLarge {
+        Some((limit, source)) if fp.fixed() > limit => Err(MemoryError::TooLarge(TooLarge {
             footprint: fp,
             limit,
             limit_source: source,
         })),
-        _ => Ok(fp),
+        _ => Ok((fp, limit)),
+    }
+}
+
+/// Refuses `sc` as [`check`] does, and gives the guard of its run: what the run's queues
+/// and delay lines may grow by before it is stopped (None: no limit).
+pub fn guard(sc: &Scenario, limit: Option<u64>) -> Result<Option<Guard>, MemoryError> {
+    let (fp, limit) = checked(sc, limit)?;
+    Ok(limit.map(|(limit, limit_source)| Guard::new(&fp, limit, limit_source)))
+}
+
+/// What a run's cells may take as it goes (issue 14: "do not let the OS kill the run").
+///
+/// The estimate made before the run ([`estimate`]) bounds the cells a TCP window can queue
+/// or put on a link, but only allows [`NON_TCP_CELLS`] per direction of other traffic: an
+/// open-loop source (CBR, on/off, a greedy cell source) faster than its bottleneck, into an
+/// unlimited buffer, grows its queue for as long as it runs. So the run watches what its
+/// rings (queues and delay lines) have grown by ([`atmsim_kernel::memory`]) between slices
+/// of its events, and stops with an error naming the place that grew once the growth
+/// passes its room: the limit less the estimate's parts that do not grow.
+#[derive(Clone, Debug)]
+pub struct Guard {
+    start: u64,
+    room: u64,
+    estimated: u64,
+    limit: u64,
+    limit_source: String,
+}
+
+impl Guard {
+    /// The guard of a run whose estimate is `fp`, held to `limit` bytes (from
+    /// `limit_source`); the growth counts from now.
+    pub fn new(fp: &Footprint, limit: u64, limit_source: String) -> Self {
+        Guard {
+            start: atmsim_kernel::memory::grown(),
+            room: limit.saturating_sub(fp.fixed()),
+            estimated: fp.growing(),
+            limit,
+            limit_source,
+        }
+    }
+
+    /// Bytes the run's queues, delay lines and pending events have allocated to grow so far
+    /// (each new buffer in full: [`atmsim_kernel::memory`]).
+    pub fn grown(&self) -> u64 {
+        atmsim_kernel::memory::grown().saturating_sub(self.start)
+    }
+
+    /// True once the growth has passed the room.
+    pub fn exceeded(&self) -> bool {
+        self.grown() > self.room
+    }
+
+    /// Bytes the queues and delay lines may grow by.
+    pub fn room(&self) -> u64 {
+        self.room
+    }
+
+    /// The limit, and where it came from.
+    pub fn limit(&self) -> (u64, &str) {
+        (self.limit, &self.limit_source)
+    }
+
+    /// How the guard stopped a run, for its error message: `reached` of `duration` seconds
+    /// simulated, and what held the most (`holder`: a sentence naming a port or a link and
+    /// the key that bounds it).
+    pub fn outgrown_message(&self, reached: f64, duration: f64, holder: &str) -> String {
+        format!(
+            "the run outgrew its memory limit at {reached} s of {duration} s simulated: its \
+             queues, delay lines and pending events took {} as they grew (estimated before the \
+             run at up to {}), past the {} left for them under the limit of {} ({}); {holder}. \
+             Or shorten measurement.duration, or raise the environment variable \
+             {LIMIT_VARIABLE} (e.g. \"64 GiB\", or \"off\")",
+            mib(self.grown()),
+            mib(self.estimated),
+            mib(self.room),
+            mib(self.limit),
+            self.limit_source,
+        )
     }
 }
 
@@ -409,10 +533,15 @@ mod tests {
     fn refuses_above_the_limit_naming_estimate_limit_and_keys() {
         let sc = pairs(100, "1 ms");
         let fp = check(&sc, Some(u64::MAX)).expect("fits");
-        let err = check(&sc, Some(fp.total() - 1)).expect_err("refused");
+        let err = check(&sc, Some(fp.fixed() - 1)).expect_err("refused");
         let msg = err.to_string();
-        assert!(msg.contains(&mib(fp.total())), "{msg}");
-        assert!(msg.contains(&mib(fp.total() - 1)), "{msg}");
+        assert!(msg.contains(&mib(fp.fixed())), "{msg}");
+        assert!(msg.contains(&mib(fp.fixed() - 1)), "{msg}");
+        assert!(msg.contains("before any cell moves"), "{msg}");
+        assert!(
+            !msg.contains("(estimate)"),
+            "the cells do not refuse: {msg}"
+        );
         assert!(msg.contains("measurement.sample_interval"), "{msg}");
         assert!(msg.contains("the limit given"), "{msg}");
         assert!(msg.contains(LIMIT_VARIABLE), "{msg}");
@@ -482,5 +611,27 @@ mod tests {
         let text = "MemTotal: 100 kB\nMemFree: 50 kB\nMemAvailable:   24000000 kB\n";
         assert_eq!(parse_mem_available(text), Some(24_000_000 * 1024));
         assert_eq!(parse_mem_available("MemTotal: 1 kB\n"), None);
+    }
+
+    #[test]
+    fn cells_do_not_refuse_a_scenario_but_set_its_guard() {
+        // 1000 TCP VCs: the cells' upper estimate is most of the whole; a limit between the
+        // fixed part and the whole lets the scenario run, watched, with the rest as room.
+        let sc = pairs(1000, "0 s");
+        let fp = estimate(&sc);
+        assert!(
+            fp.growing() > fp.fixed(),
+            "{} vs {}",
+            fp.growing(),
+            fp.fixed()
+        );
+        assert_eq!(fp.total(), fp.fixed() + fp.growing());
+        let limit = fp.fixed() + fp.growing() / 2;
+        check(&sc, Some(limit)).expect("the fixed part fits");
+        let g = guard(&sc, Some(limit)).expect("fits").expect("a limit");
+        assert_eq!(g.room(), limit - fp.fixed());
+        assert_eq!(g.limit(), (limit, "the limit given"));
+        assert!(!g.exceeded() && g.grown() == 0);
+        check(&sc, Some(fp.fixed() - 1)).expect_err("the fixed part does not fit");
     }
 }

@@ -50,15 +50,18 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Runs a resolved scenario to its end and returns the results.
 ///
 /// Refuses first a scenario whose memory estimate exceeds the memory available
-/// ([`footprint::check`]), naming the estimate, the limit and the keys that drive it.
-/// Checks cell conservation (sent = delivered + dropped + in flight) and every port's
+/// ([`footprint::check`]), naming the estimate, the limit and the keys that drive it, and
+/// stops a run whose queues and delay lines outgrow that limit as it goes
+/// ([`footprint::Guard`]; an open-loop source into an unlimited buffer), naming the port
+/// or link that holds the most. Checks cell conservation (sent = delivered + dropped + in flight) and every port's
 /// counter identities at the end of the run; a violation is a bug and is returned as
 /// [`RunError::Invariant`], never hidden.
 pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
-    footprint::check(sc, None).map_err(|e| ScenarioError::new("", e.to_string()))?;
+    let guard = memory_guard(sc)?;
     let start = std::time::Instant::now();
     let mut sim = sim::Sim::new(sc);
-    sim.run();
+    sim.set_memory_guard(guard);
+    sim.run_guarded()?;
     let wall = start.elapsed().as_secs_f64();
     check_invariants(RunResult::collect(sim, sc, wall))
 }
@@ -84,11 +87,12 @@ pub fn run_traced<'a>(
     sc: &'a Scenario,
     sink: Box<dyn trace::TraceSink + 'a>,
 ) -> Result<RunResult, RunError> {
-    footprint::check(sc, None).map_err(|e| ScenarioError::new("", e.to_string()))?;
+    let guard = memory_guard(sc)?;
     let start = std::time::Instant::now();
     let mut sim = sim::Sim::new(sc);
+    sim.set_memory_guard(guard);
     sim.attach_trace(sink);
-    sim.run();
+    sim.run_guarded()?;
     sim.finish_trace(sc.duration).map_err(RunError::Trace)?;
     let wall = start.elapsed().as_secs_f64();
     check_invariants(RunResult::collect(sim, sc, wall))
@@ -102,9 +106,10 @@ pub fn run_observed_traced<'a>(
     mut observer: impl FnMut(u64) -> bool,
     sink: Option<Box<dyn trace::TraceSink + 'a>>,
 ) -> Result<Option<RunResult>, RunError> {
-    footprint::check(sc, None).map_err(|e| ScenarioError::new("", e.to_string()))?;
+    let guard = memory_guard(sc)?;
     let start = std::time::Instant::now();
     let mut sim = sim::Sim::new(sc);
+    sim.set_memory_guard(guard);
     if let Some(s) = sink {
         sim.attach_trace(s);
     }
@@ -117,6 +122,7 @@ pub fn run_observed_traced<'a>(
         let t0 = std::time::Instant::now();
         reached = reached.saturating_add(slice).min(end);
         sim.run_until(reached);
+        sim.check_memory(reached)?;
         let took = t0.elapsed();
         if took < lo {
             slice = slice.saturating_mul(2);
@@ -137,6 +143,13 @@ pub fn run_observed_traced<'a>(
     sim.finish_trace(end).map_err(RunError::Trace)?;
     let wall = start.elapsed().as_secs_f64();
     check_invariants(RunResult::collect(sim, sc, wall)).map(Some)
+}
+
+/// Refuses `sc` if its memory estimate exceeds the limit ([`footprint::check`]), and gives
+/// the guard that stops its run if its queues and delay lines outgrow the limit as it goes
+/// ([`footprint::Guard`]).
+pub fn memory_guard(sc: &Scenario) -> Result<Option<footprint::Guard>, RunError> {
+    footprint::guard(sc, None).map_err(|e| ScenarioError::new("", e.to_string()).into())
 }
 
 /// The shortest slice of simulated time [`run_observed`] runs between looks (1 us, a
@@ -160,13 +173,17 @@ pub fn run_with_budget(sc: &Scenario, budget: RunBudget) -> Result<RunResult, Ru
     if budget == RunBudget::default() {
         return run(sc);
     }
-    footprint::check(sc, None).map_err(|e| ScenarioError::new("", e.to_string()))?;
+    let guard = memory_guard(sc)?;
     let start = std::time::Instant::now();
     let deadline = budget
         .max_wall_seconds
         .map(|s| start + std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9)));
     let mut sim = sim::Sim::new(sc);
+    sim.set_memory_guard(guard);
     let stopped = sim.run_bounded(budget.max_events.unwrap_or(u64::MAX), deadline);
+    if let Some(t) = stopped {
+        sim.check_memory(t)?;
+    }
     budgeted_result(sim, sc, budget, start, stopped)
 }
 
@@ -181,13 +198,14 @@ pub fn run_observed_with_budget(
     period: std::time::Duration,
     mut observer: impl FnMut(u64) -> bool,
 ) -> Result<Option<RunResult>, RunError> {
-    footprint::check(sc, None).map_err(|e| ScenarioError::new("", e.to_string()))?;
+    let guard = memory_guard(sc)?;
     let start = std::time::Instant::now();
     let deadline = budget
         .max_wall_seconds
         .map(|s| start + std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9)));
     let max_events = budget.max_events.unwrap_or(u64::MAX);
     let mut sim = sim::Sim::new(sc);
+    sim.set_memory_guard(guard);
     let mut reached = 0;
     let stopped = loop {
         let look = std::time::Instant::now() + period;
@@ -197,6 +215,7 @@ pub fn run_observed_with_budget(
             None => break None,
             Some(t) => reached = reached.max(t),
         }
+        sim.check_memory(reached)?;
         let now = std::time::Instant::now();
         if sim.q.events_processed() >= max_events || deadline.is_some_and(|d| now >= d) {
             break Some(reached);

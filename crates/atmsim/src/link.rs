@@ -39,6 +39,12 @@ impl DelayLine {
     pub fn is_empty(&self) -> bool {
         self.cells.is_empty()
     }
+
+    /// Bytes the line's ring holds (its capacity: a ring keeps the size of its fullest
+    /// moment).
+    pub fn heap_bytes(&self) -> usize {
+        self.cells.capacity() * std::mem::size_of::<(Time, Cell)>()
+    }
 }
 
 #[cfg(test)]

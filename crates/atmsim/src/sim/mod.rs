@@ -20,6 +20,7 @@ mod arrival_order;
 mod cell_host;
 mod fabric;
 mod faults;
+mod memory_guard;
 mod sampling;
 mod signalling;
 mod tcp_host;
@@ -116,6 +117,8 @@ pub struct Sim<'a> {
     pub trace: Tracer<'a>,
     /// The tick-mode TCP timers, out of the queue but for each ring's next tick.
     pub ticks: ticks::TickRings,
+    /// What the run's queues and delay lines may grow by ([`Sim::set_memory_guard`]).
+    memory_guard: Option<crate::footprint::Guard>,
 }
 
 impl<'a> Sim<'a> {
@@ -169,6 +172,7 @@ impl<'a> Sim<'a> {
             staging,
             trace: Tracer::off(),
             ticks,
+            memory_guard: None,
         }
     }
 
@@ -189,8 +193,9 @@ impl<'a> Sim<'a> {
     }
 
     /// Runs like [`Sim::run`], but stops early after `max_events` events, or once the
-    /// wall clock passes `deadline` (looked at every 4096 events), whichever comes first
-    /// (issue 18, run budgets). Returns the time reached when stopped early, else None.
+    /// wall clock passes `deadline` or the run's memory its guard (both looked at every 4096
+    /// events), whichever comes first (issue 18, run budgets; [`Sim::check_memory`] says
+    /// whether it was the memory). Returns the time reached when stopped early, else None.
     pub fn run_bounded(
         &mut self,
         max_events: u64,
@@ -206,7 +211,9 @@ impl<'a> Sim<'a> {
             if done >= max_events {
                 return Some(now_reached);
             }
-            if done.is_multiple_of(4096) && deadline.is_some_and(|d| std::time::Instant::now() >= d)
+            if done.is_multiple_of(4096)
+                && (deadline.is_some_and(|d| std::time::Instant::now() >= d)
+                    || self.memory_exceeded())
             {
                 return Some(now_reached);
             }

@@ -13,6 +13,7 @@ mod gw;
 mod invariants;
 mod kvr;
 mod kvr_measured;
+mod memory_guard;
 mod support;
 mod tcp_over_abr;
 mod traces;
