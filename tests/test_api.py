@@ -132,6 +132,11 @@ def test_validate_reports_counts_and_routes(small_toml):
         ["src2", "sw1", "sw2", "dst2"],
         ["src3", "sw1", "sw2", "dst3"],
     ]
+    mem = info["memory"]  # issue 14: the estimate a run is refused or watched by
+    assert mem["before_cells_bytes"] > 8 * 2**20 and mem["cells_up_to_bytes"] > 0
+    assert [p["what"] for p in mem["parts"] if p["grows"]] == ["queued cells (estimate)",
+                                                               "cells in flight on links (estimate)"]
+    assert sum(p["bytes"] for p in mem["parts"] if p["grows"]) == mem["cells_up_to_bytes"]
     info2 = atmsim.validate(small(4))
     assert (info2["nodes"], info2["connections"], info2["ports"]) == (10, 4, 18)
 

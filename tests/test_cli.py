@@ -178,6 +178,8 @@ def test_validate_good_file(capsys, small_toml):
     assert err == ""
     first = out.splitlines()[0]
     assert first == f"{small_toml}: valid. 8 nodes, 14 ports, 3 connections, 0.5 s."
+    assert out.splitlines()[1].startswith("  memory (estimated): ")
+    assert "MiB before any cell moves; its cells up to " in out
     assert "route: src3 -> sw1 -> sw2 -> dst3" in out
 
 

@@ -87,7 +87,7 @@ def test_the_memory_limit_variable_refuses_allows_or_is_reported(monkeypatch):
     # estimate of what it holds before any cell moves, the limit and the keys;
     # ATMSIM_MEMORY_LIMIT sets the limit (or "off").
     monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "1 MiB")
-    with pytest.raises(atmsim.ScenarioError) as e:
+    with pytest.raises(atmsim.MemoryLimitError) as e:  # a ScenarioError too
         atmsim.run(SMALL)
     msg = str(e.value)
     for w in ("needs an estimated", "before any cell moves", "1.0 MiB", 'ATMSIM_MEMORY_LIMIT = "1 MiB"',
@@ -110,8 +110,9 @@ def test_a_run_that_outgrows_the_memory_limit_stops_naming_the_port(monkeypatch)
     # an open-loop source into an unlimited buffer; the run watches its queues and lines.
     grows = ROOT / "tests" / "data" / "cbr_into_slow_link.toml"
     monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "40 MiB")  # the estimate fits; 5 s of queue does not
-    with pytest.raises(atmsim.ScenarioError) as e:
+    with pytest.raises(atmsim.MemoryLimitError) as e:
         atmsim.run(grows)
+    assert isinstance(e.value, atmsim.ScenarioError)
     msg = str(e.value)
     for w in ("outgrew its memory limit at", "of 5 s simulated", "port sw->dst", "buffer is unlimited",
               "defaults.switch_buffer", 'ATMSIM_MEMORY_LIMIT = "40 MiB"', "measurement.duration", '"off"'):
@@ -122,6 +123,7 @@ def test_a_run_that_outgrows_the_memory_limit_stops_naming_the_port(monkeypatch)
     r = subprocess.run([sys.executable, "-m", "atmsim.cli", "run", str(grows)], capture_output=True,
                        text=True, timeout=120, env=dict(ENV, ATMSIM_MEMORY_LIMIT="40 MiB"))
     assert r.returncode != 0 and "outgrew its memory limit" in r.stderr, r.stderr
+    assert "invalid scenario" not in r.stderr, r.stderr  # the scenario is valid; it does not fit
     no_traceback(r)
 
 

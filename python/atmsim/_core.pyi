@@ -15,6 +15,11 @@ Columns = list[tuple[str, str, bytes]]
 class ScenarioError(ValueError):
     """A malformed or inconsistent scenario. The message names the key, the value and what is allowed."""
 
+class MemoryLimitError(ScenarioError):
+    """A scenario that does not fit the memory limit: refused before it starts (it needs more than the limit
+    before any cell moves), or stopped as its queues and delay lines outgrew the limit. The message names the
+    estimate or the growth, the limit, and the keys or the port that drive it."""
+
 class InvariantError(RuntimeError):
     """An internal invariant (such as cell conservation) failed: a bug in atmsim."""
 

@@ -221,9 +221,17 @@ def cmd_validate(a) -> int:
     info = atmsim.validate(Path(a.file))
     print(f"{a.file}: valid. {info['nodes']} nodes, {info['ports']} ports, {info['connections']} connections, "
           f"{info['duration_s']:g} s.")
+    mem = info["memory"]
+    print(f"  memory (estimated): {_mib(mem['before_cells_bytes'])} before any cell moves; its cells up to "
+          f"{_mib(mem['cells_up_to_bytes'])} more (watched as it runs)")
     for route in info["routes"][: a.routes]:
         print("  route: " + " -> ".join(route))
     return 0
+
+
+def _mib(b: int) -> str:
+    """Bytes as MiB, or GiB from 10 GiB (as the engine's memory messages write them)."""
+    return f"{b / 2**30:.1f} GiB" if b >= 10 * 2**30 else f"{b / 2**20:.1f} MiB"
 
 
 def cmd_list(a) -> int:
@@ -539,7 +547,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("validate", help="check a scenario file without running it",
                        description="Parse and validate a scenario. Errors name the key, the value and what is allowed,\n"
-                                   "e.g. 'connection[0].route[1]: no link joins \"s1\" to \"sw2\"'.",
+                                   "e.g. 'connection[0].route[1]: no link joins \"s1\" to \"sw2\"'.\n\n"
+                                   "A valid scenario's counts are printed, with its memory estimate: what the run\n"
+                                   "holds before any cell moves (a run is refused if this exceeds the memory free),\n"
+                                   "and at most what its cells may add (watched as the run goes), then its routes.",
                        epilog="example:\n  atmsim validate examples/ubr_small.toml",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     v.add_argument("file", help="scenario file (TOML)")
@@ -735,7 +746,7 @@ def main(argv: list[str] | None = None) -> int:
 def _dispatch(a) -> int:
     """Runs the command, mapping every failure to one line and an exit status."""
     try:
-        from . import InternalError, InvariantError, ScenarioError
+        from . import InternalError, InvariantError, MemoryLimitError, ScenarioError
         from .parallel import BackendError
         from .report import ReportError
         from .store import StoreError
@@ -743,6 +754,8 @@ def _dispatch(a) -> int:
 
         try:
             return a.func(a)
+        except MemoryLimitError as e:  # a valid scenario that does not fit (issue 14)
+            raise UserError(str(e)) from None
         except ScenarioError as e:
             raise UserError(f"invalid scenario: {e}") from None
         except (SweepError, StoreError, BackendError, ReportError) as e:

@@ -73,7 +73,8 @@ class Outcome:
     @property
     def message(self) -> str:
         """The error as one line for people."""
-        prefix = {"ScenarioError": "invalid scenario", "InvariantError": "invariant violated (please report it)"}
+        prefix = {"ScenarioError": "invalid scenario", "MemoryLimitError": "memory limit",
+                  "InvariantError": "invariant violated (please report it)"}
         return f"{prefix.get(self.error_type, self.error_type)}: {self.error}"
 
 

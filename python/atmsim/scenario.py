@@ -75,7 +75,12 @@ def _internal_error(e: BaseException, sc: Any) -> InternalError:
 
 
 def validate(scenario: ScenarioLike) -> dict[str, Any]:
-    """Checks a scenario without running it; returns what it holds (counts and routes).
+    """Checks a scenario without running it; returns what it holds (counts and routes) and
+    its memory estimate: ``memory["before_cells_bytes"]`` (ports, tables, end systems, time
+    series: a run is refused if this exceeds the memory available),
+    ``memory["cells_up_to_bytes"]`` (queued cells and cells in flight, an upper estimate;
+    the run watches them as it goes) and ``memory["parts"]`` (``what``, ``keys``,
+    ``bytes``, ``grows``).
 
     Raises :class:`atmsim.ScenarioError` naming the key, the value and what is allowed.
     """

@@ -4,7 +4,8 @@
 //! as columns of raw numbers ([`columns`]). No Python call happens per event.
 //!
 //! Errors map to exceptions: [`atmsim::RunError::Scenario`] -> `ScenarioError`
-//! (a `ValueError`), [`atmsim::RunError::Invariant`] -> `InvariantError` (a `RuntimeError`).
+//! (a `ValueError`), [`atmsim::RunError::Memory`] -> `MemoryLimitError` (a `ScenarioError`),
+//! [`atmsim::RunError::Invariant`] -> `InvariantError` (a `RuntimeError`).
 //! A panic (a bug) never reaches Python as a backtrace: [`guard`] turns it into an
 //! `InternalError` carrying the panic message; the Python side saves the scenario.
 
@@ -16,6 +17,7 @@ use pyo3::IntoPyObjectExt;
 mod columns;
 
 create_exception!(_core, ScenarioError, PyValueError, "A malformed or inconsistent scenario. The message names the key, the value and what is allowed.");
+create_exception!(_core, MemoryLimitError, ScenarioError, "A scenario that does not fit the memory limit: refused before it starts (it needs more than the limit before any cell moves), or stopped as its queues and delay lines outgrew the limit. The message names the estimate or the growth, the limit, and the keys or the port that drive it.");
 create_exception!(
     _core,
     InvariantError,
@@ -81,6 +83,7 @@ fn to_py(e: atmsim::RunError) -> PyErr {
         atmsim::RunError::Trace(m) => {
             PyRuntimeError::new_err(format!("writing the trace failed: {m}"))
         }
+        atmsim::RunError::Memory(m) => MemoryLimitError::new_err(m),
     }
 }
 
@@ -321,7 +324,9 @@ fn run_counts(py: Python<'_>, text: String, run: bool) -> PyResult<(u64, u64, u6
 }
 
 /// Validates a scenario (TOML text if `toml` is true, else JSON); returns a JSON summary
-/// of what it holds (nodes, ports, connections) or raises ScenarioError.
+/// of what it holds (nodes, ports, connections) and its memory estimate
+/// (`atmsim::footprint`: the part held before any cell moves, and at most what its cells
+/// may add), or raises ScenarioError.
 #[pyfunction]
 #[pyo3(signature = (text, toml = true))]
 fn validate(text: String, toml: bool) -> PyResult<String> {
@@ -338,8 +343,19 @@ fn validate_inner(text: String, toml: bool) -> PyResult<String> {
     let sc = atmsim::scenario::resolve::resolve(&file)
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     atmsim::scenario::budget::check(&sc).map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let fp = atmsim::footprint::estimate(&sc);
+    let parts: Vec<serde_json::Value> = fp
+        .parts
+        .iter()
+        .map(|p| serde_json::json!({"what": p.what, "keys": p.keys, "bytes": p.bytes, "grows": p.grows}))
+        .collect();
     let v = serde_json::json!({
         "name": sc.name,
+        "memory": {
+            "before_cells_bytes": fp.fixed(),
+            "cells_up_to_bytes": fp.growing(),
+            "parts": parts,
+        },
         "nodes": sc.nodes.len(),
         "ports": sc.ports.len(),
         "connections": sc.connections.len(),
@@ -548,6 +564,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_kvr, m)?)?;
     m.add_function(wrap_pyfunction!(run_counts, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("MemoryLimitError", m.py().get_type::<MemoryLimitError>())?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     Ok(())

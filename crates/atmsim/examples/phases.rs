@@ -51,11 +51,12 @@ fn main() {
     phase("resolve");
     drop(file);
     phase("drop file");
-    atmsim::footprint::check(&sc, None).unwrap_or_else(|e| fail(&e));
+    let guard = atmsim::memory_guard(&sc).unwrap_or_else(|e| fail(&e));
     phase("footprint");
     let mut sim = atmsim::sim::Sim::new(&sc);
+    sim.set_memory_guard(guard);
     phase("build");
-    sim.run();
+    sim.run_guarded().unwrap_or_else(|e| fail(&e));
     phase("run");
     let (hops, events) = (sim.totals.cell_hops, sim.q.events_processed());
     drop(sim);

@@ -420,6 +420,8 @@ pub fn guard(sc: &Scenario, limit: Option<u64>) -> Result<Option<Guard>, MemoryE
 /// passes its room: the limit less the estimate's parts that do not grow.
 #[derive(Clone, Debug)]
 pub struct Guard {
+    /// The thread whose growth it counts (the count is per thread): the one that made it.
+    thread: std::thread::ThreadId,
     start: u64,
     room: u64,
     estimated: u64,
@@ -429,9 +431,11 @@ pub struct Guard {
 
 impl Guard {
     /// The guard of a run whose estimate is `fp`, held to `limit` bytes (from
-    /// `limit_source`); the growth counts from now.
+    /// `limit_source`); the growth counts from now, on this thread (make it on the thread
+    /// that runs the simulation).
     pub fn new(fp: &Footprint, limit: u64, limit_source: String) -> Self {
         Guard {
+            thread: std::thread::current().id(),
             start: atmsim_kernel::memory::grown(),
             room: limit.saturating_sub(fp.fixed()),
             estimated: fp.growing(),
@@ -443,6 +447,11 @@ impl Guard {
     /// Bytes the run's queues, delay lines and pending events have allocated to grow so far
     /// (each new buffer in full: [`atmsim_kernel::memory`]).
     pub fn grown(&self) -> u64 {
+        debug_assert_eq!(
+            std::thread::current().id(),
+            self.thread,
+            "a memory guard counts the growth of the thread that made it"
+        );
         atmsim_kernel::memory::grown().saturating_sub(self.start)
     }
 
@@ -467,10 +476,10 @@ impl Guard {
     pub fn outgrown_message(&self, reached: f64, duration: f64, holder: &str) -> String {
         format!(
             "the run outgrew its memory limit at {reached} s of {duration} s simulated: its \
-             queues, delay lines and pending events took {} as they grew (estimated before the \
-             run at up to {}), past the {} left for them under the limit of {} ({}); {holder}. \
-             Or shorten measurement.duration, or raise the environment variable \
-             {LIMIT_VARIABLE} (e.g. \"64 GiB\", or \"off\")",
+             queues, delay lines and event queue allocated {} as they grew (their cells were \
+             estimated before the run at up to {}), past the {} left for them under the limit \
+             of {} ({}); {holder}. Or shorten measurement.duration, or raise the environment \
+             variable {LIMIT_VARIABLE} (e.g. \"64 GiB\", or \"off\")",
             mib(self.grown()),
             mib(self.estimated),
             mib(self.room),

@@ -49,13 +49,13 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Runs a resolved scenario to its end and returns the results.
 ///
-/// Refuses first a scenario whose memory estimate exceeds the memory available
-/// ([`footprint::check`]), naming the estimate, the limit and the keys that drive it, and
-/// stops a run whose queues and delay lines outgrow that limit as it goes
+/// Refuses first a scenario that needs more than the memory available before any cell
+/// moves ([`footprint::check`]), naming the estimate, the limit and the keys that drive it,
+/// and stops a run whose queues and delay lines outgrow that limit as it goes
 /// ([`footprint::Guard`]; an open-loop source into an unlimited buffer), naming the port
-/// or link that holds the most. Checks cell conservation (sent = delivered + dropped + in flight) and every port's
-/// counter identities at the end of the run; a violation is a bug and is returned as
-/// [`RunError::Invariant`], never hidden.
+/// or link that holds the most: both are [`RunError::Memory`]. Checks cell conservation
+/// (sent = delivered + dropped + in flight) and every port's counter identities at the end
+/// of the run; a violation is a bug and is returned as [`RunError::Invariant`], never hidden.
 pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
     let guard = memory_guard(sc)?;
     let start = std::time::Instant::now();
@@ -149,7 +149,7 @@ pub fn run_observed_traced<'a>(
 /// the guard that stops its run if its queues and delay lines outgrow the limit as it goes
 /// ([`footprint::Guard`]).
 pub fn memory_guard(sc: &Scenario) -> Result<Option<footprint::Guard>, RunError> {
-    footprint::guard(sc, None).map_err(|e| ScenarioError::new("", e.to_string()).into())
+    footprint::guard(sc, None).map_err(|e| RunError::Memory(e.to_string()))
 }
 
 /// The shortest slice of simulated time [`run_observed`] runs between looks (1 us, a

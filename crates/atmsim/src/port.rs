@@ -645,6 +645,12 @@ impl PortBuffer {
         self.vcs.get(slot).cells
     }
 
+    /// Bytes held by the buffer's queues (class rings, or the runs of a port that holds
+    /// frames), not its per-VC tables: what its cells take.
+    pub fn queue_bytes(&self) -> usize {
+        self.queues.heap_bytes() + self.frames.as_ref().map_or(0, |r| r.heap_bytes())
+    }
+
     /// Bytes held by the buffer's tables and queues (for the memory estimate).
     pub fn heap_bytes(&self) -> usize {
         self.queues.heap_bytes()

@@ -17,6 +17,10 @@ pub enum RunError {
     Invariant(String),
     /// Writing a per-event trace failed (the trace's sink reported this error).
     Trace(String),
+    /// The run's memory ([`crate::footprint`]): the scenario needs more than the limit before
+    /// any cell moves (refused before it starts), or its queues and delay lines outgrew the
+    /// limit as it ran (stopped), or the limit variable is not a size.
+    Memory(String),
 }
 
 impl fmt::Display for RunError {
@@ -25,6 +29,7 @@ impl fmt::Display for RunError {
             RunError::Scenario(e) => write!(f, "invalid scenario: {e}"),
             RunError::Invariant(m) => write!(f, "internal invariant violated (please report): {m}"),
             RunError::Trace(m) => write!(f, "writing the trace failed: {m}"),
+            RunError::Memory(m) => write!(f, "{m}"),
         }
     }
 }

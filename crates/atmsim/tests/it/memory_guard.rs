@@ -69,8 +69,8 @@ fn an_unbounded_queue_stops_the_run_naming_its_port_and_the_limit() {
     for part in [
         "the run outgrew its memory limit at ",
         " of 5 s simulated",
-        "queues, delay lines and pending events took ",
-        "(estimated before the run at up to ",
+        "queues, delay lines and event queue allocated ",
+        "(their cells were estimated before the run at up to ",
         "the most is queued at port sw->dst",
         "its buffer is unlimited: set defaults.switch_buffer",
         "node = \"sw\", toward = \"dst\"",
@@ -111,4 +111,26 @@ fn a_run_with_a_budget_stops_at_the_guard_too() {
         .expect_err("by the guard")
         .to_string();
     assert!(err.contains("port sw->dst"), "{err}");
+}
+
+/// The number before `unit` in `text` after `after` (e.g. "allocated 48.0 MiB").
+fn number_after(text: &str, after: &str) -> f64 {
+    let rest = &text[text.find(after).expect(after) + after.len()..];
+    let end = rest.find(' ').unwrap_or(rest.len());
+    rest[..end].parse().expect("a number")
+}
+
+#[test]
+fn a_long_run_is_looked_at_often_enough_to_stop_near_its_room() {
+    // With a look every 1/1024 of the duration (here 19.5 s), a long run went past its room by
+    // hundreds of MiB before its first look (review of the guard). Looks are at most 1 ms of
+    // simulated time apart, so the run stops within a ring doubling or two of the room.
+    let sc = cbr_into_slow_link("unlimited", "20000 s");
+    let err = run_with_room(&sc, 16 << 20)
+        .expect_err("stopped")
+        .to_string();
+    let at = number_after(&err, "outgrew its memory limit at ");
+    let mib = number_after(&err, "event queue allocated ");
+    assert!(at < 5.0, "stopped at {at} s: {err}");
+    assert!(mib <= 64.0, "allocated {mib} MiB for 16 MiB of room: {err}");
 }
