@@ -45,13 +45,15 @@ traffic = {{ kind = "cbr", rate = "150 Mbps" }}
     atmsim::scenario::load_toml(&text).expect("valid scenario")
 }
 
-/// Runs `sc` held to `room` bytes of growth above its estimate's fixed parts.
+/// The guard of `sc` with `room` bytes of growth above its estimate's fixed part.
+fn guard_with_room(sc: &atmsim::Scenario, room: u64) -> Option<footprint::Guard> {
+    let fixed = footprint::estimate(sc).fixed();
+    footprint::guard(sc, Some(fixed + room)).expect("fits")
+}
+
+/// Runs `sc` held to `room` bytes of growth above its estimate's fixed part.
 fn run_with_room(sc: &atmsim::Scenario, room: u64) -> Result<RunResult, atmsim::RunError> {
-    let fixed = footprint::guard(sc, Some(u64::MAX))
-        .expect("fits")
-        .map(|g| u64::MAX - g.room())
-        .expect("a limit was given");
-    let guard = footprint::guard(sc, Some(fixed + room)).expect("fits");
+    let guard = guard_with_room(sc, room); // counts from before the network is built, as a run does
     let mut sim = Sim::new(sc);
     sim.set_memory_guard(guard);
     sim.run_guarded()?;
@@ -98,12 +100,9 @@ fn a_bounded_queue_runs_to_its_end_with_the_results_of_an_unguarded_run() {
 fn a_run_with_a_budget_stops_at_the_guard_too() {
     // The budgeted path (issue 18) looks at the guard every 4096 events.
     let sc = cbr_into_slow_link("unlimited", "5 s");
-    let guard = footprint::guard(&sc, Some(u64::MAX))
-        .expect("fits")
-        .expect("limit");
-    let fixed = u64::MAX - guard.room();
+    let guard = guard_with_room(&sc, 16 << 20);
     let mut sim = Sim::new(&sc);
-    sim.set_memory_guard(footprint::guard(&sc, Some(fixed + (16 << 20))).expect("fits"));
+    sim.set_memory_guard(guard);
     let stopped = sim.run_bounded(u64::MAX, None).expect("stopped early");
     assert!(stopped > 0 && stopped < sc.duration);
     let err = sim
