@@ -26,4 +26,4 @@ pub mod time;
 pub use fifo::Fifo;
 pub use queue::EventQueue;
 pub use rng::RngStream;
-pub use time::{MaybeTime, SerialClock, Time, PS_PER_MS, PS_PER_S, PS_PER_US};
+pub use time::{MaybeTime, SerialClock, Time, UnitTime, PS_PER_MS, PS_PER_S, PS_PER_US};

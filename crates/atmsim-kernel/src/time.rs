@@ -77,40 +77,37 @@ impl Default for MaybeTime {
     }
 }
 
-/// Spaces back-to-back transmissions of `bits`-bit units on a line of `rate_bps` bit/s.
-///
-/// The transmission time of one unit is rarely a whole number of picoseconds
-/// (a 424-bit cell at 155.52 Mbit/s takes 2 726 337.45... ps). `SerialClock` hands out
-/// whole-picosecond durations whose running sum is always `floor(k * bits * 1e12 / rate)`
-/// for `k` units, so the error never exceeds one picosecond and never accumulates.
-#[derive(Clone, Debug)]
-pub struct SerialClock {
+/// The constant part of a [`SerialClock`]: the whole picoseconds of one unit and the
+/// remainder to spread, for one line rate. Many ports share one (issue 14: a port holds only
+/// its running remainder, so that its per-cell state fits in four cache lines); each
+/// running sum is kept by its owner and passed to [`UnitTime::next_duration`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnitTime {
     rate_bps: u64,
     whole: Time,
     rem: u64,
-    acc: u64,
 }
 
-impl SerialClock {
-    /// A clock for units of `bits` bits on a line of `rate_bps` bit/s (`rate_bps > 0`).
+impl UnitTime {
+    /// Units of `bits` bits on a line of `rate_bps` bit/s (`rate_bps > 0`).
     pub fn new(rate_bps: u64, bits: u64) -> Self {
-        assert!(rate_bps > 0, "SerialClock needs a positive rate");
+        assert!(rate_bps > 0, "UnitTime needs a positive rate");
         let num = bits as u128 * PS_PER_S as u128;
         let rate = rate_bps as u128;
-        SerialClock {
+        UnitTime {
             rate_bps,
             whole: (num / rate) as Time,
             rem: (num % rate) as u64,
-            acc: 0,
         }
     }
 
-    /// Duration of the next unit, in picoseconds.
+    /// Duration of the next unit, in picoseconds, given the running remainder `acc` of
+    /// the line's units so far (0 before the first; always below the rate).
     #[inline]
-    pub fn next_duration(&mut self) -> Time {
-        self.acc += self.rem;
-        if self.acc >= self.rate_bps {
-            self.acc -= self.rate_bps;
+    pub fn next_duration(&self, acc: &mut u64) -> Time {
+        *acc += self.rem;
+        if *acc >= self.rate_bps {
+            *acc -= self.rate_bps;
             self.whole + 1
         } else {
             self.whole
@@ -125,6 +122,46 @@ impl SerialClock {
     /// The line rate in bit/s.
     pub fn rate_bps(&self) -> u64 {
         self.rate_bps
+    }
+}
+
+/// Spaces back-to-back transmissions of `bits`-bit units on a line of `rate_bps` bit/s.
+///
+/// The transmission time of one unit is rarely a whole number of picoseconds
+/// (a 424-bit cell at 155.52 Mbit/s takes 2 726 337.45... ps). `SerialClock` hands out
+/// whole-picosecond durations whose running sum is always `floor(k * bits * 1e12 / rate)`
+/// for `k` units, so the error never exceeds one picosecond and never accumulates.
+/// It is a [`UnitTime`] with its own running remainder.
+#[derive(Clone, Debug)]
+pub struct SerialClock {
+    unit: UnitTime,
+    acc: u64,
+}
+
+impl SerialClock {
+    /// A clock for units of `bits` bits on a line of `rate_bps` bit/s (`rate_bps > 0`).
+    pub fn new(rate_bps: u64, bits: u64) -> Self {
+        assert!(rate_bps > 0, "SerialClock needs a positive rate");
+        SerialClock {
+            unit: UnitTime::new(rate_bps, bits),
+            acc: 0,
+        }
+    }
+
+    /// Duration of the next unit, in picoseconds.
+    #[inline]
+    pub fn next_duration(&mut self) -> Time {
+        self.unit.next_duration(&mut self.acc)
+    }
+
+    /// The exact duration of one unit in seconds (for reporting).
+    pub fn unit_secs(&self) -> f64 {
+        self.unit.unit_secs()
+    }
+
+    /// The line rate in bit/s.
+    pub fn rate_bps(&self) -> u64 {
+        self.unit.rate_bps()
     }
 }
 

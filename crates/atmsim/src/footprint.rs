@@ -34,7 +34,7 @@
 //! and no guard), for a user who wants runs held to less than the machine has, or to more.
 
 use crate::cell::Cell;
-use crate::network::{Connection, Flow, Port, TcpConn};
+use crate::network::{Connection, Flow, Port, SpecialSent, TcpConn};
 use crate::scenario::Scenario;
 use std::fmt;
 
@@ -182,7 +182,8 @@ pub fn estimate(sc: &Scenario) -> Footprint {
             }
         }
     }
-    let per_port = size::<Port>() + 512; // + boxed allocator and queue headers
+    // + boxed allocator and queue headers, and the port's RM and VBR counts for sampling
+    let per_port = size::<Port>() + size::<SpecialSent>() + 512;
     let mut port_tables = 0u64;
     for (p, cfg) in sc.ports.iter().enumerate() {
         port_tables += vcs_at[p] * (12 + allocator_bytes_per_vc(&cfg.settings.allocator) + 4);

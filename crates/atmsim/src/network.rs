@@ -14,31 +14,52 @@ use crate::port::{PortBuffer, PortFlows, SlotTable, VcSlots};
 use crate::scenario::Scenario;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::traffic::AnyTraffic;
-use atmsim_kernel::{MaybeTime, RngStream, SerialClock, Time};
+use atmsim_kernel::{MaybeTime, RngStream, Time, UnitTime};
 
 /// An output port: buffer, transmitter and the delay line of its link direction.
+///
+/// 256 bytes on cache-line bounds: a cell's admission and transmission touch four lines of
+/// its port (issue 14: 312 bytes straddled five or six). What ports share, the line rate's
+/// unit time and the propagation delay, is in [`Network::timings`]; the RM and VBR cells
+/// sent since the last sample are in [`Network::special_sent`], touched only for those cells.
 #[derive(Debug)]
+#[repr(align(64))]
 pub struct Port {
     /// Queues, policy and counters.
     pub buf: PortBuffer,
     /// The link's propagation part.
     pub line: DelayLine,
-    /// Spaces cell transmissions at the line rate.
-    pub clock: SerialClock,
-    /// Propagation delay.
-    pub prop: Time,
+    /// The running remainder of the transmitter's serial clock ([`UnitTime::next_duration`]).
+    pub clock_acc: u64,
     /// The transmitter is busy until this time.
     pub busy_until: Time,
+    /// The port's line rate and propagation delay: [`Network::timings`]`[timing]`.
+    pub timing: u32,
     /// A transmit-done event is pending.
     pub tx_pending: bool,
-    /// RM cells sent since the last sample.
-    pub sent_rm_in_interval: u64,
-    /// VBR cells sent since the last sample.
-    pub sent_vbr_in_interval: u64,
     /// True for switch ports (reported in results and time series).
     pub is_switch: bool,
     /// The ABR rate allocator of this port.
     pub alloc: AnyAllocator,
+}
+
+/// What the ports of one line rate and propagation delay share: the unit time of a cell at
+/// that rate and the delay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineTiming {
+    /// A cell's transmission time at the line rate (the constant part of the serial clock).
+    pub unit: UnitTime,
+    /// Propagation delay.
+    pub prop: Time,
+}
+
+/// RM and VBR cells a port sent since the last time-series sample.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SpecialSent {
+    /// RM cells.
+    pub rm: u64,
+    /// VBR cells.
+    pub vbr: u64,
 }
 
 /// One direction of a connection.
@@ -639,6 +660,31 @@ pub struct Network {
     pub peer_ports: Vec<u32>,
     /// Connections.
     pub conns: Vec<Connection>,
+    /// The distinct line timings of the ports ([`Port::timing`] indexes it).
+    pub timings: Vec<LineTiming>,
+    /// Per port: the RM and VBR cells sent since the last time-series sample.
+    pub special_sent: Vec<SpecialSent>,
+}
+
+/// The distinct [`LineTiming`]s of a network being built, each given an index once.
+#[derive(Default)]
+struct Timings {
+    list: Vec<LineTiming>,
+    index: rustc_hash::FxHashMap<(u64, Time), u32>,
+}
+
+impl Timings {
+    /// The index of the timing of a port at `rate_bps` with propagation delay `prop`.
+    fn of(&mut self, rate_bps: u64, prop: Time) -> u32 {
+        let list = &mut self.list;
+        *self.index.entry((rate_bps, prop)).or_insert_with(|| {
+            list.push(LineTiming {
+                unit: UnitTime::new(rate_bps, CELL_BITS),
+                prop,
+            });
+            (list.len() - 1) as u32
+        })
+    }
 }
 
 impl Network {
@@ -646,7 +692,8 @@ impl Network {
     pub fn build(s: &Scenario) -> Network {
         let nflows = s.connections.len() * 2;
         let (slots, port_flows) = port_slots(s);
-        let ports = s
+        let mut timings = Timings::default();
+        let ports: Vec<Port> = s
             .ports
             .iter()
             .enumerate()
@@ -659,12 +706,10 @@ impl Network {
                     slots.clone(),
                 ),
                 line: DelayLine::default(),
-                clock: SerialClock::new(p.settings.rate_bps, CELL_BITS),
-                prop: p.settings.prop,
+                clock_acc: 0,
                 busy_until: 0,
+                timing: timings.of(p.settings.rate_bps, p.settings.prop),
                 tx_pending: false,
-                sent_rm_in_interval: 0,
-                sent_vbr_in_interval: 0,
                 is_switch: s.nodes[p.node].kind == crate::scenario::schema::NodeKind::Switch,
                 alloc: AnyAllocator::build(
                     &p.settings.allocator,
@@ -761,11 +806,13 @@ impl Network {
             }
         }
         let mut net = Network {
+            special_sent: vec![SpecialSent::default(); ports.len()],
             ports,
             flows,
             route_ports,
             peer_ports,
             conns,
+            timings: timings.list,
         };
         net.hold_tcp_frames(s);
         net
@@ -830,6 +877,21 @@ impl Network {
     #[inline]
     pub fn dir_mut(&mut self, f: FlowId) -> &mut CellDir {
         self.conns[f.conn()].dir_mut(f.dir())
+    }
+
+    /// The line timing of port `p`.
+    #[inline]
+    pub fn timing(&self, p: usize) -> &LineTiming {
+        &self.timings[self.ports[p].timing as usize]
+    }
+
+    /// Counts an RM or VBR cell port `p` sent, for the time series' data and VBR
+    /// utilization (other cells are not counted here).
+    #[cold]
+    pub fn count_special_sent(&mut self, p: usize, cell: &Cell) {
+        let c = &mut self.special_sent[p];
+        c.rm += cell.is_rm() as u64;
+        c.vbr += (cell.class() == crate::cell::ServiceClass::Vbr) as u64;
     }
 
     /// Cells queued in ports or travelling on lines.

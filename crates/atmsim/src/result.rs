@@ -348,7 +348,7 @@ impl RunResult {
                     sent: k.sent,
                     max_queue_cells: k.max_queue,
                     final_queue_cells: port.buf.queued(),
-                    utilization: k.sent as f64 * port.clock.unit_secs() / duration_s,
+                    utilization: k.sent as f64 * net.timing(i).unit.unit_secs() / duration_s,
                 }
             })
             .collect();

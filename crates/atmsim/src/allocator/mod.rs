@@ -125,7 +125,7 @@ registry! { $
         EricaPlus = "erica_plus", "ERICA+: a queueing-delay target T0 with a, b and QDLF (seed 003 4.4; spec 3)":
             EricaPlusSpec => Box<Erica> as Erica;
         Efci = "efci", "binary feedback: EFCI set on ABR data cells at a queue threshold (TM 4.0)":
-            EfciSpec => Efci as Efci;
+            EfciSpec => Box<Efci> as Efci;
         Kvr = "kvr", "the Kalampoukas-Varma-Ramakrishnan O(1) allocator on forward RM cells (seed 004 Fig 2.1)":
             KvrSpec => Box<Kvr> as Kvr;
         Gw = "gw", "general weighted fairness with MCR guarantees, overload based (ATMF 98-0408)":

@@ -73,7 +73,7 @@ impl Recorder {
             .collect();
         let cell_secs = ports
             .iter()
-            .map(|&p| net.ports[p].clock.unit_secs())
+            .map(|&p| net.timing(p).unit.unit_secs())
             .collect();
         let mut abr = Vec::new();
         let mut abr_names = Vec::new();
@@ -156,10 +156,9 @@ impl Recorder {
             let sent = port.buf.counters.sent - self.sent_before[k];
             self.sent_before[k] = port.buf.counters.sent;
             self.ts.utilization[k].push(share(sent));
-            self.ts.data_utilization[k].push(share(sent - port.sent_rm_in_interval));
-            self.ts.vbr_utilization[k].push(share(port.sent_vbr_in_interval));
-            port.sent_rm_in_interval = 0;
-            port.sent_vbr_in_interval = 0;
+            let special = std::mem::take(&mut net.special_sent[p]);
+            self.ts.data_utilization[k].push(share(sent - special.rm));
+            self.ts.vbr_utilization[k].push(share(special.vbr));
         }
         for (c, conn) in net.conns.iter().enumerate() {
             match (conn.tcp_ref(), conn.cells()) {

@@ -7,7 +7,7 @@
 use super::{Ev, Sim, Totals};
 use crate::allocator::RateAllocator;
 use crate::cell::{Cell, ServiceClass};
-use crate::network::{Ends, Port, NO_PORT};
+use crate::network::{Ends, LineTiming, Port, NO_PORT};
 use crate::port::Admission;
 use atmsim_kernel::{EventQueue, Time};
 
@@ -108,8 +108,9 @@ impl Sim<'_> {
             let outcome = port.buf.arrive_to_send(&cell, cell.class());
             match outcome {
                 Admission::Enqueued => {
-                    transmit(port, &mut self.q, &mut self.totals, now, p, cell);
-                    self.after_transmit(now, p);
+                    let timing = &self.net.timings[port.timing as usize];
+                    transmit(port, timing, &mut self.q, &mut self.totals, now, p, cell);
+                    self.after_transmit(now, p, &cell);
                 }
                 Admission::Dropped(_) => self.count_drop(&cell),
             }
@@ -138,13 +139,18 @@ impl Sim<'_> {
             port.tx_pending = false;
             return;
         };
-        transmit(port, &mut self.q, &mut self.totals, now, p, cell);
-        self.after_transmit(now, p);
+        let timing = &self.net.timings[port.timing as usize];
+        transmit(port, timing, &mut self.q, &mut self.totals, now, p, cell);
+        self.after_transmit(now, p, &cell);
     }
 
-    /// What follows a transmission at port `p` (its queue traced, with tracing on).
+    /// What follows the transmission of `cell` at port `p`: an RM or VBR cell is counted
+    /// for the time series, and the queue traced, with tracing on.
     #[inline(always)]
-    fn after_transmit(&mut self, now: Time, p: usize) {
+    fn after_transmit(&mut self, now: Time, p: usize, cell: &Cell) {
+        if cell.is_rm() || cell.class() == ServiceClass::Vbr {
+            self.net.count_special_sent(p, cell);
+        }
         if self.trace.on {
             self.trace_queue(now, p);
         }
@@ -261,24 +267,26 @@ impl Sim<'_> {
 
 /// Port `p` puts `cell` on its line now (the buffer has counted it sent) and, if more
 /// cells wait, schedules the end of this transmission. Takes the port its caller already
-/// holds (not `p` to index again).
+/// holds (not `p` to index again) and the port's line timing. RM and VBR cells are counted
+/// for the time series by the caller ([`Network::count_special_sent`]).
+///
+/// [`Network::count_special_sent`]: crate::network::Network::count_special_sent
 #[inline(always)]
 fn transmit(
     port: &mut Port,
+    timing: &LineTiming,
     q: &mut EventQueue<Ev>,
     totals: &mut Totals,
     now: Time,
     p: usize,
     cell: Cell,
 ) {
-    let d = port.clock.next_duration();
-    let arrival = now + d + port.prop;
+    let d = timing.unit.next_duration(&mut port.clock_acc);
+    let arrival = now + d + timing.prop;
     if port.line.push(arrival, cell) {
         q.schedule(arrival, Ev::Arrive(p as u32));
     }
     port.busy_until = now + d;
-    port.sent_rm_in_interval += cell.is_rm() as u64;
-    port.sent_vbr_in_interval += (cell.class() == ServiceClass::Vbr) as u64;
     totals.cell_hops += 1;
     if port.buf.queued() > 0 {
         port.tx_pending = true;

@@ -64,7 +64,7 @@ impl Sim<'_> {
             if instant {
                 return self.signal(now, f, hop + 1, action);
             }
-            let at = now + self.net.ports[p].prop;
+            let at = now + self.net.timing(p).prop;
             self.q
                 .schedule(at, Ev::Signal(f, ((hop as u32 + 1) << 2) | action));
         }
