@@ -182,6 +182,26 @@ mod tests {
     }
 
     #[test]
+    fn a_shared_unit_time_spaces_each_line_as_its_own_clock() {
+        // Two lines of one rate share a UnitTime and keep their own remainders: each gets
+        // the durations of a SerialClock of its own, however their cells interleave.
+        let unit = UnitTime::new(155_520_000, 424);
+        let (mut acc_a, mut acc_b) = (0, 0);
+        let (mut clock_a, mut clock_b) = (
+            SerialClock::new(155_520_000, 424),
+            SerialClock::new(155_520_000, 424),
+        );
+        for k in 0..10_000 {
+            assert_eq!(unit.next_duration(&mut acc_a), clock_a.next_duration());
+            if k % 3 == 0 {
+                assert_eq!(unit.next_duration(&mut acc_b), clock_b.next_duration());
+            }
+        }
+        assert_eq!(unit.unit_secs(), clock_a.unit_secs());
+        assert_eq!(unit.rate_bps(), 155_520_000);
+    }
+
+    #[test]
     fn maybe_time_holds_a_time_or_none_in_eight_bytes() {
         assert_eq!(std::mem::size_of::<MaybeTime>(), 8);
         assert_eq!(MaybeTime::default().get(), None);

@@ -182,8 +182,13 @@ pub fn estimate(sc: &Scenario) -> Footprint {
             }
         }
     }
-    // + boxed allocator and queue headers, and the port's RM and VBR counts for sampling
-    let per_port = size::<Port>() + size::<SpecialSent>() + 512;
+    // + boxed allocator and queue headers, and the port's RM and VBR counts for the samples
+    let sampled = if sc.sample_interval.is_some() {
+        size::<SpecialSent>()
+    } else {
+        0
+    };
+    let per_port = size::<Port>() + sampled + 512;
     let mut port_tables = 0u64;
     for (p, cfg) in sc.ports.iter().enumerate() {
         port_tables += vcs_at[p] * (12 + allocator_bytes_per_vc(&cfg.settings.allocator) + 4);

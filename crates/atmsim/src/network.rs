@@ -662,7 +662,8 @@ pub struct Network {
     pub conns: Vec<Connection>,
     /// The distinct line timings of the ports ([`Port::timing`] indexes it).
     pub timings: Vec<LineTiming>,
-    /// Per port: the RM and VBR cells sent since the last time-series sample.
+    /// Per port: the RM and VBR cells sent since the last time-series sample (empty in a
+    /// run without samples).
     pub special_sent: Vec<SpecialSent>,
 }
 
@@ -806,7 +807,11 @@ impl Network {
             }
         }
         let mut net = Network {
-            special_sent: vec![SpecialSent::default(); ports.len()],
+            // Read only by the time series' samples: none without them.
+            special_sent: match s.sample_interval {
+                Some(_) => vec![SpecialSent::default(); ports.len()],
+                None => Vec::new(),
+            },
             ports,
             flows,
             route_ports,
@@ -889,9 +894,10 @@ impl Network {
     /// utilization (other cells are not counted here).
     #[cold]
     pub fn count_special_sent(&mut self, p: usize, cell: &Cell) {
-        let c = &mut self.special_sent[p];
-        c.rm += cell.is_rm() as u64;
-        c.vbr += (cell.class() == crate::cell::ServiceClass::Vbr) as u64;
+        if let Some(c) = self.special_sent.get_mut(p) {
+            c.rm += cell.is_rm() as u64;
+            c.vbr += (cell.class() == crate::cell::ServiceClass::Vbr) as u64;
+        }
     }
 
     /// Cells queued in ports or travelling on lines.
@@ -911,3 +917,7 @@ impl Network {
         c
     }
 }
+
+#[cfg(test)]
+#[path = "network_tests.rs"]
+mod tests;
