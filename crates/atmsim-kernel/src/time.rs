@@ -182,23 +182,24 @@ mod tests {
     }
 
     #[test]
-    fn a_shared_unit_time_spaces_each_line_as_its_own_clock() {
-        // Two lines of one rate share a UnitTime and keep their own remainders: each gets
-        // the durations of a SerialClock of its own, however their cells interleave.
-        let unit = UnitTime::new(155_520_000, 424);
-        let (mut acc_a, mut acc_b) = (0, 0);
-        let (mut clock_a, mut clock_b) = (
-            SerialClock::new(155_520_000, 424),
-            SerialClock::new(155_520_000, 424),
-        );
-        for k in 0..10_000 {
-            assert_eq!(unit.next_duration(&mut acc_a), clock_a.next_duration());
-            if k % 3 == 0 {
-                assert_eq!(unit.next_duration(&mut acc_b), clock_b.next_duration());
+    fn a_shared_unit_time_spaces_each_line_exactly() {
+        // Lines of one rate share a UnitTime and keep their own remainders: after its k-th
+        // cell each line has taken exactly floor(k * 424e12 / rate) ps, however the lines'
+        // cells interleave.
+        for rate in [155_520_000u64, 149_760_000, 1_500_000, 622_080_000, 64_000] {
+            let unit = UnitTime::new(rate, 424);
+            let exact = |k: u128| k * 424 * PS_PER_S as u128 / rate as u128;
+            let (mut acc, mut sum, mut cells) = ([0u64; 3], [0u128; 3], [0u128; 3]);
+            for step in 0..30_000u32 {
+                let line = (step % 7 % 3) as usize; // an uneven interleaving of three lines
+                sum[line] += unit.next_duration(&mut acc[line]) as u128;
+                cells[line] += 1;
+                assert_eq!(sum[line], exact(cells[line]), "rate {rate}, line {line}");
             }
+            assert_eq!(unit.rate_bps(), rate);
+            let secs = 424.0 / rate as f64;
+            assert!((unit.unit_secs() - secs).abs() < 1e-15, "rate {rate}");
         }
-        assert_eq!(unit.unit_secs(), clock_a.unit_secs());
-        assert_eq!(unit.rate_bps(), 155_520_000);
     }
 
     #[test]

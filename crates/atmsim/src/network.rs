@@ -891,8 +891,9 @@ impl Network {
     }
 
     /// Counts an RM or VBR cell port `p` sent, for the time series' data and VBR
-    /// utilization (other cells are not counted here).
-    #[cold]
+    /// utilization (other cells are not counted here). Out of line: the per-cell path only
+    /// tests the cell's flags.
+    #[inline(never)]
     pub fn count_special_sent(&mut self, p: usize, cell: &Cell) {
         if let Some(c) = self.special_sent.get_mut(p) {
             c.rm += cell.is_rm() as u64;

@@ -2,8 +2,9 @@
 
 use super::*;
 
-/// Two host pairs through one switch: four host links of 1 ms at the default rate, and one
-/// slower link of 2 ms toward `d2`.
+/// Three host pairs through one switch: links of 1 ms at the default rate from `s1`, `s2`
+/// and toward `d1`; toward `d2` 2 ms at 1.5 Mbit/s; from `s3` 2 ms at the default rate and
+/// toward `d3` 1 ms at 1.5 Mbit/s (a timing is one rate and one delay, neither alone).
 fn two_pairs(sample_interval: &str) -> Scenario {
     let text = format!(
         r#"
@@ -26,6 +27,12 @@ kind = "host"
 [[node]]
 name = "d2"
 kind = "host"
+[[node]]
+name = "s3"
+kind = "host"
+[[node]]
+name = "d3"
+kind = "host"
 [[link]]
 between = ["s1", "sw"]
 delay = "1 ms"
@@ -38,6 +45,13 @@ delay = "1 ms"
 [[link]]
 between = ["sw", "d2"]
 delay = "2 ms"
+rate = "1.5 Mbps"
+[[link]]
+between = ["s3", "sw"]
+delay = "2 ms"
+[[link]]
+between = ["sw", "d3"]
+delay = "1 ms"
 rate = "1.5 Mbps"
 [[connection]]
 name = "a"
@@ -68,15 +82,18 @@ fn a_port_is_four_whole_cache_lines() {
 fn ports_of_one_rate_and_delay_share_one_timing() {
     let sc = two_pairs("1 ms");
     let net = Network::build(&sc);
-    // 1 ms at 155.52 Mbit/s (eight ports), and 2 ms at 1.5 Mbit/s (two).
-    assert_eq!(net.timings.len(), 2);
+    // 1 ms at 155.52 Mbit/s (six ports), 2 ms at 1.5 Mbit/s, 2 ms at 155.52 Mbit/s and 1 ms
+    // at 1.5 Mbit/s (two each).
+    assert_eq!(net.timings.len(), 4);
     for (p, cfg) in sc.ports.iter().enumerate() {
         let t = net.timing(p);
         assert_eq!(t.prop, cfg.settings.prop);
         assert_eq!(t.unit, UnitTime::new(cfg.settings.rate_bps, CELL_BITS));
     }
-    let slow = net.timings.iter().filter(|t| t.unit.rate_bps() == 1_500_000).count();
-    assert_eq!(slow, 1);
+    let shared = (0..sc.ports.len())
+        .filter(|&p| net.ports[p].timing == net.ports[0].timing)
+        .count();
+    assert_eq!(shared, 6);
 }
 
 #[test]
@@ -84,13 +101,18 @@ fn rm_and_vbr_counts_are_kept_only_for_samples() {
     let mut rm = Cell::data(0, 0, false);
     rm.flags |= crate::cell::flag::RM;
     let data = Cell::data(0, 0, false);
+    let mut vbr = Cell::data(0, 0, false);
+    vbr.flags |= crate::cell::ServiceClass::Vbr.flag_bits();
 
     let sampled = two_pairs("1 ms");
     let mut net = Network::build(&sampled);
     assert_eq!(net.special_sent.len(), net.ports.len());
     net.count_special_sent(3, &rm);
     net.count_special_sent(3, &data);
-    assert_eq!((net.special_sent[3].rm, net.special_sent[3].vbr), (1, 0));
+    net.count_special_sent(3, &vbr);
+    net.count_special_sent(3, &vbr);
+    assert_eq!((net.special_sent[3].rm, net.special_sent[3].vbr), (1, 2));
+    assert_eq!((net.special_sent[2].rm, net.special_sent[2].vbr), (0, 0));
 
     let unsampled = two_pairs("0 s");
     let mut net = Network::build(&unsampled);
