@@ -23,10 +23,22 @@ def _scenarios():
     ubr = n_source(6, link_delay="1 ms", buffer="300 cells", duration="60 ms", sample_interval="1 ms",
                    tcp={"window": "64000 B"})
     abr = n_source(3, link_delay="1 ms", duration="40 ms", sample_interval="0.5 ms", service="abr")
-    return [ubr, abr]
+    return [ubr, abr, _mixed()]
 
 
-@pytest.mark.parametrize("sc", _scenarios(), ids=["ubr-tcp", "abr"])
+def _mixed():
+    """ABR and UBR side by side (columns with some rows null: ACR, RM counts, a host port's
+    unlimited buffer), a greedy ABR source without TCP (SRTT null), EPD drops of several
+    reasons at some ports only, and names beyond ASCII."""
+    sc = n_source(3, link_delay="1 ms", buffer="150 cells", policy={"kind": "epd", "threshold": "50 %"},
+                  duration="40 ms", sample_interval="1 ms", tcp={"window": "64000 B"})
+    sc["connection"][0]["service"] = "abr"
+    sc["connection"][1]["name"] = "tcp-\u00e9t\u00e9"
+    sc["connection"][2].update(service="abr", traffic={"kind": "persistent"})
+    return sc
+
+
+@pytest.mark.parametrize("sc", _scenarios(), ids=["ubr-tcp", "abr", "mixed"])
 def test_columns_give_the_json_paths_frames_exactly(sc):
     text = json.dumps(sc)
     by_json = RunResult(json.loads(_core.run_json(text)), sc)
@@ -37,10 +49,39 @@ def test_columns_give_the_json_paths_frames_exactly(sc):
             pd.testing.assert_frame_equal(a, b, check_exact=True)
             assert a.to_csv(index=False) == b.to_csv(index=False), attr
         assert json.dumps(r.raw["timeseries"], sort_keys=True) == json.dumps(by_json.raw["timeseries"], sort_keys=True)
-        # The tables cross as columns; `raw` gives them back as the JSON path's rows, keys in order.
+        # The tables cross as typed columns; `raw` gives them back as the JSON path's rows,
+        # keys in order.
         for table in ("connections", "ports"):
-            assert isinstance(json.loads(head)[table], dict)
+            assert set(json.loads(head)[table]) == {"rows", "fields"}
             assert json.dumps(r.raw[table]) == json.dumps(by_json.raw[table]), table
+
+
+def test_table_columns_keep_what_pandas_inferred_from_json():
+    """Integers with some nulls were float64 with NaN, only nulls an object column of None,
+    a drop reason some ports lack NaN there; the columns path gives the same."""
+    sc = _mixed()
+    r = atmsim.run(sc)
+    c, p = r.connections, r.ports
+    assert c["rm_cells_sent"].dtype == np.float64 and c["rm_cells_sent"].isna().sum() == 1
+    assert c["reverse_throughput_bps"].dtype == object and c["reverse_throughput_bps"].isna().all()
+    assert c["name"].tolist()[1] == "tcp-\u00e9t\u00e9"
+    assert p["buffer_cells"].dtype == np.float64 and p["buffer_cells"].isna().any()
+    drops = [k for k in p.columns if k.startswith("drops_")]
+    assert drops and p["dropped"].sum() > 0 and (p[drops].sum(axis=1) == p["dropped"]).all()
+    by_json = RunResult(json.loads(_core.run_json(json.dumps(sc))), sc)
+    pd.testing.assert_frame_equal(by_json.ports, p, check_exact=True)
+
+
+def test_strings_holding_nul_cross_whole():
+    """Strings are joined by NUL for one split; a string holding NUL itself comes with
+    where each ends."""
+    from atmsim.result import _strings
+
+    joined = np.frombuffer("a\0\u00e9\0".encode(), dtype=np.uint8)
+    assert _strings({"t/s": joined}, "t/s") == ["a", "\u00e9", ""]
+    text = "x\0y".encode() + b"\0" + "z".encode()
+    cols = {"t/s": np.frombuffer(text, dtype=np.uint8), "t/s/ends": np.array([3, 5])}
+    assert _strings(cols, "t/s") == ["x\0y", "z"]
 
 
 def test_the_f32_series_read_as_their_json_text():
@@ -142,3 +183,33 @@ def test_same_runs_groups_equal_text_and_keep():
     assert same_runs(runs) == {"a": ["c", "e"]}
     assert same_runs([("a", "x", {"port": ["p"], "connection": []}),
                       ("b", "x", {"connection": [], "port": ["p"]})]) == {"a": ["b"]}
+
+
+def test_a_table_frame_is_the_frame_of_its_rows():
+    """Every kind, with and without nulls, and a map whose keys some rows lack (NaN there, as
+    a list of dicts gave): the typed columns' frame and rows are the JSON rows' own."""
+    from atmsim.result import _table_frame, _table_rows
+
+    rows = [
+        {"name": "a", "n": 1, "m": 5, "x": 0.5, "y": None, "on": True, "none": None, "drops": {"q": 2}},
+        {"name": "b", "n": 2, "m": None, "x": 1.5, "y": 2.5, "on": False, "none": None, "drops": {"p": 1, "q": 3}},
+    ]
+    spec = {"rows": 2, "fields": [
+        {"name": "name", "kind": "str", "nulls": False}, {"name": "n", "kind": "int", "nulls": False},
+        {"name": "m", "kind": "int", "nulls": True}, {"name": "x", "kind": "float", "nulls": False},
+        {"name": "y", "kind": "float", "nulls": True}, {"name": "on", "kind": "bool", "nulls": False},
+        {"name": "none", "kind": "null", "nulls": True},
+        {"name": "drops", "kind": "map", "keys": [{"name": "q", "kind": "int", "nulls": False},
+                                                   {"name": "p", "kind": "int", "nulls": True}]}]}
+    u8 = lambda v: np.array(v, dtype=np.uint8)  # noqa: E731
+    cols = {"t/name": np.frombuffer(b"a\0b", dtype=np.uint8), "t/n": np.array([1, 2]),
+            "t/m": np.array([5, 0]), "t/m/valid": u8([1, 0]), "t/x": np.array([0.5, 1.5]),
+            "t/y": np.array([np.nan, 2.5]), "t/y/valid": u8([0, 1]), "t/on": np.array([True, False]),
+            "t/drops/q": np.array([2, 3]), "t/drops/p": np.array([0, 1]), "t/drops/p/valid": u8([0, 1])}
+    want = pd.DataFrame({k: [r[k] for r in rows] for k in rows[0] if k != "drops"})
+    want = pd.concat([want, pd.DataFrame([r["drops"] for r in rows]).add_prefix("drops_")], axis=1)
+    got = _table_frame(spec, cols, "t")
+    pd.testing.assert_frame_equal(want, got, check_exact=True)
+    assert list(want.dtypes) == list(got.dtypes)
+    assert json.dumps(_table_rows(spec, cols, "t")) == json.dumps(
+        [{**r, "drops": dict(sorted(r["drops"].items()))} for r in rows])

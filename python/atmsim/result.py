@@ -114,6 +114,96 @@ def _rows(table: "list[dict[str, Any]] | dict[str, list[Any]]") -> list[dict[str
     return [dict(zip(table, values)) for values in zip(*table.values())]
 
 
+def _split_columns(columns: "dict[str, Any]") -> "tuple[dict[str, Any], dict[str, Any]]":
+    """The engine's columns as (series columns, table columns): a table's are named
+    ``table/field[/...]`` (crates/atmsim-py/src/columns.rs)."""
+    series = {n: a for n, a in columns.items() if "/" not in n}
+    return series, {n: a for n, a in columns.items() if "/" in n}
+
+
+def _strings(cols: "dict[str, Any]", name: str) -> list[str]:
+    """A table's string column: one text joined by NUL, split in one call, or cut at
+    ``name/ends`` when a string holds a NUL itself."""
+    raw = cols[name].tobytes()
+    ends = cols.get(name + "/ends")
+    if ends is None:
+        return raw.decode("utf-8").split("\0")
+    starts = [0] + [int(e) + 1 for e in ends[:-1]]
+    return [raw[a:int(b)].decode("utf-8") for a, b in zip(starts, ends)]
+
+
+def _values(field: dict[str, Any], cols: "dict[str, Any]", name: str, n: int) -> "tuple[Any, Any]":
+    """A table field's values (a NumPy array or a list of str; None for a field with only
+    nulls) and its validity (a bool array, or None when no row is null)."""
+    import numpy as np
+
+    kind = field["kind"]
+    if kind == "null":
+        return None, np.zeros(n, dtype=bool)
+    values = _strings(cols, name) if kind == "str" else np.array(cols[name])
+    valid = np.asarray(cols[name + "/valid"], dtype=bool) if field["nulls"] else None
+    return values, valid
+
+
+def _leaf(field: dict[str, Any], cols: "dict[str, Any]", name: str, n: int) -> Any:
+    """One column as pandas inferred it from the JSON list: integers ``int64``, or
+    ``float64`` with NaN when some are null; floats ``float64``; only nulls an ``object``
+    column of None; strings and booleans with nulls as a list, inferred as before."""
+    import numpy as np
+
+    values, valid = _values(field, cols, name, n)
+    if values is None:
+        return [None] * n
+    if valid is None:
+        return values
+    if field["kind"] in ("int", "float"):
+        out = values.astype(np.float64)
+        out[~valid] = np.nan
+        return out
+    items = values if isinstance(values, list) else values.tolist()
+    return [v if ok else None for v, ok in zip(items, valid.tolist())]
+
+
+def _table_frame(spec: dict[str, Any], cols: "dict[str, Any]", table: str) -> "pd.DataFrame":
+    """A table's DataFrame from its typed columns: the one the JSON rows made (same values,
+    columns and dtypes), a map field (a port's ``drops``) expanded after the other fields
+    into ``field_key`` columns in order of first appearance."""
+    import pandas as pd
+
+    n, fields = spec["rows"], spec["fields"]
+    data = {f["name"]: _leaf(f, cols, f"{table}/{f['name']}", n) for f in fields if f["kind"] != "map"}
+    frame = pd.DataFrame(data)
+    for f in (f for f in fields if f["kind"] == "map"):
+        prefix = f"{table}/{f['name']}"
+        keys = {k["name"]: _leaf(k, cols, f"{prefix}/{k['name']}", n) for k in f["keys"]}
+        expanded = pd.DataFrame(keys, index=pd.RangeIndex(n)).add_prefix(f"{f['name']}_")
+        frame = pd.concat([frame, expanded], axis=1)
+    return frame
+
+
+def _table_rows(spec: dict[str, Any], cols: "dict[str, Any]", table: str) -> list[dict[str, Any]]:
+    """A table as the engine's JSON rows, from its typed columns: null as None, a map field
+    as a dict of the keys a row has, in sorted order (the engine's ``BTreeMap``)."""
+    n = spec["rows"]
+
+    def column(f: dict[str, Any], name: str) -> list[Any]:
+        if f["kind"] == "map":
+            keys = sorted(f["keys"], key=lambda k: k["name"])
+            per_key = [(k["name"], column(k, f"{name}/{k['name']}")) for k in keys]
+            return [{k: v[i] for k, v in per_key if v[i] is not None} for i in range(n)]
+        values, valid = _values(f, cols, name, n)
+        if values is None:
+            return [None] * n
+        items = values if isinstance(values, list) else values.tolist()
+        if valid is None:
+            return items
+        return [v if ok else None for v, ok in zip(items, valid.tolist())]
+
+    names = [f["name"] for f in spec["fields"]]
+    columns = [column(f, f"{table}/{f['name']}") for f in spec["fields"]]
+    return [dict(zip(names, values)) for values in zip(*columns)] if columns else []
+
+
 def pack(head: str, columns: "list[tuple[str, str, Any]]", files: Optional[dict[str, bytes]] = None) -> bytes:
     """A run's result as one bytes object, for a worker to hand back: a line with the
     length of a JSON header (the head's size, the columns' names, dtypes and sizes, the
@@ -128,8 +218,8 @@ def pack(head: str, columns: "list[tuple[str, str, Any]]", files: Optional[dict[
 
 
 def unpack(data: bytes) -> tuple[dict[str, Any], Series, dict[str, bytes]]:
-    """The head (a dict), the :class:`Series` and the files of :func:`pack`'s bytes. The
-    arrays are views of ``data`` (no copy)."""
+    """The head (a dict, its tables' typed columns under ``"tables"``), the :class:`Series`
+    and the files of :func:`pack`'s bytes. The arrays are views of ``data`` (no copy)."""
     import numpy as np
 
     nl = data.index(b"\n")
@@ -145,7 +235,9 @@ def unpack(data: bytes) -> tuple[dict[str, Any], Series, dict[str, bytes]]:
     for name, size in header.get("files", []):
         files[name] = data[start:start + size]
         start += size
-    return head, Series.from_columns(head.pop("series"), cols), files
+    series_cols, tables = _split_columns(cols)
+    head["tables"] = tables
+    return head, Series.from_columns(head.pop("series"), series_cols), files
 
 
 def pack_selected(head: str, columns: "list[tuple[str, str, Any]]", keep: Optional[dict[str, Any]],
@@ -156,10 +248,12 @@ def pack_selected(head: str, columns: "list[tuple[str, str, Any]]", keep: Option
     if not keep:
         return pack(head, columns, files)
     h = json.loads(head)
-    series = Series.from_columns(h.pop("series"), {n: np.frombuffer(b, dtype=t) for n, t, b in columns}).select(keep)
+    series_cols = {n: np.frombuffer(b, dtype=t) for n, t, b in columns if "/" not in n}
+    series = Series.from_columns(h.pop("series"), series_cols).select(keep)
     h["series"] = {"samples": len(series.time_s), **series.names}
     cols = [("time_s", "<f8", series.time_s.tobytes())]
     cols += [(c, "<i8" if c in _INT_COLUMNS else "<f8", a.tobytes()) for c, a in series.columns.items()]
+    cols += [(n, t, b) for n, t, b in columns if "/" in n]
     return pack(json.dumps(h), cols, files)
 
 
@@ -190,25 +284,31 @@ class RunResult:
                  traces: Optional[dict[str, Path]] = None, series: Optional[Series] = None):
         """``raw``: the engine's result as decoded JSON (summary, connections, ports and
         ``timeseries``), or its head only with the time series given as ``series``
-        (:meth:`from_columns`, :func:`unpack`). ``scenario``: the scenario dict, or the JSON
+        (:meth:`from_columns`, :func:`unpack`) and the tables' typed columns under
+        ``raw["tables"]``. ``scenario``: the scenario dict, or the JSON
         text the engine ran, decoded into :attr:`scenario` when it is first asked for (at
         10 000 VCs decoding 3 MB of scenario was a fifth of :func:`atmsim.run`'s time)."""
         import pandas as pd
 
         self._raw = raw if series is None else None
+        self._tables = raw.pop("tables", None) if series is not None else None
         self._head = raw
         self._scenario, self._scenario_text = (None, scenario) if isinstance(scenario, str) else (scenario, None)
         self.trace_files: dict[str, Path] = dict(traces or {})
         self.summary: dict[str, Any] = raw["summary"]
-        # The tables come as rows (a list of dicts: the engine's JSON form) or, from the
-        # columns path, as columns (a dict of lists, crates/atmsim/src/result_tables.rs):
-        # the same DataFrames either way.
-        self.connections = pd.DataFrame(raw["connections"])
-        ports = pd.DataFrame(raw["ports"])
-        if len(ports):
-            drops = pd.DataFrame(list(ports.pop("drops"))).add_prefix("drops_")
-            ports = pd.concat([ports, drops], axis=1)
-        self.ports = ports
+        if self._tables is not None:
+            # From the columns path: each table's typed columns (crates/atmsim/src/
+            # result_tables.rs), described in the head; the same DataFrames as the rows give.
+            self.connections = _table_frame(raw["connections"], self._tables, "connections")
+            self.ports = _table_frame(raw["ports"], self._tables, "ports")
+        else:
+            # The engine's JSON form: rows (a list of dicts), or columns (a dict of lists).
+            self.connections = pd.DataFrame(raw["connections"])
+            ports = pd.DataFrame(raw["ports"])
+            if len(ports):
+                drops = pd.DataFrame(list(ports.pop("drops"))).add_prefix("drops_")
+                ports = pd.concat([ports, drops], axis=1)
+            self.ports = ports
         self._series = series if series is not None else Series.from_json(raw["timeseries"])
         self._frames: dict[str, "pd.DataFrame"] = {}
         self.files: dict[str, bytes] = {}
@@ -234,7 +334,8 @@ class RunResult:
 
         h = json.loads(head)
         cols = {name: np.frombuffer(b, dtype=dtype) for name, dtype, b in columns}
-        return cls(h, scenario, traces, series=Series.from_columns(h.pop("series"), cols))
+        series_cols, h["tables"] = _split_columns(cols)
+        return cls(h, scenario, traces, series=Series.from_columns(h.pop("series"), series_cols))
 
     @classmethod
     def unpack(cls, data: bytes, scenario: dict[str, Any]) -> "RunResult":
@@ -271,7 +372,10 @@ class RunResult:
         """The engine's result as its JSON form (summary, connections, ports, timeseries as
         lists); made from the columns on first use when the run handed back columns."""
         if self._raw is None:
-            tables = {k: _rows(self._head[k]) for k in ("connections", "ports")}
+            if self._tables is not None:
+                tables = {k: _table_rows(self._head[k], self._tables, k) for k in ("connections", "ports")}
+            else:
+                tables = {k: _rows(self._head[k]) for k in ("connections", "ports")}
             self._raw = {**self._head, **tables, "timeseries": self._series.as_json()}
         return self._raw
 

@@ -1,11 +1,16 @@
-//! A run's result for Python as a small JSON head plus its time series as columns of raw
-//! little-endian numbers (issue 14, item 3: "time series leave Rust as columnar arrays,
-//! not JSON"). Python wraps each column with `numpy.frombuffer`, without a loop per value.
+//! A run's result for Python as a small JSON head plus its time series and its tables as
+//! columns of raw little-endian numbers (issue 14, item 3: "time series leave Rust as
+//! columnar arrays, not JSON"). Python wraps each column with `numpy.frombuffer`, without a
+//! loop per value.
 //!
-//! The head (JSON text) holds what is not a series: the summary, the tables of connections
-//! and ports as JSON columns ([`atmsim::result_tables`]), and the names of the series'
-//! ports, connections and ABR sources. Each binary column is one series flattened entity
-//! by entity (`[entity][sample]`), the long format's own row order.
+//! The head (JSON text) holds the summary, the description of each table's columns
+//! ([`atmsim::result_tables::Table::spec`]) and the names of the series' ports, connections
+//! and ABR sources. Each series column is one series flattened entity by entity
+//! (`[entity][sample]`), the long format's own row order. Each table column is named
+//! `table/field` (`table/field/key` for a key of a map field): `<i8`, `<f8` or `|b1` values,
+//! a `|u1` validity mask `.../valid` where some rows are null, and for strings their UTF-8
+//! text joined by NUL (with a `<i8` column `.../ends` of where each ends only if a string
+//! holds a NUL itself).
 //!
 //! Every number is the one the JSON path gave Python, bit for bit: `f64` as it is, integers
 //! widened to `i64` (what Python's `int` becomes in a DataFrame), and the `f32` series
@@ -14,12 +19,13 @@
 //! (JSON `null`, NaN in a DataFrame) becomes NaN.
 
 use atmsim::metrics::TimeSeries;
+use atmsim::result_tables::{self, Column as TableColumn, Values};
 use atmsim::RunResult;
 
-/// A column: name, NumPy dtype text (`"<f8"` or `"<i8"`) and its bytes.
-pub type Column = (&'static str, &'static str, Vec<u8>);
+/// A column: name, NumPy dtype text (`"<f8"`, `"<i8"`, `"|b1"` or `"|u1"`) and its bytes.
+pub type Column = (String, &'static str, Vec<u8>);
 
-/// The head (JSON text) and the time-series columns of a run.
+/// The head (JSON text) and the columns of a run.
 pub fn split(r: &RunResult) -> (String, Vec<Column>) {
     let ts = &r.timeseries;
     // Written field by field: serde_json's Value would sort the keys, and the DataFrames'
@@ -30,18 +36,76 @@ pub fn split(r: &RunResult) -> (String, Vec<Column>) {
         "connection_names": &ts.connection_names,
         "abr_names": &ts.abr_names,
     });
+    let mut cols = columns(ts);
+    let connections = result_tables::columns(&r.connections);
+    let ports = result_tables::columns(&r.ports);
+    for (name, table) in [("connections", &connections), ("ports", &ports)] {
+        for c in &table.columns {
+            table_column(&mut cols, name, c);
+        }
+    }
     let head = format!(
         "{{\"summary\":{},\"connections\":{},\"ports\":{},\"series\":{}}}",
         serde_json::to_string(&r.summary).expect("result serializes"),
-        atmsim::result_tables::columns_json(&r.connections),
-        atmsim::result_tables::columns_json(&r.ports),
+        connections.spec(),
+        ports.spec(),
         series
     );
-    (head, columns(ts))
+    (head, cols)
+}
+
+/// The columns of one table field (see the module doc), named `prefix/field`.
+fn table_column(out: &mut Vec<Column>, prefix: &str, c: &TableColumn) {
+    let name = format!("{prefix}/{}", c.name);
+    match &c.values {
+        Values::Null => return,
+        Values::Int(v) => out.push((
+            name.clone(),
+            "<i8",
+            v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        )),
+        Values::Float(v) => out.push((name.clone(), "<f8", f64s(v.iter().copied()))),
+        Values::Bool(v) => out.push((
+            name.clone(),
+            "|b1",
+            v.iter().map(|&b| u8::from(b)).collect(),
+        )),
+        Values::Str { text, ends } => {
+            // Joined by NUL, which Python splits on in one call; only if a string holds a
+            // NUL itself does it need where each ends (in the joined text).
+            let mut joined = Vec::with_capacity(text.len() + ends.len());
+            let mut at = Vec::with_capacity(ends.len());
+            for i in 0..ends.len() {
+                if i > 0 {
+                    joined.push(0);
+                }
+                joined.extend_from_slice(c.str_at(i).unwrap_or_default().as_bytes());
+                at.push(joined.len() as i64);
+            }
+            out.push((name.clone(), "|u1", joined));
+            if text.contains('\0') {
+                let at = at.iter().flat_map(|e| e.to_le_bytes()).collect();
+                out.push((format!("{name}/ends"), "<i8", at));
+            }
+        }
+        Values::Map(keys) => {
+            for k in keys {
+                table_column(out, &name, k);
+            }
+            return;
+        }
+    }
+    if c.has_nulls() {
+        out.push((
+            format!("{name}/valid"),
+            "|u1",
+            c.valid.iter().map(|&b| u8::from(b)).collect(),
+        ));
+    }
 }
 
 fn columns(ts: &TimeSeries) -> Vec<Column> {
-    vec![
+    [
         ("time_s", "<f8", f64s(ts.time_s.iter().copied())),
         ("queue_cells", "<i8", ints(&ts.queue_cells)),
         ("max_queue_cells", "<i8", ints(&ts.max_queue_cells)),
@@ -54,6 +118,9 @@ fn columns(ts: &TimeSeries) -> Vec<Column> {
         ("acr_mbps", "<f8", f32s(&ts.acr_mbps)),
         ("abr_cells_received", "<i8", ints(&ts.abr_cells_received)),
     ]
+    .into_iter()
+    .map(|(n, t, b)| (n.to_string(), t, b))
+    .collect()
 }
 
 fn f64s(values: impl Iterator<Item = f64>) -> Vec<u8> {

@@ -110,7 +110,7 @@ impl Output {
             Output::Columns(head, cols) => {
                 let cols: Vec<(&str, &str, Bound<'_, pyo3::types::PyBytes>)> = cols
                     .iter()
-                    .map(|(n, t, b)| (*n, *t, pyo3::types::PyBytes::new(py, b)))
+                    .map(|(n, t, b)| (n.as_str(), *t, pyo3::types::PyBytes::new(py, b)))
                     .collect();
                 (head, cols).into_py_any(py)
             }
