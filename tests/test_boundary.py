@@ -213,3 +213,13 @@ def test_a_table_frame_is_the_frame_of_its_rows():
     assert list(want.dtypes) == list(got.dtypes)
     assert json.dumps(_table_rows(spec, cols, "t")) == json.dumps(
         [{**r, "drops": dict(sorted(r["drops"].items()))} for r in rows])
+
+
+def test_a_head_read_twice_gives_the_same_result():
+    """Building a result does not change the head it is given (a second result from the same
+    unpacked head is the same)."""
+    sc = _mixed()
+    head, series, _ = unpack(pack(*_core.run_json(json.dumps(sc), columns=True)))
+    a, b = RunResult(head, sc, series=series), RunResult(head, sc, series=series)
+    pd.testing.assert_frame_equal(a.ports, b.ports, check_exact=True)
+    assert "tables" in head

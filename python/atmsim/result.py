@@ -183,7 +183,8 @@ def _table_frame(spec: dict[str, Any], cols: "dict[str, Any]", table: str) -> "p
 
 def _table_rows(spec: dict[str, Any], cols: "dict[str, Any]", table: str) -> list[dict[str, Any]]:
     """A table as the engine's JSON rows, from its typed columns: null as None, a map field
-    as a dict of the keys a row has, in sorted order (the engine's ``BTreeMap``)."""
+    as a dict of the keys a row has, in sorted order (the engine's ``BTreeMap`` of counts:
+    its values are never null)."""
     n = spec["rows"]
 
     def column(f: dict[str, Any], name: str) -> list[Any]:
@@ -290,8 +291,13 @@ class RunResult:
         10 000 VCs decoding 3 MB of scenario was a fifth of :func:`atmsim.run`'s time)."""
         import pandas as pd
 
+        tables = raw.get("tables")
+        raw = {k: v for k, v in raw.items() if k != "tables"}  # the caller's dict is left as it is
         self._raw = raw if series is None else None
-        self._tables = raw.pop("tables", None) if series is not None else None
+        # Typed columns when the head describes the tables ({"rows", "fields"}); a head from
+        # an engine before them holds the tables as JSON columns, read as before.
+        typed = series is not None and isinstance(raw.get("connections"), dict) and "fields" in raw["connections"]
+        self._tables = (tables or {}) if typed else None
         self._head = raw
         self._scenario, self._scenario_text = (None, scenario) if isinstance(scenario, str) else (scenario, None)
         self.trace_files: dict[str, Path] = dict(traces or {})

@@ -70,8 +70,9 @@ pub struct Summary {
     pub partial: Option<String>,
 }
 
-/// Per-connection figures. Every field is always written (no `skip_serializing_if`): the
-/// tables cross to Python as columns, one list per field ([`crate::result_tables`]).
+/// Per-connection figures. Every field is always written (no `skip_serializing_if`), a
+/// scalar or an option of one: the tables cross to Python as typed columns, one per field
+/// ([`crate::result_tables`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct ConnectionResult {
     /// Name.
@@ -146,8 +147,9 @@ pub struct ConnectionResult {
     pub source_queue_cells: Option<u64>,
 }
 
-/// Per-port figures. Every field is always written (no `skip_serializing_if`): the tables
-/// cross to Python as columns, one list per field ([`crate::result_tables`]).
+/// Per-port figures. Every field is always written (no `skip_serializing_if`), a scalar,
+/// an option of one or a map of counts: the tables cross to Python as typed columns, one
+/// per field and one per key of `drops` ([`crate::result_tables`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct PortResult {
     /// `"node->toward"`.
