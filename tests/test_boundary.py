@@ -223,3 +223,32 @@ def test_a_head_read_twice_gives_the_same_result():
     a, b = RunResult(head, sc, series=series), RunResult(head, sc, series=series)
     pd.testing.assert_frame_equal(a.ports, b.ports, check_exact=True)
     assert "tables" in head
+
+
+def test_a_scenario_dict_becomes_the_same_json_data():
+    """The extension writes a plain scenario dict as JSON in one pass: the same data as
+    json.dumps gives (floats exactly, key order, nesting, escapes); anything else is left to
+    json.dumps (None), so its errors and tokens are unchanged."""
+    from atmsim.scenario import _json_text
+
+    sc = _mixed()
+    sc["extra"] = {"f": [0.1, 1e16, -0.0, 5e-324, 2.5], "i": [0, -1, 2**63 - 1, 2**64 - 1], "t": (1, "a"),
+                   "s": "\u00e9\"\\\n\t\u0001\U0001f600", "b": [True, False, None], "deep": [[[{}]]]}
+    text = _core.scenario_json(sc)
+    assert text is not None and json.loads(text) == json.loads(json.dumps(sc))
+    assert list(json.loads(text)) == list(sc)
+    floats = json.loads(text)["extra"]["f"]
+    assert [float(x).hex() for x in floats] == [float(x).hex() for x in sc["extra"]["f"]]
+    assert isinstance(json.loads(text)["extra"]["i"][0], int)
+    cyclic: dict = {"a": []}
+    cyclic["a"].append(cyclic)
+    for odd in ({"x": float("nan")}, {"x": float("inf")}, {1: "a"}, {"x": 2**64}, {"x": np.float64(0.5)},
+                {"x": "\ud800"}, cyclic, {"x": {1, 2}}):
+        assert _core.scenario_json(odd) is None
+    with pytest.raises(ValueError, match="Circular reference"):
+        _json_text(cyclic)
+    assert _json_text({"x": float("nan")}) == '{"x": NaN}'
+    del sc["extra"]
+    a, b = atmsim.run(sc), RunResult(json.loads(_core.run_json(json.dumps(sc))), sc)
+    pd.testing.assert_frame_equal(a.connections, b.connections, check_exact=True)
+    assert a.scenario == json.loads(json.dumps(sc))

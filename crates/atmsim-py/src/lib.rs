@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
 
 mod columns;
+mod dict_json;
 
 create_exception!(_core, ScenarioError, PyValueError, "A malformed or inconsistent scenario. The message names the key, the value and what is allowed.");
 create_exception!(_core, MemoryLimitError, ScenarioError, "A scenario that does not fit the memory limit: refused before it starts (it needs more than the limit before any cell moves), or stopped as its queues and delay lines outgrew the limit. The message names the estimate or the growth, the limit, and the keys or the port that drive it.");
@@ -116,6 +117,13 @@ impl Output {
             }
         }
     }
+}
+
+/// A scenario dict as compact JSON text, written from its objects in one pass, or None if
+/// it holds anything but plain JSON data (`json.dumps` then decides; see [`dict_json`]).
+#[pyfunction]
+fn scenario_json(obj: &Bound<'_, PyAny>) -> Option<String> {
+    dict_json::to_json(obj)
 }
 
 /// Runs a scenario given as TOML text; returns the result as JSON text.
@@ -549,6 +557,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     quiet_panics();
     m.add_function(wrap_pyfunction!(run_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json_watched, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
