@@ -140,7 +140,8 @@ def _values(field: dict[str, Any], cols: "dict[str, Any]", name: str, n: int) ->
     kind = field["kind"]
     if kind == "null":
         return None, np.zeros(n, dtype=bool)
-    values = _strings(cols, name) if kind == "str" else np.array(cols[name])
+    # The engine's buffers as they are (read-only views): the DataFrame copies them.
+    values = _strings(cols, name) if kind == "str" else cols[name]
     valid = np.asarray(cols[name + "/valid"], dtype=bool) if field["nulls"] else None
     return values, valid
 
@@ -172,11 +173,11 @@ def _table_frame(spec: dict[str, Any], cols: "dict[str, Any]", table: str) -> "p
 
     n, fields = spec["rows"], spec["fields"]
     data = {f["name"]: _leaf(f, cols, f"{table}/{f['name']}", n) for f in fields if f["kind"] != "map"}
-    frame = pd.DataFrame(data)
+    frame = pd.DataFrame(data, copy=True)
     for f in (f for f in fields if f["kind"] == "map"):
         prefix = f"{table}/{f['name']}"
         keys = {k["name"]: _leaf(k, cols, f"{prefix}/{k['name']}", n) for k in f["keys"]}
-        expanded = pd.DataFrame(keys, index=pd.RangeIndex(n)).add_prefix(f"{f['name']}_")
+        expanded = pd.DataFrame(keys, index=pd.RangeIndex(n), copy=True).add_prefix(f"{f['name']}_")
         frame = pd.concat([frame, expanded], axis=1)
     return frame
 

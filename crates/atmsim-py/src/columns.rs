@@ -37,27 +37,31 @@ pub fn split(r: &RunResult) -> (String, Vec<Column>) {
         "abr_names": &ts.abr_names,
     });
     let mut cols = columns(ts);
-    let connections = result_tables::columns(&r.connections);
-    let ports = result_tables::columns(&r.ports);
-    for (name, table) in [("connections", &connections), ("ports", &ports)] {
-        for c in &table.columns {
+    // One table at a time, each field's values freed once encoded (peak memory).
+    let mut encode = |name: &str, table: result_tables::Table| {
+        let spec = table.spec();
+        for c in table.columns {
             table_column(&mut cols, name, c);
         }
-    }
+        spec
+    };
+    let connections = encode("connections", result_tables::columns(&r.connections));
+    let ports = encode("ports", result_tables::columns(&r.ports));
     let head = format!(
         "{{\"summary\":{},\"connections\":{},\"ports\":{},\"series\":{}}}",
         serde_json::to_string(&r.summary).expect("result serializes"),
-        connections.spec(),
-        ports.spec(),
+        connections,
+        ports,
         series
     );
     (head, cols)
 }
 
 /// The columns of one table field (see the module doc), named `prefix/field`.
-fn table_column(out: &mut Vec<Column>, prefix: &str, c: &TableColumn) {
+fn table_column(out: &mut Vec<Column>, prefix: &str, c: TableColumn) {
     let name = format!("{prefix}/{}", c.name);
-    match &c.values {
+    let nulls = c.has_nulls();
+    match c.values {
         Values::Null => return,
         Values::Int(v) => out.push((
             name.clone(),
@@ -75,11 +79,13 @@ fn table_column(out: &mut Vec<Column>, prefix: &str, c: &TableColumn) {
             // NUL itself does it need where each ends (in the joined text).
             let mut joined = Vec::with_capacity(text.len() + ends.len());
             let mut at = Vec::with_capacity(ends.len());
-            for i in 0..ends.len() {
+            let mut start = 0;
+            for (i, &end) in ends.iter().enumerate() {
                 if i > 0 {
                     joined.push(0);
                 }
-                joined.extend_from_slice(c.str_at(i).unwrap_or_default().as_bytes());
+                joined.extend_from_slice(&text.as_bytes()[start..end]);
+                start = end;
                 at.push(joined.len() as i64);
             }
             out.push((name.clone(), "|u1", joined));
@@ -95,7 +101,7 @@ fn table_column(out: &mut Vec<Column>, prefix: &str, c: &TableColumn) {
             return;
         }
     }
-    if c.has_nulls() {
+    if nulls {
         out.push((
             format!("{name}/valid"),
             "|u1",

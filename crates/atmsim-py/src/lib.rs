@@ -109,9 +109,10 @@ impl Output {
         match self {
             Output::Json(text) => text.into_py_any(py),
             Output::Columns(head, cols) => {
-                let cols: Vec<(&str, &str, Bound<'_, pyo3::types::PyBytes>)> = cols
-                    .iter()
-                    .map(|(n, t, b)| (n.as_str(), *t, pyo3::types::PyBytes::new(py, b)))
+                // Each column's bytes are freed once Python holds its copy (peak memory).
+                let cols: Vec<(String, &str, Bound<'_, pyo3::types::PyBytes>)> = cols
+                    .into_iter()
+                    .map(|(n, t, b)| (n, t, pyo3::types::PyBytes::new(py, &b)))
                     .collect();
                 (head, cols).into_py_any(py)
             }
