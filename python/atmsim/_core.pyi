@@ -6,7 +6,7 @@ series as columns of raw little-endian numbers (:data:`Columns`); the Python mod
 (:mod:`atmsim.scenario`, :mod:`atmsim.result`) wrap these in dicts, NumPy arrays and DataFrames.
 """
 
-from typing import Callable, Literal, Optional, overload
+from typing import Any, Callable, Literal, Optional, overload
 
 #: ``[(name, dtype, bytes), ...]``: one column per series, dtype ``"<f8"`` or ``"<i8"``,
 #: flattened entity by entity (``[entity][sample]``); ``time_s`` among them.
@@ -28,6 +28,11 @@ class InternalError(RuntimeError):
 
 def run_toml(text: str) -> str:
     """Runs a scenario given as TOML text; returns the result as JSON text."""
+
+def scenario_json(obj: Any) -> str | None:
+    """A scenario dict as compact JSON text, written in one pass, or None if it holds anything
+    but plain JSON data (dicts with str keys, lists, tuples, str, 64-bit int, finite float,
+    bool, None, of exactly those types): ``json.dumps`` then decides."""
 
 def run_counts(text: str, run: bool = True) -> tuple[int, int, int, int]:
     """Runs with results and series off; (cell-hops, events, cells sent, cells dropped).
