@@ -4,6 +4,7 @@
 
 use crate::cell::{FlowId, CELL_MBITS};
 use crate::network::Network;
+use crate::scenario::schema::Name;
 use crate::scenario::Scenario;
 use atmsim_kernel::{time, Time};
 use serde::Serialize;
@@ -14,7 +15,7 @@ pub struct TimeSeries {
     /// Sample times, seconds.
     pub time_s: Vec<f64>,
     /// Names of the recorded ports.
-    pub port_names: Vec<String>,
+    pub port_names: Vec<Name>,
     /// Queue length at each sample, cells: `[port][sample]`.
     pub queue_cells: Vec<Vec<u32>>,
     /// Largest queue length over the interval ending at the sample, cells.
@@ -27,7 +28,7 @@ pub struct TimeSeries {
     /// The same, counting only VBR cells (seed 004 figure 5.6).
     pub vbr_utilization: Vec<Vec<f32>>,
     /// Names of the connections.
-    pub connection_names: Vec<String>,
+    pub connection_names: Vec<Name>,
     /// Congestion window, bytes.
     pub cwnd_bytes: Vec<Vec<u64>>,
     /// Cells received at the destination so far.
@@ -36,7 +37,7 @@ pub struct TimeSeries {
     pub delivered_bytes: Vec<Vec<u64>>,
     /// Names of the ABR sources: the connection's name, with `" (reverse)"` for the
     /// reverse direction of a request/response connection.
-    pub abr_names: Vec<String>,
+    pub abr_names: Vec<Name>,
     /// Allowed cell rate of each ABR source at each sample, Mbit/s.
     pub acr_mbps: Vec<Vec<f32>>,
     /// Data cells received so far at the destination of each ABR source.
@@ -84,9 +85,9 @@ impl Recorder {
                         abr.push((c, d));
                         let n = &sc.connections[c].name;
                         abr_names.push(if d == 0 {
-                            n.to_string()
+                            n.clone()
                         } else {
-                            format!("{n} (reverse)")
+                            smol_str::format_smolstr!("{n} (reverse)")
                         });
                     }
                 }
@@ -102,7 +103,7 @@ impl Recorder {
             utilization: vec![Vec::new(); ports.len()],
             data_utilization: vec![Vec::new(); ports.len()],
             vbr_utilization: vec![Vec::new(); ports.len()],
-            connection_names: sc.connections.iter().map(|c| c.name.to_string()).collect(),
+            connection_names: sc.connections.iter().map(|c| c.name.clone()).collect(),
             cwnd_bytes: vec![Vec::new(); sc.connections.len()],
             cells_received: vec![Vec::new(); sc.connections.len()],
             delivered_bytes: vec![Vec::new(); sc.connections.len()],

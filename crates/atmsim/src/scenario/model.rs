@@ -57,14 +57,16 @@ pub struct PortSettings {
 impl PortCfg {
     /// The port's name, `"sw1->sw2"`: its node's name and its neighbour's. Written out when
     /// asked for (results, traces, errors), not held: at 10 000 one-pair VCs the 40 000
-    /// names were 0.2 KB per VC and a sixth of resolving the links (issue 14).
-    pub fn name(&self, nodes: &[NodeCfg]) -> String {
+    /// names were 0.2 KB per VC and a sixth of resolving the links (issue 14). A name of
+    /// up to 23 bytes is held inline ([`Name`]), without an allocation: one per port of
+    /// the results before (issue 14, results of large networks).
+    pub fn name(&self, nodes: &[NodeCfg]) -> Name {
         let (from, to) = (&nodes[self.node].name, &nodes[self.toward].name);
-        let mut name = String::with_capacity(from.len() + 2 + to.len());
+        let mut name = smol_str::SmolStrBuilder::new();
         name.push_str(from);
         name.push_str("->");
         name.push_str(to);
-        name
+        name.finish()
     }
 }
 
@@ -220,7 +222,7 @@ pub struct Scenario {
 
 impl Scenario {
     /// The name of port `p`, `"sw1->sw2"` ([`PortCfg::name`]).
-    pub fn port_name(&self, p: usize) -> String {
+    pub fn port_name(&self, p: usize) -> Name {
         self.ports[p].name(&self.nodes)
     }
 }

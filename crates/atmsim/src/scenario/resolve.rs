@@ -14,7 +14,7 @@ use super::measurement;
 use super::model::{ArrivalOrder, Scenario};
 use super::nodes::Nodes;
 use super::ports;
-use super::schema::ScenarioFile;
+use super::schema::{Name, ScenarioFile};
 use crate::config::err;
 
 /// Validates and resolves a parsed scenario, then refuses one whose run would be absurdly
@@ -48,8 +48,8 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         None => None,
         Some(t) => {
             let conns: Vec<&str> = connections.iter().map(|c| c.name.as_str()).collect();
-            let names: Vec<String> = ports.cfg.iter().map(|p| p.name(&nodes.cfg)).collect();
-            let port_names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let names: Vec<Name> = ports.cfg.iter().map(|p| p.name(&nodes.cfg)).collect();
+            let port_names: Vec<&str> = names.iter().map(Name::as_str).collect();
             Some(crate::trace::resolve(
                 t,
                 &conns,

@@ -20,7 +20,7 @@ impl<'a> Sim<'a> {
         };
         let mut t = Tracer::new(cfg, sink);
         let ports: Vec<String> = (0..self.sc.ports.len())
-            .map(|p| self.sc.port_name(p))
+            .map(|p| self.sc.port_name(p).to_string())
             .collect();
         let conns: Vec<String> = self
             .sc
