@@ -184,8 +184,8 @@ def _table_frame(spec: dict[str, Any], cols: "dict[str, Any]", table: str) -> "p
 
 def _table_rows(spec: dict[str, Any], cols: "dict[str, Any]", table: str) -> list[dict[str, Any]]:
     """A table as the engine's JSON rows, from its typed columns: null as None, a map field
-    as a dict of the keys a row has, in sorted order (the engine's ``BTreeMap`` of counts:
-    its values are never null)."""
+    as a dict of the keys a row has, in sorted order (a port's ``drops``: every reason,
+    sorted, never null)."""
     n = spec["rows"]
 
     def column(f: dict[str, Any], name: str) -> list[Any]:
