@@ -252,3 +252,41 @@ def test_a_scenario_dict_becomes_the_same_json_data():
     a, b = atmsim.run(sc), RunResult(json.loads(_core.run_json(json.dumps(sc))), sc)
     pd.testing.assert_frame_equal(a.connections, b.connections, check_exact=True)
     assert a.scenario == json.loads(json.dumps(sc))
+
+
+@pytest.mark.parametrize("strings", [
+    ["sw1->sw2", "src9->sw1", "", "é→ü 名前", "a"],  # empty, multi-byte UTF-8
+    [""],  # one empty string: no NUL at all
+    ["only"],
+    ["", ""],
+])
+def test_a_string_column_is_the_frame_a_list_of_its_strings_gives(strings):
+    """Where pandas keeps strings in Arrow, a table's string column without nulls is built from
+    the engine's bytes: the same column (values, dtype, Arrow type) as the list of its strings."""
+    from atmsim.result import _arrow_str_dtype, _arrow_strings, _table_frame
+
+    spec = {"rows": len(strings), "fields": [{"name": "name", "kind": "str", "nulls": False}]}
+    cols = {"t/name": np.frombuffer("\0".join(strings).encode(), dtype=np.uint8)}
+    want = pd.DataFrame({"name": list(strings)})
+    got = _table_frame(spec, cols, "t")
+    pd.testing.assert_frame_equal(want, got, check_exact=True)
+    assert list(want.dtypes) == list(got.dtypes)
+    dtype = _arrow_str_dtype()
+    if dtype is not None:  # pandas 3 with pyarrow: the Arrow path was taken, not the list's
+        built = _arrow_strings(cols["t/name"], len(strings), dtype)
+        assert built is not None and list(built) == list(strings)
+        assert built._pa_array.type == want["name"].array._pa_array.type
+
+
+def test_strings_that_do_not_cut_into_their_rows_take_the_list_path():
+    """The Arrow path declines what it cannot cut into the rows' strings (no rows, a count of
+    NULs that is not rows - 1); the list path then reads them as before."""
+    from atmsim.result import _arrow_str_dtype, _arrow_strings
+
+    dtype = _arrow_str_dtype()
+    if dtype is None:
+        pytest.skip("pandas keeps strings as Python objects here: no Arrow path")
+    raw = np.frombuffer(b"a\0b\0c", dtype=np.uint8)
+    assert _arrow_strings(raw, 2, dtype) is None
+    assert _arrow_strings(raw, 4, dtype) is None
+    assert _arrow_strings(np.frombuffer(b"", dtype=np.uint8), 0, dtype) is None

@@ -8,6 +8,7 @@ item 3). :func:`pack` and :func:`unpack` carry a result between processes the sa
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 from pathlib import Path
@@ -146,12 +147,51 @@ def _values(field: dict[str, Any], cols: "dict[str, Any]", name: str, n: int) ->
     return values, valid
 
 
+@functools.lru_cache(maxsize=None)
+def _arrow_str_dtype() -> Any:
+    """The dtype pandas gives a column of Python strings when it keeps them in Arrow
+    (pandas 3 with pyarrow: ``str``), else None (pandas 1 and 2: ``object``)."""
+    import pandas as pd
+
+    dtype = pd.DataFrame({"s": ["a"]}).dtypes["s"]
+    return dtype if getattr(dtype, "storage", None) == "pyarrow" else None
+
+
+def _arrow_strings(raw: Any, n: int, dtype: Any) -> Any:
+    """A string column of ``n`` rows with no nulls, given as UTF-8 joined by NUL, as the
+    Arrow-backed array pandas makes of the same strings in a list (``dtype``): built from
+    the bytes without one Python object per string (at 100 000 VCs, 1.5 million names took
+    0.3 s through a list; issue 14). None when the NULs do not cut ``n`` strings."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    raw = np.asarray(raw, dtype=np.uint8)
+    cuts = np.flatnonzero(raw == 0)
+    if n < 1 or len(cuts) != n - 1:
+        return None
+    data = np.delete(raw, cuts)  # a copy: nothing refers to the engine's buffer
+    offsets = np.empty(n + 1, dtype=np.int64)
+    offsets[0], offsets[n] = 0, len(data)
+    offsets[1:n] = cuts + 1 - np.arange(1, n)  # each cut removed shifts what follows
+    strings = pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
+    strings.validate(full=True)  # UTF-8 and offsets checked, as a list of str would be
+    return pd.array(strings, dtype=dtype)
+
+
 def _leaf(field: dict[str, Any], cols: "dict[str, Any]", name: str, n: int) -> Any:
     """One column as pandas inferred it from the JSON list: integers ``int64``, or
     ``float64`` with NaN when some are null; floats ``float64``; only nulls an ``object``
-    column of None; strings and booleans with nulls as a list, inferred as before."""
+    column of None; strings and booleans with nulls as a list, inferred as before; strings
+    without nulls, where pandas keeps strings in Arrow, as that Arrow array made from the
+    engine's bytes."""
     import numpy as np
 
+    if field["kind"] == "str" and not field["nulls"] and name + "/ends" not in cols:
+        dtype = _arrow_str_dtype()
+        strings = None if dtype is None else _arrow_strings(cols[name], n, dtype)
+        if strings is not None:
+            return strings
     values, valid = _values(field, cols, name, n)
     if values is None:
         return [None] * n
