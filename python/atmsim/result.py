@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Union
 
@@ -147,10 +148,27 @@ def _values(field: dict[str, Any], cols: "dict[str, Any]", name: str, n: int) ->
     return values, valid
 
 
-@functools.lru_cache(maxsize=None)
 def _arrow_str_dtype() -> Any:
     """The dtype pandas gives a column of Python strings when it keeps them in Arrow
-    (pandas 3 with pyarrow: ``str``), else None (pandas 1 and 2: ``object``)."""
+    (pandas 3 with pyarrow: ``str``), else None (pandas 1 and 2: ``object``; or the
+    options say otherwise). Asked again whenever the options that decide it change."""
+    import pandas as pd
+
+    def option(name: str) -> Any:
+        try:
+            with warnings.catch_warnings():  # pandas 3 deprecates reading infer_string
+                warnings.simplefilter("ignore")
+                return pd.get_option(name)
+        except KeyError:  # an option this pandas does not have (OptionError is a KeyError)
+            return None
+
+    return _inferred_str_dtype(pd.__version__, option("future.infer_string"),
+                               option("mode.string_storage"))
+
+
+@functools.lru_cache(maxsize=16)
+def _inferred_str_dtype(version: str, infer_string: Any, string_storage: Any) -> Any:
+    """``_arrow_str_dtype`` for one pandas version and setting of its string options."""
     import pandas as pd
 
     dtype = pd.DataFrame({"s": ["a"]}).dtypes["s"]

@@ -273,9 +273,11 @@ fn likeliest_first(
 /// link full. The margin of 1e-9 of that tolerance covers the bisection's last steps (its
 /// interval ends within `hi_level 2^-200` and a rounding of the level it found), which is
 /// why a `hi_level` beyond 10^40 times the tolerance is not dismissed (None); nor is
-/// anything while no bound is known.
+/// anything while no bound is known, nor a `hi_level` above `f64::MAX / 2`, where the sum of
+/// the bisection's ends overflows and its halvings stop converging (a GW weight of 1e-303
+/// gives one: the level they find can then be below the bound; found by review).
 fn dismissal_level(bound: f64, hi_level: f64) -> Option<f64> {
-    if !(bound.is_finite() && bound >= 0.0) {
+    if !(bound.is_finite() && bound >= 0.0 && hi_level <= f64::MAX / 2.0) {
         return None;
     }
     let tolerance = bound * (1.0 + 1e-12) + 1e-12;
@@ -569,16 +571,39 @@ mod tests {
         (capacity, demands, weights)
     }
 
-    /// Random networks, shared links only and one pair per VC: max-min and GW shares are
-    /// bit for bit the reference's (which bisects every link in every round). On the
-    /// networks of one pair per VC most access links are dismissed without a bisection.
+    /// [`random_network`] at the ends of the number range: capacities and rates scaled by up
+    /// to 10^290, and GW weights down to 10^-305 (a bisection from `cap / weight` then
+    /// overflows; see `a_bisection_that_overflows_is_never_skipped`).
+    fn extreme_network(rng: &mut atmsim_kernel::RngStream) -> (Vec<f64>, Vec<Demand>, Vec<f64>) {
+        let access = rng.below(2) == 0;
+        let (mut capacity, mut demands, mut weights) = random_network(rng, access);
+        let scale = 10f64.powf(290.0 * rng.uniform() - 10.0);
+        capacity.iter_mut().for_each(|c| *c *= scale);
+        for d in &mut demands {
+            (d.min, d.max) = (d.min * scale, d.max * scale);
+        }
+        if rng.below(2) == 0 {
+            weights
+                .iter_mut()
+                .for_each(|w| *w *= 10f64.powf(-305.0 * rng.uniform()));
+        }
+        (capacity, demands, weights)
+    }
+
+    /// Random networks, shared links only, one pair per VC, and either at the ends of the
+    /// number range: max-min and GW shares are bit for bit the reference's (which bisects
+    /// every link in every round). On the networks of one pair per VC most access links are
+    /// dismissed without a bisection.
     #[test]
     fn the_laid_out_terms_give_the_same_shares_bit_for_bit() {
         let mut rng = atmsim_kernel::RngStream::new(7, "maxmin");
-        for access in [false, true] {
+        for family in ["shared", "pairs", "extreme"] {
             let (mut links, mut bisected) = (0, 0);
             for _ in 0..300 {
-                let (capacity, demands, weights) = random_network(&mut rng, access);
+                let (capacity, demands, weights) = match family {
+                    "extreme" => extreme_network(&mut rng),
+                    f => random_network(&mut rng, f == "pairs"),
+                };
                 let bits = |v: Vec<f64>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 let want = fill_reference(
                     &capacity,
@@ -602,7 +627,7 @@ mod tests {
                 );
                 assert_eq!(bits(gw_fill(&capacity, &demands, &weights)), bits(want));
             }
-            if access {
+            if family == "pairs" {
                 assert!(
                     bisected * 4 < links,
                     "{bisected} bisections for {links} links"
@@ -697,6 +722,42 @@ mod tests {
         1e3 + 4e5 * rng.uniform()
     }
 
+    /// GW weights of about 1e-303 put `hi_level` (cap / weight) past `f64::MAX / 2`: the
+    /// bisection's `lo + hi` overflows and it finds a level below the true one, so no link may
+    /// be dismissed on the argument that its bisection would find more (a review's
+    /// counterexample; the shares differed before the guard).
+    #[test]
+    fn a_bisection_that_overflows_is_never_skipped() {
+        let capacity = [394419.09787211];
+        let demand = |min: f64, max: f64| Demand {
+            ports: vec![0],
+            min,
+            max,
+        };
+        let demands = [
+            demand(964.6331699687917, 190914.32820904642),
+            demand(0.0, 224278.6490385631),
+            demand(0.0, 16657.489052997575),
+        ];
+        let weights = [
+            1.4775240337619208e-303,
+            3.162410524624292e-303,
+            2.151985667940572e-303,
+        ];
+        let want = fill_reference(
+            &capacity,
+            &demands,
+            |level, i| {
+                (demands[i].min + weights[i] * level).min(demands[i].max.max(demands[i].min))
+            },
+            |i| (demands[i].max - demands[i].min).max(0.0) / weights[i],
+            |i| weights[i],
+        );
+        let got = gw_fill(&capacity, &demands, &weights);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&got), bits(&want), "{got:?} against {want:?}");
+    }
+
     #[test]
     fn dismissal_needs_a_bound_and_a_bisection_that_gets_there() {
         assert_eq!(dismissal_level(f64::INFINITY, 1.0), None);
@@ -705,6 +766,7 @@ mod tests {
         let t = dismissal_level(100.0, 1e3).unwrap();
         assert!(t > 100.0 * (1.0 + 1e-12) + 1e-12 && t < 100.0 * (1.0 + 2e-9));
         assert_eq!(dismissal_level(1.0, 1e41), None);
+        assert_eq!(dismissal_level(1e300, f64::MAX), None);
     }
 
     fn d(ports: &[usize]) -> Demand {
