@@ -230,10 +230,6 @@ fn bisect(hi_level: f64, over: impl Fn(f64) -> bool) -> f64 {
 thread_local! {
     /// Halvings [`bisect`] did on this thread.
     static HALVINGS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-#[cfg(test)]
-thread_local! {
     /// Bisections [`fill`] ran on this thread (tests count the links it dismissed).
     static BISECTIONS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
@@ -528,6 +524,30 @@ mod tests {
         rate
     }
 
+    /// [`water_fill`] by the reference filling.
+    fn water_fill_reference(capacity: &[f64], demands: &[Demand]) -> Vec<f64> {
+        fill_reference(
+            capacity,
+            demands,
+            |level, i| level.min(demands[i].max).max(demands[i].min),
+            |i| demands[i].max,
+            |_| 1.0,
+        )
+    }
+
+    /// [`gw_fill`] by the reference filling.
+    fn gw_fill_reference(capacity: &[f64], demands: &[Demand], weights: &[f64]) -> Vec<f64> {
+        fill_reference(
+            capacity,
+            demands,
+            |level, i| {
+                (demands[i].min + weights[i] * level).min(demands[i].max.max(demands[i].min))
+            },
+            |i| (demands[i].max - demands[i].min).max(0.0) / weights[i],
+            |i| weights[i],
+        )
+    }
+
     /// A random network: links of random capacity and `n` demands with random minimums
     /// and caps. With `access`, a chain of 1-3 trunk links that every route crosses from a
     /// random entry, each route with an access link of its own on both sides (the scale
@@ -605,26 +625,11 @@ mod tests {
                     f => random_network(&mut rng, f == "pairs"),
                 };
                 let bits = |v: Vec<f64>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                let want = fill_reference(
-                    &capacity,
-                    &demands,
-                    |level, i| level.min(demands[i].max).max(demands[i].min),
-                    |i| demands[i].max,
-                    |_| 1.0,
-                );
+                let want = water_fill_reference(&capacity, &demands);
                 let before = BISECTIONS.get();
                 assert_eq!(bits(water_fill(&capacity, &demands)), bits(want));
                 (links, bisected) = (links + capacity.len(), bisected + BISECTIONS.get() - before);
-                let want = fill_reference(
-                    &capacity,
-                    &demands,
-                    |level, i| {
-                        (demands[i].min + weights[i] * level)
-                            .min(demands[i].max.max(demands[i].min))
-                    },
-                    |i| (demands[i].max - demands[i].min).max(0.0) / weights[i],
-                    |i| weights[i],
-                );
+                let want = gw_fill_reference(&capacity, &demands, &weights);
                 assert_eq!(bits(gw_fill(&capacity, &demands, &weights)), bits(want));
             }
             if family == "pairs" {
@@ -744,15 +749,7 @@ mod tests {
             3.162410524624292e-303,
             2.151985667940572e-303,
         ];
-        let want = fill_reference(
-            &capacity,
-            &demands,
-            |level, i| {
-                (demands[i].min + weights[i] * level).min(demands[i].max.max(demands[i].min))
-            },
-            |i| (demands[i].max - demands[i].min).max(0.0) / weights[i],
-            |i| weights[i],
-        );
+        let want = gw_fill_reference(&capacity, &demands, &weights);
         let got = gw_fill(&capacity, &demands, &weights);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&got), bits(&want), "{got:?} against {want:?}");
