@@ -18,29 +18,32 @@ use atmsim_kernel::{MaybeTime, RngStream, Time, UnitTime};
 
 /// An output port: buffer, transmitter and the delay line of its link direction.
 ///
-/// 256 bytes on cache-line bounds: a cell's admission and transmission touch four lines of
-/// its port (issue 14: 312 bytes straddled five or six). What ports share, the line rate's
+/// 256 bytes on cache-line bounds: the transmitter, the allocator and the delay line in the
+/// first line, the buffer in the other three ([`PortBuffer`]). A cell that finds the
+/// transmitter free and the buffer empty touches three lines (issue 14: at 10 000 VCs most
+/// cells do, and each line is a cache miss; 312 bytes in the compiler's order straddled
+/// five or six). What ports share, the line rate's
 /// unit time and the propagation delay, is in [`Network::timings`]; the RM and VBR cells
 /// sent since the last sample are in [`Network::special_sent`], touched only for those cells.
 #[derive(Debug)]
-#[repr(align(64))]
+#[repr(C, align(64))]
 pub struct Port {
-    /// Queues, policy and counters.
-    pub buf: PortBuffer,
-    /// The link's propagation part.
-    pub line: DelayLine,
-    /// The running remainder of the transmitter's serial clock ([`UnitTime::next_duration`]).
-    pub clock_acc: u64,
+    /// The ABR rate allocator of this port.
+    pub alloc: AnyAllocator,
     /// The transmitter is busy until this time.
     pub busy_until: Time,
+    /// The running remainder of the transmitter's serial clock ([`UnitTime::next_duration`]).
+    pub clock_acc: u64,
     /// The port's line rate and propagation delay: [`Network::timings`]`[timing]`.
     pub timing: u32,
     /// A transmit-done event is pending.
     pub tx_pending: bool,
     /// True for switch ports (reported in results and time series).
     pub is_switch: bool,
-    /// The ABR rate allocator of this port.
-    pub alloc: AnyAllocator,
+    /// The link's propagation part.
+    pub line: DelayLine,
+    /// Queues, policy and counters.
+    pub buf: PortBuffer,
 }
 
 /// What the ports of one line rate and propagation delay share: the unit time of a cell at
@@ -62,9 +65,21 @@ pub struct SpecialSent {
     pub vbr: u64,
 }
 
-/// One direction of a connection.
+/// One direction of a connection: what the engine touches for each of its cells, in one
+/// cache line (issue 14: at 10 000 VCs the 88-byte flow of a cell sent straddled two lines,
+/// both missed). The frame tallies of its destination, touched once per frame, are in
+/// [`Network::frame_tallies`].
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Flow {
+    /// Cells created.
+    pub cells_sent: u64,
+    /// Frames emitted.
+    pub frames_sent: u64,
+    /// Cells that reached the destination.
+    pub cells_delivered: u64,
+    /// Cells dropped anywhere.
+    pub cells_dropped: u64,
     /// Range of this flow's ports in [`Network::route_ports`].
     pub route_start: u32,
     /// Number of ports crossed.
@@ -73,42 +88,25 @@ pub struct Flow {
     pub class_flags: u16,
     /// Cells per frame of this flow.
     pub cells_per_frame: u32,
-    /// Reassembly state at the destination.
-    pub reasm: Reassembly,
     /// Next frame emission number.
     pub next_frame: u32,
-    /// Cells created.
-    pub cells_sent: u64,
-    /// Cells that reached the destination.
-    pub cells_delivered: u64,
-    /// Cells dropped anywhere.
-    pub cells_dropped: u64,
-    /// Frames emitted.
-    pub frames_sent: u64,
-    /// Frames reassembled good.
-    pub frames_good: u64,
-    /// Frames closed by an EOM that failed reassembly.
-    pub frames_corrupted: u64,
-    /// Highest frame emission number seen at the destination, plus one.
-    pub frames_seen: u64,
+    /// Reassembly state at the destination.
+    pub reasm: Reassembly,
+    /// The first port of the route (the source host's), where every cell of the flow
+    /// starts: [`Network::route_ports`]`[route_start]`, kept here so that a cell sent
+    /// reads no other line.
+    pub first_port: u32,
 }
 
-impl Flow {
-    /// Passes a data cell to the destination's reassembly and counts the outcome
-    /// (frames good, corrupted, and the highest frame seen).
-    #[inline]
-    pub fn reassemble(&mut self, cell: &Cell) -> aal5::Reassembled {
-        let r = self.reasm.push(cell, self.cells_per_frame);
-        match r {
-            aal5::Reassembled::Partial => {}
-            aal5::Reassembled::Failed => self.frames_corrupted += 1,
-            aal5::Reassembled::Frame(_) => self.frames_good += 1,
-        }
-        if !matches!(r, aal5::Reassembled::Partial) {
-            self.frames_seen = self.frames_seen.max(cell.frame as u64 + 1);
-        }
-        r
-    }
+/// The frames a flow's destination closed: the flow's counts touched once per frame.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FrameTally {
+    /// Frames reassembled good.
+    pub good: u64,
+    /// Frames closed by an EOM that failed reassembly.
+    pub corrupted: u64,
+    /// Highest frame emission number seen at the destination, plus one.
+    pub seen: u64,
 }
 
 /// A connection's end systems.
@@ -195,55 +193,65 @@ impl Connection {
 /// For TCP over ABR the backlog is the AAL5 source queue: the cells of the frames TCP
 /// handed down and the source has not sent yet, with the frames' tags in `tags` (seed 000:
 /// TCP segments leave the host paced at ACR).
+///
+/// Laid out for the send path (issue 14: at 10 000 VCs a cell sent missed four or five
+/// lines of the 280-byte direction, in the compiler's order): the first line holds what
+/// every transmit opportunity reads and writes, the second the ABR source's state
+/// ([`AbrSource`]: its per-cell fields come first); the destination's and the rarer
+/// fields follow.
 #[derive(Debug)]
+#[repr(C)]
 pub struct CellDir {
-    /// Cells handed by the application and not yet sent ([`UNBOUNDED`]: always some).
-    backlog: u64,
-    /// TCP over ABR: tags (segment or ACK numbers) of the frames queued, oldest first.
-    tags: atmsim_kernel::Fifo<u32>,
-    /// TCP over ABR: the most cells the source queue may hold before TCP waits
-    /// (`u64::MAX`: no limit).
-    limit: u64,
-    /// TCP over ABR: TCP has a segment waiting for room in the source queue.
-    blocked: bool,
-    /// Largest source queue seen, cells.
-    max_backlog: u64,
-    /// The ABR source end system (service ABR only).
-    abr: Option<AbrSource>,
-    /// The ABR destination end system of this direction's cells.
-    dest: Destination,
-    /// Cell rate of a non-ABR transmitter (cells/s): its PCR, the access link rate.
-    line_rate: f64,
-    /// Time of the last cell sent by a non-ABR transmitter.
-    last_send: MaybeTime,
-    /// Generation of the pending send event (stale ones are ignored).
-    send_gen: u32,
     /// Time of the pending send event, if any.
     send_at: MaybeTime,
+    /// Cells handed by the application and not yet sent ([`UNBOUNDED`]: always some).
+    backlog: u64,
+    /// Time of the last ACR change (or of warm-up).
+    acr_since: Time,
+    /// ACR x time integrated after warm-up (cells), for the mean ACR.
+    acr_area: f64,
+    /// Data cells sent.
+    data_sent: u64,
+    /// Generation of the pending send event (stale ones are ignored).
+    send_gen: u32,
     /// Cells per application message (1 for streams; request or response size).
     frame_cells: u32,
     /// Cells of the current message already sent.
     frame_pos: u32,
     /// Messages started (tag of the next).
     frame_no: u32,
-    /// Data cells sent.
-    data_sent: u64,
+    /// TCP over ABR: TCP has a segment waiting for room in the source queue.
+    blocked: bool,
+    /// The application has stopped.
+    stopped: bool,
+    /// Sessions traffic: the connection is open now.
+    session_open: bool,
+    /// TCP over ABR: frames were queued, so `tags` is in use (the send path of other
+    /// traffic then need not read it).
+    tagged: bool,
+    /// The ABR source end system (service ABR only).
+    abr: Option<AbrSource>,
+    /// The ABR destination end system of this direction's cells.
+    dest: Destination,
     /// Data cells received at the destination.
     data_received: u64,
     /// Data cells received after warm-up.
     data_received_warm: u64,
     /// Messages whose last cell reached the destination.
     messages_received: u64,
-    /// ACR x time integrated after warm-up (cells), for the mean ACR.
-    acr_area: f64,
-    /// Time of the last ACR change (or of warm-up).
-    acr_since: Time,
-    /// The application has stopped.
-    stopped: bool,
+    /// Cell rate of a non-ABR transmitter (cells/s): its PCR, the access link rate.
+    line_rate: f64,
+    /// Time of the last cell sent by a non-ABR transmitter.
+    last_send: MaybeTime,
     /// Token-bucket shaper of a non-ABR transmitter (video).
     shaper: Option<Box<crate::video::TokenBucket>>,
-    /// Sessions traffic: the connection is open now.
-    session_open: bool,
+    /// TCP over ABR: the most cells the source queue may hold before TCP waits
+    /// (`u64::MAX`: no limit).
+    limit: u64,
+    /// Largest source queue seen, cells.
+    max_backlog: u64,
+    /// TCP over ABR: tags (segment or ACK numbers) of the frames queued, oldest first.
+    tags: atmsim_kernel::Fifo<u32>,
 }
 
 /// Backlog value meaning "the application always has cells".
@@ -256,6 +264,7 @@ impl CellDir {
             tags: atmsim_kernel::Fifo::new(),
             limit: u64::MAX,
             blocked: false,
+            tagged: false,
             max_backlog: 0,
             abr,
             dest: Destination::default(),
@@ -290,6 +299,7 @@ impl CellDir {
     /// TCP over ABR: queues a frame of `cells` cells with tag `tag` in the source queue.
     #[inline]
     pub fn push_frame(&mut self, tag: u32, cells: u32) {
+        self.tagged = true;
         self.tags.push_back(tag);
         self.add_backlog(cells as u64);
     }
@@ -484,11 +494,16 @@ impl CellDir {
         self.frame_pos += 1;
         let eom = self.frame_pos >= self.frame_cells;
         let frame = self.frame_no;
-        let tag = self.tags.front().copied().unwrap_or(frame);
+        let tag = match self.tagged {
+            true => self.tags.front().copied().unwrap_or(frame),
+            false => frame,
+        };
         if eom {
             self.frame_pos = 0;
             self.frame_no = self.frame_no.wrapping_add(1);
-            self.tags.pop_front();
+            if self.tagged {
+                self.tags.pop_front();
+            }
         }
         if self.backlog != UNBOUNDED {
             self.backlog -= 1;
@@ -546,12 +561,16 @@ impl CellDir {
 }
 
 /// The two directions of a cell-level connection and its application.
+///
+/// The forward direction comes first, on a cache-line bound, so that its send path's two
+/// lines ([`CellDir`]) are whole lines.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct CellConn {
-    /// The application: the running traffic source ([`crate::traffic`]).
-    pub source: AnyTraffic,
     /// Forward (0) and reverse (1) directions.
     pub dirs: [CellDir; 2],
+    /// The application: the running traffic source ([`crate::traffic`]).
+    pub source: AnyTraffic,
     /// Random stream of the application (sessions: period lengths; video: first phase).
     pub rng: RngStream,
 }
@@ -652,6 +671,8 @@ pub struct Network {
     /// Flows, indexed by [`FlowId`]: connection `c` has forward flow `2c` and backward flow
     /// `2c + 1`.
     pub flows: Vec<Flow>,
+    /// Each flow's frame tally, by flow index.
+    pub frame_tallies: Vec<FrameTally>,
     /// The ports of every flow's route, concatenated.
     pub route_ports: Vec<u32>,
     /// Aligned with `route_ports`: for the port at a hop of flow f, the port of the
@@ -746,14 +767,12 @@ impl Network {
                     class_flags,
                     cells_per_frame: cells,
                     reasm: Reassembly::default(),
+                    first_port: ports_of.first().copied().unwrap_or(NO_PORT),
                     next_frame: 0,
                     cells_sent: 0,
                     cells_delivered: 0,
                     cells_dropped: 0,
                     frames_sent: 0,
-                    frames_good: 0,
-                    frames_corrupted: 0,
-                    frames_seen: 0,
                 });
                 route_ports.extend_from_slice(ports_of);
             }
@@ -813,6 +832,7 @@ impl Network {
                 None => Vec::new(),
             },
             ports,
+            frame_tallies: vec![FrameTally::default(); flows.len()],
             flows,
             route_ports,
             peer_ports,
@@ -859,6 +879,12 @@ impl Network {
         self.peer_ports[self.flow(flow).route_start as usize + hop]
     }
 
+    /// The first port of `flow`'s route, where its cells start (`route_port(flow, 0)`).
+    #[inline]
+    pub fn source_port(&self, flow: FlowId) -> usize {
+        self.flow(flow).first_port as usize
+    }
+
     /// The port at hop `hop` of `flow`.
     #[inline]
     pub fn route_port(&self, flow: FlowId, hop: usize) -> usize {
@@ -875,6 +901,25 @@ impl Network {
     #[inline]
     pub fn flow_mut(&mut self, f: FlowId) -> &mut Flow {
         &mut self.flows[f.index()]
+    }
+
+    /// Passes a data cell of flow `f` to its destination's reassembly and counts the
+    /// outcome in the flow's [`FrameTally`] (frames good, corrupted, and the highest frame
+    /// seen).
+    #[inline]
+    pub fn reassemble(&mut self, f: FlowId, cell: &Cell) -> aal5::Reassembled {
+        let flow = &mut self.flows[f.index()];
+        let r = flow.reasm.push(cell, flow.cells_per_frame);
+        if matches!(r, aal5::Reassembled::Partial) {
+            return r;
+        }
+        let tally = &mut self.frame_tallies[f.index()];
+        match r {
+            aal5::Reassembled::Failed => tally.corrupted += 1,
+            _ => tally.good += 1,
+        }
+        tally.seen = tally.seen.max(cell.frame as u64 + 1);
+        r
     }
 
     /// The source/destination pair of flow `f` (cell-level traffic, or TCP over ABR;

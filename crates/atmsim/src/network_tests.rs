@@ -73,9 +73,63 @@ traffic = {{ kind = "cbr", rate = "1 Mbps" }}
 #[test]
 fn a_port_is_four_whole_cache_lines() {
     // A cell's admission and transmission touch most of its port: on line bounds, 256
-    // bytes are four lines, where 312 bytes at any offset straddled five or six.
+    // bytes are four lines, where 312 bytes at any offset straddled five or six. The
+    // transmitter, the allocator and the delay line are the first line; the buffer's
+    // three lines follow (its own layout: `port::tests::buffer_lines`).
+    use std::mem::offset_of;
     assert_eq!(std::mem::size_of::<Port>(), 256);
     assert_eq!(std::mem::align_of::<Port>(), 64);
+    for end in [
+        offset_of!(Port, alloc) + std::mem::size_of::<AnyAllocator>(),
+        offset_of!(Port, busy_until) + 8,
+        offset_of!(Port, clock_acc) + 8,
+        offset_of!(Port, tx_pending) + 1,
+        offset_of!(Port, line) + std::mem::size_of::<DelayLine>(),
+    ] {
+        assert!(end <= 64, "a transmitter field ends at byte {end}");
+    }
+    assert_eq!(offset_of!(Port, buf), 64);
+}
+
+#[test]
+fn a_sources_per_cell_state_is_two_whole_lines() {
+    // A transmit opportunity of a cell-level or ABR source reads and writes the first line
+    // of its direction and the first line of its ABR source, the second line (issue 14).
+    use crate::abr::source::{AbrSource, SourceCounters};
+    use std::mem::offset_of;
+    assert_eq!(std::mem::align_of::<CellConn>(), 64);
+    assert_eq!(offset_of!(CellConn, dirs), 0);
+    assert_eq!(offset_of!(CellDir, abr), 64);
+    for end in [
+        offset_of!(CellDir, send_at) + 8,
+        offset_of!(CellDir, backlog) + 8,
+        offset_of!(CellDir, acr_since) + 8,
+        offset_of!(CellDir, acr_area) + 8,
+        offset_of!(CellDir, data_sent) + 8,
+        offset_of!(CellDir, frame_no) + 4,
+        offset_of!(CellDir, blocked) + 1,
+        offset_of!(CellDir, stopped) + 1,
+        offset_of!(CellDir, tagged) + 1,
+    ] {
+        assert!(
+            end <= 64,
+            "a send-path field of the direction ends at byte {end}"
+        );
+    }
+    let data_sent = offset_of!(AbrSource, counters) + offset_of!(SourceCounters, data_sent);
+    assert_eq!(
+        data_sent + 8,
+        64,
+        "the source's data-cell count closes its first line"
+    );
+}
+
+#[test]
+fn a_flow_is_one_whole_cache_line() {
+    // A cell sent, arriving, dropped or delivered touches its flow's counts, route and
+    // reassembly: one line (issue 14; 88 bytes at any offset straddled two).
+    assert_eq!(std::mem::size_of::<crate::network::Flow>(), 64);
+    assert_eq!(std::mem::align_of::<crate::network::Flow>(), 64);
 }
 
 #[test]

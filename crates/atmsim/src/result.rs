@@ -278,6 +278,7 @@ impl RunResult {
                 let conn = &net.conns[i];
                 let fwd = net.flow(FlowId::forward(i));
                 let bwd = net.flow(FlowId::reverse(i));
+                let frames = &net.frame_tallies[FlowId::forward(i).index()];
                 let share = shares[i].map(|r| r * CELL_BITS_F64);
                 let mut r = ConnectionResult {
                     name: c.name.clone(),
@@ -295,9 +296,9 @@ impl RunResult {
                     cells_dropped: fwd.cells_dropped,
                     ack_cells_dropped: bwd.cells_dropped,
                     frames_sent: fwd.frames_sent,
-                    frames_delivered: fwd.frames_good,
-                    frames_lost: fwd.frames_seen - fwd.frames_good,
-                    frames_corrupted: fwd.frames_corrupted,
+                    frames_delivered: frames.good,
+                    frames_lost: frames.seen - frames.good,
+                    frames_corrupted: frames.corrupted,
                     final_cwnd_bytes: 0,
                     srtt_s: f64::NAN,
                     traffic: traffic_name(c).into(),

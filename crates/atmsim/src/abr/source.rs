@@ -26,17 +26,19 @@ pub enum NextCell {
     Idle,
 }
 
-/// Counters of what the source did.
+/// Counters of what the source did (data cells first: counted with every cell sent, in
+/// the line of the source's per-cell state; see [`AbrSource`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct SourceCounters {
+    /// Data cells sent.
+    pub data_sent: u64,
     /// In-rate forward RM cells sent.
     pub frm_sent: u64,
     /// Out-of-rate forward RM cells sent (rule 11).
     pub oor_frm_sent: u64,
     /// In-rate backward RM cells sent.
     pub brm_sent: u64,
-    /// Data cells sent.
-    pub data_sent: u64,
     /// Backward RM cells received.
     pub brm_received: u64,
     /// Times rule 5 reset ACR to ICR.
@@ -46,24 +48,29 @@ pub struct SourceCounters {
 }
 
 /// A TM 4.0 ABR source end system.
+///
+/// What a transmit opportunity reads and writes (the parameters' pointer, ACR, the times
+/// and counts of rules 1-6, the data cells sent) is its first 64 bytes, in this order
+/// (issue 14: at 10 000 VCs each line of a source is a cache miss per cell sent).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct AbrSource {
     /// Parameters (shared by the sources whose parameters are equal: issue 14, memory per VC).
     pub p: std::sync::Arc<AbrParams>,
     /// Allowed cell rate, cells/s (rule 1: MCR <= ACR <= PCR).
     pub acr: f64,
-    /// In-rate cells (data and backward RM) since the last in-rate forward RM cell.
-    count: u32,
     /// Time of the last in-rate forward RM cell (None: none sent yet, rule 2).
     last_frm: MaybeTime,
-    /// An in-rate backward RM cell went since the last in-rate forward RM cell.
-    brm_since_frm: bool,
-    /// Forward RM cells sent since the last BN = 0 backward RM cell (rule 6).
-    unack: u32,
     /// Time of the last in-rate cell.
     last_send: MaybeTime,
     /// Time of the last out-of-rate forward RM cell.
     last_oor: MaybeTime,
+    /// In-rate cells (data and backward RM) since the last in-rate forward RM cell.
+    count: u32,
+    /// Forward RM cells sent since the last BN = 0 backward RM cell (rule 6).
+    unack: u32,
+    /// An in-rate backward RM cell went since the last in-rate forward RM cell.
+    brm_since_frm: bool,
     /// Counters.
     pub counters: SourceCounters,
 }

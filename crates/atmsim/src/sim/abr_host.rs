@@ -86,7 +86,7 @@ impl Sim<'_> {
             flow.frames_sent += 1;
         }
         self.totals.cells_sent += 1;
-        let p = self.net.route_port(f, 0);
+        let p = self.net.source_port(f);
         self.offer(now, p, cell);
     }
 
@@ -113,7 +113,7 @@ impl Sim<'_> {
         cell.ccr = ccr as f32;
         self.net.flow_mut(f).cells_sent += 1;
         self.totals.cells_sent += 1;
-        let p = self.net.route_port(f, 0);
+        let p = self.net.source_port(f);
         self.offer(now, p, cell);
     }
 
@@ -148,7 +148,7 @@ impl Sim<'_> {
             let b = self.net.dir_mut(f).turn_around(&cell, back.raw());
             self.net.flow_mut(back).cells_sent += 1;
             self.totals.cells_sent += 1;
-            let p = self.net.route_port(back, 0);
+            let p = self.net.source_port(back);
             self.offer(now, p, b);
         }
     }

@@ -104,7 +104,7 @@ impl Sim<'_> {
             return;
         }
         let warm = now >= self.sc.warmup;
-        self.net.flow_mut(f).reassemble(&cell);
+        self.net.reassemble(f, &cell);
         let cc = self.net.conns[c].cells_mut();
         let dir = &mut cc.dirs[f.dir()];
         dir.receive_data(&cell, warm);

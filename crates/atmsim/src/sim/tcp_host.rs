@@ -24,7 +24,7 @@ impl Sim<'_> {
                 self.deliver_abr_data(now, &cell);
             }
         }
-        if let Reassembled::Frame(tag) = self.net.flow_mut(f).reassemble(&cell) {
+        if let Reassembled::Frame(tag) = self.net.reassemble(f, &cell) {
             let c = f.conn();
             if !f.is_reverse() {
                 self.on_segment(now, c, tag);
@@ -95,7 +95,7 @@ impl Sim<'_> {
                 return;
             }
         }
-        let p = self.net.route_port(f, 0);
+        let p = self.net.source_port(f);
         let flow = self.net.flow_mut(f);
         let n = flow.cells_per_frame;
         let frame = flow.next_frame;
