@@ -89,8 +89,10 @@ impl<E> Ord for Entry<E> {
 
 /// A wheel event and the next node of its list (a bucket, the current slot's run or the
 /// free list): an [`Entry`]'s fields and the link, flat, so that the link fills the
-/// entry's padding (32 bytes for the simulator's events, on 32-byte bounds: one cache line
-/// per node; an `Entry` and a link were 40 bytes and most nodes straddled two lines).
+/// entry's padding: 32 bytes for the simulator's 12-byte events, where an `Entry` and a
+/// link were 40. On 8-byte bounds half of the nodes still straddle two cache lines (the
+/// vector starts 16 bytes into a line); `align(32)`, so that none does, measured slower
+/// on the ERICA rows at 10 000 VCs (issue 14, docs/performance.md), so it is not used.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 struct Node<E> {

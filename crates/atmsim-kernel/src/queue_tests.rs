@@ -360,7 +360,7 @@ fn growing_node_storage_is_counted_for_the_memory_guard() {
 #[test]
 fn a_node_of_a_twelve_byte_event_is_32_bytes() {
     // The simulator's events are 12 bytes (a tag and two 32-bit fields): with the link in
-    // the entry's padding a node is 32 bytes, so no node straddles two cache lines.
+    // the entry's padding a node is 32 bytes, where an entry and a link were 40.
     #[derive(Clone, Copy)]
     #[allow(dead_code)]
     enum Ev12 {
