@@ -73,6 +73,13 @@ impl<T: Copy + Default> Fifo<T> {
         Some(x)
     }
 
+    /// Where the front element is or would be, for a cache hint ([`crate::prefetch`]);
+    /// never read through.
+    #[inline(always)]
+    pub fn front_ptr(&self) -> *const T {
+        self.buf.as_ptr().wrapping_add(self.head as usize)
+    }
+
     /// The front value.
     #[inline]
     pub fn front(&self) -> Option<&T> {

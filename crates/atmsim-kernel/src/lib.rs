@@ -15,10 +15,11 @@
 //!
 //! Same inputs and seed give bit-identical event orders and random draws on any machine:
 //! nothing here depends on hashing order, addresses, threads or wall-clock time.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod fifo;
 pub mod memory;
+pub mod prefetch;
 pub mod queue;
 pub mod rng;
 pub mod time;

@@ -588,6 +588,28 @@ impl<E: Copy> EventQueue<E> {
         std::mem::swap(&mut self.near, &mut self.scratch);
     }
 
+    /// Calls `f(k, event)` for the `k`-th earliest pending event, `k < K`, as far as they
+    /// are in the current slot, without moving to the next slot: after a pop, usually the
+    /// events that will run next (a handler may schedule one before them). For cache hints
+    /// only ([`crate::prefetch`]): it says nothing certain about the queue. Also names the
+    /// node after them to the cache, so that the next look ahead does not wait for memory.
+    #[inline(always)]
+    pub fn peek_near<const K: usize>(&self, mut f: impl FnMut(usize, E)) {
+        if self.run != NIL {
+            let mut i = self.run as usize;
+            for k in 0..K {
+                let Some(n) = self.nodes.get(i) else { return };
+                f(k, n.event);
+                i = n.next as usize;
+            }
+            crate::prefetch::prefetch(self.nodes.as_ptr().wrapping_add(i));
+            return;
+        }
+        for (k, e) in self.near.iter().skip(self.head).take(K).enumerate() {
+            f(k, e.event);
+        }
+    }
+
     /// Time of the earliest pending event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {

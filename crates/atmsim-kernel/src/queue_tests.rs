@@ -58,7 +58,7 @@ fn far_future_events_come_back_through_the_overflow_heap() {
 
 /// The queue this one replaces: one binary heap keyed by (time, seq). The reference of
 /// the differential test.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Reference {
     heap: BinaryHeap<Entry<u32>>,
     seq: u64,
@@ -388,4 +388,44 @@ fn popped_nodes_are_reused_first() {
     for i in 0..64u64 {
         assert_eq!(q.pop(), Some(((1 << 30) + 1, 100 + i)));
     }
+}
+
+/// What `peek_near` names after a pop is the start of what the queue pops next, in order
+/// (it may name fewer: it does not look past the current slot), and nothing for an empty
+/// queue.
+#[test]
+fn peek_near_names_the_next_events_in_order() {
+    let mut empty = EventQueue::<u32>::default();
+    empty.peek_near::<4>(|_, _| panic!("an empty queue names no event"));
+    assert_eq!(empty.pop(), None);
+    let mut named = 0;
+    for seed in 0..8u64 {
+        let mut rng = RngStream::new(seed, "queue/peek_near");
+        let mut q = EventQueue::with_capacity(16);
+        let mut r = Reference::default();
+        let (mut id, mut now) = (0u32, 0);
+        for _ in 0..4000 {
+            for _ in 0..rng.below(3) {
+                let t = now + delay(&mut rng) % (64 << SLOT_SHIFT);
+                q.schedule(t, id);
+                r.schedule(t, id);
+                id += 1;
+            }
+            let got = q.pop();
+            assert_eq!(got, r.pop(), "seed {seed}");
+            let Some((t, _)) = got else { continue };
+            now = t;
+            let mut seen = Vec::new();
+            q.peek_near::<4>(|k, e| {
+                assert_eq!(k, seen.len());
+                seen.push(e);
+            });
+            let mut ahead = r.clone();
+            for e in &seen {
+                assert_eq!(ahead.pop().map(|x| x.1), Some(*e), "seed {seed}");
+            }
+            named += seen.len();
+        }
+    }
+    assert!(named > 10_000, "only {named} events named");
 }

@@ -1,6 +1,8 @@
 //! Runs a JSON scenario phase by phase and prints each phase's wall time and the process's
 //! resident memory after it (Linux): `cargo run --release --example phases -- FILE.json`.
-//! Used to see where the set-up of a large scenario goes (issue 14).
+//! Used to see where the set-up of a large scenario goes (issue 14). A second argument,
+//! `look-ahead=on` or `look-ahead=off`, overrides the run loop's cache hints
+//! ([`atmsim::sim::Sim::set_look_ahead`]) to time them on the same binary.
 
 use std::time::Instant;
 
@@ -55,7 +57,20 @@ fn main() {
     phase("footprint");
     let mut sim = atmsim::sim::Sim::new(&sc);
     sim.set_memory_guard(guard);
+    match std::env::args().nth(2).as_deref() {
+        Some("look-ahead=on") => sim.set_look_ahead(true),
+        Some("look-ahead=off") => sim.set_look_ahead(false),
+        Some(other) => fail(&format!(
+            "unknown option {other:?}: look-ahead=on or look-ahead=off"
+        )),
+        None => {}
+    }
     phase("build");
+    println!(
+        "network state {:.1} MB, cache hints {}",
+        sim.net.state_bytes() as f64 / 1e6,
+        if sim.look_ahead() { "on" } else { "off" }
+    );
     sim.run_guarded().unwrap_or_else(|e| fail(&e));
     phase("run");
     let (hops, events) = (sim.totals.cell_hops, sim.q.events_processed());

@@ -23,6 +23,18 @@ impl DelayLine {
         self.cells.len() == 1
     }
 
+    /// The head cell, if any (read by cache hints; [`DelayLine::pop`] takes it).
+    #[inline(always)]
+    pub fn front(&self) -> Option<&Cell> {
+        self.cells.front().map(|(_, c)| c)
+    }
+
+    /// Where the head cell is, for a cache hint ([`atmsim_kernel::prefetch`]).
+    #[inline(always)]
+    pub fn head_ptr(&self) -> *const (Time, Cell) {
+        self.cells.front_ptr()
+    }
+
     /// Takes the head cell; returns it and the arrival time of the next one, if any.
     #[inline]
     pub fn pop(&mut self) -> Option<(Cell, Option<Time>)> {

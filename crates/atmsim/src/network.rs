@@ -166,6 +166,16 @@ impl Connection {
         }
     }
 
+    /// Where direction `d`'s source state is (the TCP ends for a TCP connection), for a
+    /// cache hint ([`atmsim_kernel::prefetch`]).
+    #[inline(always)]
+    pub fn dir_ptr(&self, d: usize) -> *const u8 {
+        match &self.ends {
+            Ends::Cells(c) => (&c.dirs[d & 1] as *const CellDir).cast(),
+            Ends::Tcp(t) => (&**t as *const TcpConn).cast(),
+        }
+    }
+
     /// Both directions' source/destination pairs, if the connection has them (cell-level
     /// traffic, or TCP over ABR).
     #[inline]
@@ -944,6 +954,24 @@ impl Network {
             c.rm += cell.is_rm() as u64;
             c.vbr += (cell.class() == crate::cell::ServiceClass::Vbr) as u64;
         }
+    }
+
+    /// Bytes of the per-port and per-connection state the event loop reads (ports, flows,
+    /// end systems; not the cells queued or in flight): whether it fits in a processor's
+    /// caches ([`crate::sim::Sim::look_ahead`]).
+    pub fn state_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let ends: usize = self
+            .conns
+            .iter()
+            .map(|c| match &c.ends {
+                Ends::Cells(_) => size_of::<CellConn>(),
+                Ends::Tcp(t) => {
+                    size_of::<TcpConn>() + t.dirs.as_ref().map_or(0, |_| size_of::<[CellDir; 2]>())
+                }
+            })
+            .sum();
+        self.ports.len() * size_of::<Port>() + self.flows.len() * size_of::<Flow>() + ends
     }
 
     /// Cells queued in ports or travelling on lines.

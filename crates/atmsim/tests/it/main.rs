@@ -13,6 +13,7 @@ mod gw;
 mod invariants;
 mod kvr;
 mod kvr_measured;
+mod look_ahead;
 mod memory_guard;
 mod support;
 mod tcp_over_abr;

@@ -13,7 +13,7 @@ const REQUIRED_KEYS: [(&str, &str); 1] = [("efci", ", threshold = \"50 cells\"")
 
 /// Rate allocators at every switch port: every allocator of the registry with its defaults
 /// (and [`REQUIRED_KEYS`]).
-fn allocators() -> Vec<(&'static str, String)> {
+pub(crate) fn allocators() -> Vec<(&'static str, String)> {
     registered_tables(atmsim::allocator::ALLOCATORS, &REQUIRED_KEYS)
 }
 
@@ -54,7 +54,7 @@ fn two_sources(allocator: &str) -> String {
 /// One greedy ABR source and two bursty ones (request/response, both directions ABR)
 /// sharing sw1 -> sw2: the case modified ERICA's bidirectional counting and immediate
 /// fair share are for (seed 003 4.4).
-fn bursty(allocator: &str) -> String {
+pub(crate) fn bursty(allocator: &str) -> String {
     let rr = "service = \"abr\"\ntraffic = { kind = \"request_response\", request = \"16 cells\", \
               response = \"256 cells\", think_time = \"2 ms\" }";
     net("grid abr bursty", allocator, "40 ms")
@@ -69,7 +69,7 @@ fn bursty(allocator: &str) -> String {
 /// A parking lot of four switches and 1 ms links: c1 crosses all three links, c2 the
 /// last two, c3 the last one, c4 (from 20 ms) only the first. Max-min: a third of the
 /// last link for c1, c2, c3; the rest of the first link for c4.
-fn parking_lot(allocator: &str) -> String {
+pub(crate) fn parking_lot(allocator: &str) -> String {
     let hop = "delay = \"1 ms\"";
     net("grid abr parking lot", allocator, "60 ms")
         .switches(&["sw1", "sw2", "sw3", "sw4"])
@@ -105,7 +105,7 @@ fn two_bottlenecks(allocator: &str) -> String {
 }
 
 /// Three bulk TCP transfers over ABR sharing a 10 km sw1 -> sw2, the third from 20 ms.
-fn tcp_over_abr(allocator: &str) -> String {
+pub(crate) fn tcp_over_abr(allocator: &str) -> String {
     let tcp = "service = \"abr\"\ntraffic = { kind = \"tcp\" }";
     net("grid abr tcp", allocator, "60 ms")
         .switches(&["sw1", "sw2"])

@@ -13,7 +13,7 @@
 //! topology...), run the grid once with `UPDATE_SNAPSHOTS=1` and commit the new files (see
 //! CONTRIBUTING.md, "Tests").
 
-mod abr;
+pub(crate) mod abr;
 mod ubr;
 
 use crate::support;

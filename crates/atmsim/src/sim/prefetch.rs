@@ -1,0 +1,118 @@
+//! Cache hints for the events ahead (issue 14). At 10 000 VCs the state an event touches
+//! (a port, the cell on its delay line, the cell's flow, the next port; a source and its
+//! port) was last touched thousands of events ago and is rarely in cache: each is a miss,
+//! and each address is known only once the one before it is loaded. So the run loop looks
+//! at the next [`AHEAD`] events in the queue and, for the event `k` places ahead, names the
+//! lines of stage `AHEAD - 1 - k` of its chain: the event four ahead its first line, the
+//! next event its last. Every stage reads only lines an earlier stage named one event
+//! before, so the hints themselves rarely wait for memory.
+//!
+//! Hints only: they read state and name lines to the processor
+//! ([`atmsim_kernel::prefetch`]), never write; a wrong guess (a handler scheduled an
+//! event before the ones seen) costs a few instructions. Results cannot depend on them.
+
+use super::{Ev, Sim};
+use crate::network::Network;
+use atmsim_kernel::prefetch::prefetch;
+
+/// The size of a network's state ([`Network::state_bytes`]) from which the run loop gives
+/// cache hints: half the 32 MiB last-level cache of the machine the scale table was
+/// measured on. Below it the hints cost more than they save (at 1 000 and 3 000 VCs 3-10 %
+/// more time, at 10 VCs 12 %); above it, at 10 000 VCs with one host pair each, the
+/// ABR rows took 0.73-0.97 of the time (docs/performance.md). Only time depends on it.
+pub const LOOK_AHEAD_BYTES: usize = 16 << 20;
+
+/// Whether cache hints pay for `net`: its state is larger than [`LOOK_AHEAD_BYTES`].
+pub(super) fn worth_it(net: &Network) -> bool {
+    net.state_bytes() >= LOOK_AHEAD_BYTES
+}
+
+/// How many events ahead the loop looks (the stages of the longest chain: an arrival's
+/// port, delay line, flow and next port).
+const AHEAD: usize = 4;
+
+impl Sim<'_> {
+    /// Names the lines of the next [`AHEAD`] events, each at its stage.
+    #[inline(always)]
+    pub(super) fn hint_ahead(&self) {
+        self.q
+            .peek_near::<AHEAD>(|k, ev| self.hint(ev, AHEAD - 1 - k));
+    }
+
+    /// Stage `stage` (0 first) of event `ev`'s chain of lines.
+    #[inline(always)]
+    fn hint(&self, ev: Ev, stage: usize) {
+        match ev {
+            Ev::Arrive(p) => self.hint_arrival(p as usize, stage),
+            Ev::Send(f, _) => self.hint_send(f, stage),
+            _ => {}
+        }
+    }
+
+    /// An arrival at the far end of port `p`'s line: the port, the cell at the line's head,
+    /// its flow, then the port it goes to next (or its connection, at its destination).
+    #[inline(always)]
+    fn hint_arrival(&self, p: usize, stage: usize) {
+        let ports = &self.net.ports;
+        if stage == 0 {
+            prefetch(ports.as_ptr().wrapping_add(p));
+            return;
+        }
+        let Some(port) = ports.get(p) else { return };
+        if stage == 1 {
+            prefetch(port.line.head_ptr());
+            return;
+        }
+        let Some(cell) = port.line.front() else {
+            return;
+        };
+        let f = cell.flow_id();
+        if stage == 2 {
+            prefetch(self.net.flows.as_ptr().wrapping_add(f.index()));
+            return;
+        }
+        let Some(flow) = self.net.flows.get(f.index()) else {
+            return;
+        };
+        let hop = cell.hop as usize + 1;
+        if hop >= flow.route_len as usize {
+            prefetch(self.net.conns.as_ptr().wrapping_add(f.conn()));
+            return;
+        }
+        let Some(&np) = self.net.route_ports.get(flow.route_start as usize + hop) else {
+            return;
+        };
+        let next = ports.as_ptr().wrapping_add(np as usize).cast::<u8>();
+        prefetch(next);
+        prefetch(next.wrapping_add(64));
+    }
+
+    /// A transmit opportunity of flow `f`'s source: its connection and flow, then the
+    /// source's state and its port.
+    #[inline(always)]
+    fn hint_send(&self, f: crate::cell::FlowId, stage: usize) {
+        match stage {
+            0 => {
+                prefetch(self.net.conns.as_ptr().wrapping_add(f.conn()));
+                prefetch(self.net.flows.as_ptr().wrapping_add(f.index()));
+            }
+            1 => {
+                if let Some(conn) = self.net.conns.get(f.conn()) {
+                    let dir = conn.dir_ptr(f.dir());
+                    prefetch(dir);
+                    prefetch(dir.wrapping_add(64));
+                }
+                if let Some(flow) = self.net.flows.get(f.index()) {
+                    let port = self
+                        .net
+                        .ports
+                        .as_ptr()
+                        .wrapping_add(flow.first_port as usize);
+                    prefetch(port);
+                    prefetch(port.cast::<u8>().wrapping_add(64));
+                }
+            }
+            _ => {}
+        }
+    }
+}

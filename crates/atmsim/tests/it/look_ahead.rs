@@ -1,0 +1,94 @@
+//! The run loop's cache hints (issue 14, `sim::prefetch`) change only the time a run
+//! takes: with them on, every scenario gives the same bits as with them off, on both
+//! loops (a plain run and a run under a budget), and they are on by default only for a
+//! network whose state is larger than a processor's caches.
+
+use crate::grid::abr::{allocators, bursty, parking_lot, tcp_over_abr};
+use crate::support::scenario::n_source;
+use crate::support::{fingerprint, small_toml};
+use atmsim::result::RunResult;
+use atmsim::sim::Sim;
+
+/// The fingerprint of `text` run with the hints `on` or off, by [`Sim::run`] or, if
+/// `bounded`, by [`Sim::run_bounded`] with no limit.
+fn run_with_hints(text: &str, on: bool, bounded: bool) -> String {
+    let sc = atmsim::scenario::load_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let mut sim = Sim::new(&sc);
+    sim.set_look_ahead(on);
+    if bounded {
+        assert_eq!(sim.run_bounded(u64::MAX, None), None);
+    } else {
+        sim.run();
+    }
+    fingerprint(&RunResult::collect(sim, &sc, 0.0))
+}
+
+/// Scenarios that take every hinted event through its paths: greedy and bursty ABR
+/// sources under every allocator (send opportunities, RM cells, backward RM cells at
+/// peers), TCP over ABR and over UBR with frame-dropping policies (transmissions,
+/// arrivals, deliveries, drops), and the small example.
+fn scenarios() -> Vec<String> {
+    let mut all = vec![
+        n_source(
+            4,
+            "300 cells",
+            "{ kind = \"fba\", threshold = \"50 %\", z = 0.8 }",
+            "0.2 s",
+            3,
+        ),
+        n_source(3, "200 cells", "{ kind = \"ppd\" }", "0.2 s", 5),
+        small_toml(),
+    ];
+    for (_, allocator) in allocators() {
+        all.push(parking_lot(&allocator));
+        all.push(bursty(&allocator));
+        all.push(tcp_over_abr(&allocator));
+    }
+    all
+}
+
+#[test]
+fn hints_change_no_result() {
+    for text in scenarios() {
+        let off = run_with_hints(&text, false, false);
+        assert_eq!(run_with_hints(&text, true, false), off, "{text}");
+        assert_eq!(run_with_hints(&text, true, true), off, "bounded: {text}");
+    }
+}
+
+/// `n` greedy ABR VCs, one host pair each, across sw1 -> sw2 (the scale benchmark's
+/// bottleneck), run for 1 us.
+fn host_pairs(n: usize) -> String {
+    let mut t = String::from(
+        "name = \"pairs\"\nseed = 1\n[measurement]\nduration = \"1 us\"\nsample_interval = \"0 s\"\n\
+         [[node]]\nname = \"sw1\"\nkind = \"switch\"\n[[node]]\nname = \"sw2\"\nkind = \"switch\"\n\
+         [[link]]\nbetween = [\"sw1\", \"sw2\"]\ndelay = \"1 ms\"\n",
+    );
+    for i in 0..n {
+        t += &format!(
+            "[[node]]\nname = \"s{i}\"\nkind = \"host\"\n[[node]]\nname = \"d{i}\"\nkind = \"host\"\n\
+             [[link]]\nbetween = [\"s{i}\", \"sw1\"]\ndelay = \"1 ms\"\n\
+             [[link]]\nbetween = [\"sw2\", \"d{i}\"]\ndelay = \"1 ms\"\n\
+             [[connection]]\nname = \"c{i}\"\nfrom = \"s{i}\"\nto = \"d{i}\"\n\
+             route = [\"s{i}\", \"sw1\", \"sw2\", \"d{i}\"]\nservice = \"abr\"\n\
+             traffic = {{ kind = \"persistent\" }}\n"
+        );
+    }
+    t
+}
+
+#[test]
+fn hints_are_on_only_for_a_network_larger_than_the_caches() {
+    let threshold = atmsim::sim::LOOK_AHEAD_BYTES;
+    for (n, on) in [(10, false), (10_000, true)] {
+        let sc = atmsim::scenario::load_toml(&host_pairs(n)).unwrap();
+        let sim = Sim::new(&sc);
+        assert_eq!(
+            sim.look_ahead(),
+            on,
+            "{n} VCs: {} bytes",
+            sim.net.state_bytes()
+        );
+        assert_eq!(sim.net.state_bytes() >= threshold, on);
+    }
+}
