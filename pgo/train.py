@@ -33,7 +33,7 @@ def main() -> None:
         print(key, file=sys.stderr)
         atmsim.run(sc, progress=False)
     for case, n, dur in (("ubr-fba-tcp", 1000, "0.5 s"), ("abr-kvr", 1000, "0.5 s"), ("abr-erica", 1000, "0.05 s"),
-                         ("abr-kvr", 100, "0.5 s")):
+                         ("abr-kvr", 100, "0.5 s"), ("abr-kvr", 10000, "0.05 s")):
         print(f"scale {case} {n}", file=sys.stderr)
         _core.run_counts(json.dumps(scale_scenario(case, "parking-lot", n, dur)))
 

@@ -80,6 +80,16 @@ impl<T: Copy + Default> Fifo<T> {
         self.buf.as_ptr().wrapping_add(self.head as usize)
     }
 
+    /// Where the next element pushed goes, if it fits without growing, for a cache hint
+    /// ([`crate::prefetch`]); never read through.
+    #[inline(always)]
+    pub fn back_slot_ptr(&self) -> *const T {
+        let mask = self.buf.len().wrapping_sub(1);
+        self.buf
+            .as_ptr()
+            .wrapping_add((self.head as usize + self.len as usize) & mask)
+    }
+
     /// The front value.
     #[inline]
     pub fn front(&self) -> Option<&T> {
@@ -149,6 +159,27 @@ impl<T: Copy + Default> Fifo<T> {
 mod tests {
     use super::Fifo;
     use std::collections::VecDeque;
+
+    /// The hints' addresses are those of the front element and of the next push (when it
+    /// does not grow the ring), through wrap-around.
+    #[test]
+    fn hint_pointers_name_the_front_and_the_next_slot() {
+        let mut f = Fifo::new();
+        for i in 0..100u32 {
+            let slot = f.back_slot_ptr();
+            let grows = f.len() == f.capacity();
+            f.push_back(i);
+            if !grows {
+                assert!(std::ptr::eq(slot, f.back().unwrap()), "push {i}");
+            }
+            if i % 3 == 0 {
+                f.pop_front();
+            }
+            if let Some(front) = f.front() {
+                assert!(std::ptr::eq(f.front_ptr(), front));
+            }
+        }
+    }
 
     #[test]
     fn empty_ring_pops_nothing() {

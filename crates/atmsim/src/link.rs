@@ -35,6 +35,13 @@ impl DelayLine {
         self.cells.front_ptr()
     }
 
+    /// Where the next cell put on the line goes, for a cache hint
+    /// ([`atmsim_kernel::prefetch`]).
+    #[inline(always)]
+    pub fn tail_ptr(&self) -> *const (Time, Cell) {
+        self.cells.back_slot_ptr()
+    }
+
     /// Takes the head cell; returns it and the arrival time of the next one, if any.
     #[inline]
     pub fn pop(&mut self) -> Option<(Cell, Option<Time>)> {

@@ -88,7 +88,7 @@ impl Sim<'_> {
     }
 
     /// A transmit opportunity of flow `f`'s source: its connection and flow, then the
-    /// source's state and its port.
+    /// source's state and its port, then where its port puts the cell on the line.
     #[inline(always)]
     fn hint_send(&self, f: crate::cell::FlowId, stage: usize) {
         match stage {
@@ -110,6 +110,12 @@ impl Sim<'_> {
                         .wrapping_add(flow.first_port as usize);
                     prefetch(port);
                     prefetch(port.cast::<u8>().wrapping_add(64));
+                }
+            }
+            2 => {
+                let flow = self.net.flows.get(f.index());
+                if let Some(port) = flow.and_then(|fl| self.net.ports.get(fl.first_port as usize)) {
+                    prefetch(port.line.tail_ptr());
                 }
             }
             _ => {}
