@@ -7,10 +7,10 @@
 //! writes nothing. Results cannot depend on it.
 
 /// Asks for the cache line holding `p` to be brought into the first-level cache. Any
-/// pointer may be given; on processors other than x86-64 this does nothing.
+/// pointer may be given; on processors other than x86-64 (with SSE) this does nothing.
 #[inline(always)]
 pub fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
     // SAFETY: PREFETCHT0 is a hint: it does not fault on any address and has no
     // architectural effect (Intel SDM vol. 2B, "PREFETCHh"; AMD APM vol. 3). SSE, which it
     // needs, is part of the x86-64 baseline.
@@ -18,7 +18,7 @@ pub fn prefetch<T>(p: *const T) {
     unsafe {
         core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast());
     }
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
     let _ = p;
 }
 

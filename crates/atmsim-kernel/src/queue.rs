@@ -602,7 +602,9 @@ impl<E: Copy> EventQueue<E> {
                 f(k, n.event);
                 i = n.next as usize;
             }
-            crate::prefetch::prefetch(self.nodes.as_ptr().wrapping_add(i));
+            if i != NIL as usize {
+                crate::prefetch::prefetch(self.nodes.as_ptr().wrapping_add(i));
+            }
             return;
         }
         for (k, e) in self.near.iter().skip(self.head).take(K).enumerate() {

@@ -398,15 +398,27 @@ fn peek_near_names_the_next_events_in_order() {
     let mut empty = EventQueue::<u32>::default();
     empty.peek_near::<4>(|_, _| panic!("an empty queue names no event"));
     assert_eq!(empty.pop(), None);
-    let mut named = 0;
+    let (mut named, mut near) = (0, 0);
     for seed in 0..8u64 {
         let mut rng = RngStream::new(seed, "queue/peek_near");
         let mut q = EventQueue::with_capacity(16);
         let mut r = Reference::default();
         let (mut id, mut now) = (0u32, 0);
-        for _ in 0..4000 {
-            for _ in 0..rng.below(3) {
-                let t = now + delay(&mut rng) % (64 << SLOT_SHIFT);
+        for step in 0..4000 {
+            // Now and then a burst into one slot, in no order of time: a long bucket, which
+            // goes to the sorted `near` path.
+            let burst = if step % 50 == 0 {
+                40 + rng.below(200)
+            } else {
+                rng.below(3)
+            };
+            let base = now + (1 + rng.below(4)) * (1 << SLOT_SHIFT);
+            for _ in 0..burst {
+                let t = if burst > 2 {
+                    (base & !((1 << SLOT_SHIFT) - 1)) + rng.below(1 << SLOT_SHIFT)
+                } else {
+                    now + delay(&mut rng) % (64 << SLOT_SHIFT)
+                };
                 q.schedule(t, id);
                 r.schedule(t, id);
                 id += 1;
@@ -415,6 +427,7 @@ fn peek_near_names_the_next_events_in_order() {
             assert_eq!(got, r.pop(), "seed {seed}");
             let Some((t, _)) = got else { continue };
             now = t;
+            near += usize::from(q.run == NIL && !q.near[q.head..].is_empty());
             let mut seen = Vec::new();
             q.peek_near::<4>(|k, e| {
                 assert_eq!(k, seen.len());
@@ -428,4 +441,5 @@ fn peek_near_names_the_next_events_in_order() {
         }
     }
     assert!(named > 10_000, "only {named} events named");
+    assert!(near > 1_000, "only {near} peeks on the sorted path");
 }

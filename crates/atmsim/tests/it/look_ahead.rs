@@ -3,7 +3,9 @@
 //! loops (a plain run and a run under a budget), and they are on by default only for a
 //! network whose state is larger than a processor's caches.
 
-use crate::grid::abr::{allocators, bursty, parking_lot, tcp_over_abr};
+use crate::grid::abr::{
+    allocators, bursty, parking_lot, tcp_over_abr, two_bottlenecks, two_sources,
+};
 use crate::support::scenario::n_source;
 use crate::support::{fingerprint, small_toml};
 use atmsim::result::RunResult;
@@ -23,10 +25,10 @@ fn run_with_hints(text: &str, on: bool, bounded: bool) -> String {
     fingerprint(&RunResult::collect(sim, &sc, 0.0))
 }
 
-/// Scenarios that take every hinted event through its paths: greedy and bursty ABR
-/// sources under every allocator (send opportunities, RM cells, backward RM cells at
-/// peers), TCP over ABR and over UBR with frame-dropping policies (transmissions,
-/// arrivals, deliveries, drops), and the small example.
+/// Scenarios that take every hinted event through its paths: every ABR grid topology
+/// under every allocator (greedy and bursty sources: send opportunities, RM cells,
+/// backward RM cells at peers; TCP over ABR), TCP over UBR with frame-dropping policies
+/// (transmissions, arrivals, deliveries, drops), and the small example.
 fn scenarios() -> Vec<String> {
     let mut all = vec![
         n_source(
@@ -40,9 +42,15 @@ fn scenarios() -> Vec<String> {
         small_toml(),
     ];
     for (_, allocator) in allocators() {
-        all.push(parking_lot(&allocator));
-        all.push(bursty(&allocator));
-        all.push(tcp_over_abr(&allocator));
+        for topology in [
+            two_sources,
+            bursty,
+            parking_lot,
+            two_bottlenecks,
+            tcp_over_abr,
+        ] {
+            all.push(topology(&allocator));
+        }
     }
     all
 }

@@ -42,7 +42,7 @@ fn net(name: &str, allocator: &str, duration: &str) -> Net {
 }
 
 /// Two greedy ABR sources sharing sw1 -> sw2 (LAN).
-fn two_sources(allocator: &str) -> String {
+pub(crate) fn two_sources(allocator: &str) -> String {
     net("grid abr two sources", allocator, "40 ms")
         .switches(&["sw1", "sw2"])
         .link("sw1", "sw2", LAN)
@@ -92,7 +92,7 @@ pub(crate) fn parking_lot(allocator: &str) -> String {
 /// Two bottlenecks in a row: sw1 -> sw2 at the link rate, sw2 -> sw3 at 50 Mbps. c1
 /// crosses both and is held by the second (upstream of it, sw1 -> sw2 must give its
 /// unused share to c2 and c3); c4 shares only the second.
-fn two_bottlenecks(allocator: &str) -> String {
+pub(crate) fn two_bottlenecks(allocator: &str) -> String {
     net("grid abr two bottlenecks", allocator, "40 ms")
         .switches(&["sw1", "sw2", "sw3"])
         .link("sw1", "sw2", LAN)
