@@ -336,13 +336,6 @@ impl PortBuffer {
         }
     }
 
-    /// Where the next cell of the buffer's first class is, for a cache hint
-    /// ([`atmsim_kernel::prefetch`]).
-    #[inline(always)]
-    pub fn head_ptr(&self) -> *const Cell {
-        self.queues.main_front_ptr()
-    }
-
     /// Makes this buffer hold whole frames of one flow, whose cells look like `template`
     /// ([`FrameRuns`]): the port of a TCP sender's host that only that flow crosses. Needs
     /// what makes every cell admitted and sent in order: an unlimited buffer, tail drop and

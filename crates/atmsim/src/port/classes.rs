@@ -29,12 +29,6 @@ pub(super) struct ClassQueues {
 }
 
 impl ClassQueues {
-    /// Where the inline class's next cell is, for a cache hint ([`atmsim_kernel::prefetch`]).
-    #[inline(always)]
-    pub(super) fn main_front_ptr(&self) -> *const Cell {
-        self.main.front_ptr()
-    }
-
     /// No queue allocated.
     pub(super) fn new() -> Self {
         ClassQueues {
