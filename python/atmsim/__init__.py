@@ -27,7 +27,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._core import InvariantError, MemoryLimitError, ScenarioError
+from ._core import EngineSettingError, InvariantError, MemoryLimitError, ScenarioError
 from ._core import version as _engine_version
 
 if TYPE_CHECKING:  # pragma: no cover - what the lazy names below resolve to, for type checkers
@@ -75,6 +75,7 @@ __all__ = [
     "InternalError",
     "InvariantError",
     "MemoryLimitError",
+    "EngineSettingError",
     "RunResult",
     "ScenarioError",
     "StoreError",

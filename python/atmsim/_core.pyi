@@ -20,6 +20,10 @@ class MemoryLimitError(ScenarioError):
     before any cell moves), or stopped as its queues and delay lines outgrew the limit. The message names the
     estimate or the growth, the limit, and the keys or the port that drive it."""
 
+class EngineSettingError(ValueError):
+    """An environment variable that tunes the engine (ATMSIM_CACHE_HINTS) holds a value it does not take.
+    The message names the variable, the value and what is allowed."""
+
 class InvariantError(RuntimeError):
     """An internal invariant (such as cell conservation) failed: a bug in atmsim."""
 

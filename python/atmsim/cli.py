@@ -529,7 +529,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "the memory the machine has free is refused before it starts, naming the keys that\n"
                               "drive it. A run whose queues and links then grow past that limit (an open-loop\n"
                               "source into an unlimited buffer) stops with an error naming the port that holds\n"
-                              "the most. ATMSIM_MEMORY_LIMIT=\"48 GiB\" (or \"off\") sets the limit instead.",
+                              "the most. ATMSIM_MEMORY_LIMIT=\"48 GiB\" (or \"off\") sets the limit instead.\n\n"
+                              "speed: a network whose state is 16 MiB or more (thousands of VCs) runs with cache\n"
+                              "hints for the events ahead; ATMSIM_CACHE_HINTS=on or off forces them either way\n"
+                              "(the results are the same; only the time changes; docs/large-networks.md).",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("file", help="scenario file (TOML)")
     r.add_argument("--out", metavar="DIR", help="also write summary.json, CSV tables and time series, and run.png here")
@@ -746,7 +749,7 @@ def main(argv: list[str] | None = None) -> int:
 def _dispatch(a) -> int:
     """Runs the command, mapping every failure to one line and an exit status."""
     try:
-        from . import InternalError, InvariantError, MemoryLimitError, ScenarioError
+        from . import EngineSettingError, InternalError, InvariantError, MemoryLimitError, ScenarioError
         from .parallel import BackendError
         from .report import ReportError
         from .store import StoreError
@@ -754,7 +757,7 @@ def _dispatch(a) -> int:
 
         try:
             return a.func(a)
-        except MemoryLimitError as e:  # a valid scenario that does not fit (issue 14)
+        except (MemoryLimitError, EngineSettingError) as e:  # does not fit; an engine setting (issue 14)
             raise UserError(str(e)) from None
         except ScenarioError as e:
             raise UserError(f"invalid scenario: {e}") from None

@@ -74,6 +74,7 @@ class Outcome:
     def message(self) -> str:
         """The error as one line for people."""
         prefix = {"ScenarioError": "invalid scenario", "MemoryLimitError": "memory limit",
+                  "EngineSettingError": "engine setting",
                   "InvariantError": "invariant violated (please report it)"}
         return f"{prefix.get(self.error_type, self.error_type)}: {self.error}"
 

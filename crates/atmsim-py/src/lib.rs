@@ -5,6 +5,7 @@
 //!
 //! Errors map to exceptions: [`atmsim::RunError::Scenario`] -> `ScenarioError`
 //! (a `ValueError`), [`atmsim::RunError::Memory`] -> `MemoryLimitError` (a `ScenarioError`),
+//! [`atmsim::RunError::Setting`] -> `EngineSettingError` (a `ValueError`),
 //! [`atmsim::RunError::Invariant`] -> `InvariantError` (a `RuntimeError`).
 //! A panic (a bug) never reaches Python as a backtrace: [`guard`] turns it into an
 //! `InternalError` carrying the panic message; the Python side saves the scenario.
@@ -19,6 +20,7 @@ mod dict_json;
 
 create_exception!(_core, ScenarioError, PyValueError, "A malformed or inconsistent scenario. The message names the key, the value and what is allowed.");
 create_exception!(_core, MemoryLimitError, ScenarioError, "A scenario that does not fit the memory limit: refused before it starts (it needs more than the limit before any cell moves), or stopped as its queues and delay lines outgrew the limit. The message names the estimate or the growth, the limit, and the keys or the port that drive it.");
+create_exception!(_core, EngineSettingError, PyValueError, "An environment variable that tunes the engine (ATMSIM_CACHE_HINTS) holds a value it does not take. The message names the variable, the value and what is allowed.");
 create_exception!(
     _core,
     InvariantError,
@@ -85,6 +87,7 @@ fn to_py(e: atmsim::RunError) -> PyErr {
             PyRuntimeError::new_err(format!("writing the trace failed: {m}"))
         }
         atmsim::RunError::Memory(m) => MemoryLimitError::new_err(m),
+        atmsim::RunError::Setting(m) => EngineSettingError::new_err(m),
     }
 }
 
@@ -313,9 +316,7 @@ fn run_counts(py: Python<'_>, text: String, run: bool) -> PyResult<(u64, u64, u6
             let r = (|| -> Result<(u64, u64, u64, u64), atmsim::RunError> {
                 let sc = atmsim::scenario::load_json(&text)?;
                 drop(text); // not needed past parsing (peak memory, issue 14)
-                let guard = atmsim::memory_guard(&sc)?;
-                let mut sim = atmsim::sim::Sim::new(&sc);
-                sim.set_memory_guard(guard);
+                let mut sim = atmsim::new_sim(&sc)?;
                 if run {
                     sim.run_guarded()?;
                 }
@@ -575,6 +576,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_counts, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("MemoryLimitError", m.py().get_type::<MemoryLimitError>())?;
+    m.add(
+        "EngineSettingError",
+        m.py().get_type::<EngineSettingError>(),
+    )?;
     m.add("InvariantError", m.py().get_type::<InvariantError>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     Ok(())

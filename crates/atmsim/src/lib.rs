@@ -57,10 +57,8 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// (sent = delivered + dropped + in flight) and every port's counter identities at the end
 /// of the run; a violation is a bug and is returned as [`RunError::Invariant`], never hidden.
 pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
-    let guard = memory_guard(sc)?;
     let start = std::time::Instant::now();
-    let mut sim = sim::Sim::new(sc);
-    sim.set_memory_guard(guard);
+    let mut sim = new_sim(sc)?;
     sim.run_guarded()?;
     let wall = start.elapsed().as_secs_f64();
     check_invariants(RunResult::collect(sim, sc, wall))
@@ -87,10 +85,8 @@ pub fn run_traced<'a>(
     sc: &'a Scenario,
     sink: Box<dyn trace::TraceSink + 'a>,
 ) -> Result<RunResult, RunError> {
-    let guard = memory_guard(sc)?;
     let start = std::time::Instant::now();
-    let mut sim = sim::Sim::new(sc);
-    sim.set_memory_guard(guard);
+    let mut sim = new_sim(sc)?;
     sim.attach_trace(sink);
     sim.run_guarded()?;
     sim.finish_trace(sc.duration).map_err(RunError::Trace)?;
@@ -106,10 +102,8 @@ pub fn run_observed_traced<'a>(
     mut observer: impl FnMut(u64) -> bool,
     sink: Option<Box<dyn trace::TraceSink + 'a>>,
 ) -> Result<Option<RunResult>, RunError> {
-    let guard = memory_guard(sc)?;
     let start = std::time::Instant::now();
-    let mut sim = sim::Sim::new(sc);
-    sim.set_memory_guard(guard);
+    let mut sim = new_sim(sc)?;
     if let Some(s) = sink {
         sim.attach_trace(s);
     }
@@ -152,6 +146,19 @@ pub fn memory_guard(sc: &Scenario) -> Result<Option<footprint::Guard>, RunError>
     footprint::guard(sc, None).map_err(|e| RunError::Memory(e.to_string()))
 }
 
+/// The simulation of `sc`, ready to run, as every `run` function starts it: the engine's
+/// environment settings read ([`sim::HINTS_VARIABLE`], [`RunError::Setting`] if it holds
+/// a value it does not take), the scenario refused if it does not fit ([`memory_guard`]),
+/// then built, with the guard that watches its memory as it runs.
+pub fn new_sim(sc: &Scenario) -> Result<sim::Sim<'_>, RunError> {
+    let hints = sim::CacheHints::from_env().map_err(RunError::Setting)?;
+    let guard = memory_guard(sc)?;
+    let mut sim = sim::Sim::new(sc);
+    sim.set_memory_guard(guard);
+    sim.set_cache_hints(hints);
+    Ok(sim)
+}
+
 /// The shortest slice of simulated time [`run_observed`] runs between looks (1 us, a
 /// fraction of a cell time at 155 Mbit/s): a floor so that a slow host cannot make the
 /// slices, and their overhead, arbitrarily small.
@@ -173,13 +180,11 @@ pub fn run_with_budget(sc: &Scenario, budget: RunBudget) -> Result<RunResult, Ru
     if budget == RunBudget::default() {
         return run(sc);
     }
-    let guard = memory_guard(sc)?;
     let start = std::time::Instant::now();
+    let mut sim = new_sim(sc)?;
     let deadline = budget
         .max_wall_seconds
         .map(|s| start + std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9)));
-    let mut sim = sim::Sim::new(sc);
-    sim.set_memory_guard(guard);
     let stopped = sim.run_bounded(budget.max_events.unwrap_or(u64::MAX), deadline);
     if let Some(t) = stopped {
         sim.check_memory(t)?;
@@ -198,14 +203,12 @@ pub fn run_observed_with_budget(
     period: std::time::Duration,
     mut observer: impl FnMut(u64) -> bool,
 ) -> Result<Option<RunResult>, RunError> {
-    let guard = memory_guard(sc)?;
     let start = std::time::Instant::now();
+    let mut sim = new_sim(sc)?;
     let deadline = budget
         .max_wall_seconds
         .map(|s| start + std::time::Duration::from_secs_f64(s.clamp(0.0, 1e9)));
     let max_events = budget.max_events.unwrap_or(u64::MAX);
-    let mut sim = sim::Sim::new(sc);
-    sim.set_memory_guard(guard);
     let mut reached = 0;
     let stopped = loop {
         let look = std::time::Instant::now() + period;

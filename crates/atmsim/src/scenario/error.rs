@@ -21,6 +21,9 @@ pub enum RunError {
     /// any cell moves (refused before it starts), or its queues and delay lines outgrew the
     /// limit as it ran (stopped), or the limit variable is not a size.
     Memory(String),
+    /// An environment variable that tunes the engine holds a value it does not take (the
+    /// message names the variable, the value and what is allowed).
+    Setting(String),
 }
 
 impl fmt::Display for RunError {
@@ -29,7 +32,7 @@ impl fmt::Display for RunError {
             RunError::Scenario(e) => write!(f, "invalid scenario: {e}"),
             RunError::Invariant(m) => write!(f, "internal invariant violated (please report): {m}"),
             RunError::Trace(m) => write!(f, "writing the trace failed: {m}"),
-            RunError::Memory(m) => write!(f, "{m}"),
+            RunError::Memory(m) | RunError::Setting(m) => write!(f, "{m}"),
         }
     }
 }

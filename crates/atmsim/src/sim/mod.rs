@@ -29,7 +29,7 @@ mod ticks;
 mod trace_hooks;
 
 pub use faults::FaultState;
-pub use prefetch::LOOK_AHEAD_BYTES;
+pub use prefetch::{CacheHints, HINTS_VARIABLE, LOOK_AHEAD_BYTES};
 pub use signalling::{SIG_CLOSE, SIG_OPEN, SIG_RELEASE, SIG_RESERVE};
 
 use crate::allocator::RateAllocator;
@@ -223,6 +223,12 @@ impl<'a> Sim<'a> {
     /// Whether the run loop gives cache hints ([`Sim::set_look_ahead`]).
     pub fn look_ahead(&self) -> bool {
         self.look_ahead
+    }
+
+    /// Sets the cache hints by a [`CacheHints`] setting: `Auto` is the default this
+    /// simulation was built with (on for a network of [`LOOK_AHEAD_BYTES`] of state or more).
+    pub fn set_cache_hints(&mut self, hints: CacheHints) {
+        self.look_ahead = hints.on_for(&self.net);
     }
 
     /// Runs like [`Sim::run`], but stops early after `max_events` events, or once the

@@ -27,6 +27,62 @@ pub(super) fn worth_it(net: &Network) -> bool {
     net.state_bytes() >= LOOK_AHEAD_BYTES
 }
 
+/// The environment variable that overrides when the run loop gives cache hints
+/// ([`CacheHints`]): `auto` (or unset), `on` or `off`. The threshold
+/// [`LOOK_AHEAD_BYTES`] was measured on one machine; a user whose caches differ can
+/// force the hints either way. Only the time a run takes depends on it.
+pub const HINTS_VARIABLE: &str = "ATMSIM_CACHE_HINTS";
+
+/// When the run loop gives cache hints: the setting of [`HINTS_VARIABLE`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CacheHints {
+    /// On when the network's state is at least [`LOOK_AHEAD_BYTES`] (the default).
+    #[default]
+    Auto,
+    /// Always on.
+    On,
+    /// Always off.
+    Off,
+}
+
+impl CacheHints {
+    /// The setting named `value` (`auto`, `on` or `off`, in any case, blanks around it
+    /// ignored); an error naming the variable, the value and what it takes otherwise.
+    pub fn parse(value: &str) -> Result<CacheHints, String> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "auto" | "" => Ok(CacheHints::Auto),
+            "on" => Ok(CacheHints::On),
+            "off" => Ok(CacheHints::Off),
+            _ => Err(format!(
+                "{HINTS_VARIABLE} = {value:?}: expected \"auto\" (the default: on when the \
+                 network's state is {} MiB or more), \"on\" or \"off\"",
+                LOOK_AHEAD_BYTES >> 20
+            )),
+        }
+    }
+
+    /// The setting of [`HINTS_VARIABLE`] in this process's environment ([`CacheHints::Auto`]
+    /// when it is unset).
+    pub fn from_env() -> Result<CacheHints, String> {
+        match std::env::var(HINTS_VARIABLE) {
+            Ok(v) => CacheHints::parse(&v),
+            Err(std::env::VarError::NotPresent) => Ok(CacheHints::Auto),
+            Err(std::env::VarError::NotUnicode(v)) => Err(format!(
+                "{HINTS_VARIABLE} = {v:?}: not text; expected \"auto\", \"on\" or \"off\""
+            )),
+        }
+    }
+
+    /// Whether the hints are on for `net` under this setting.
+    pub(super) fn on_for(self, net: &Network) -> bool {
+        match self {
+            CacheHints::Auto => worth_it(net),
+            CacheHints::On => true,
+            CacheHints::Off => false,
+        }
+    }
+}
+
 /// How many events ahead the loop looks (the stages of the longest chain: an arrival's
 /// port, delay line, flow and next port).
 const AHEAD: usize = 4;

@@ -100,3 +100,48 @@ fn hints_are_on_only_for_a_network_larger_than_the_caches() {
         assert_eq!(sim.net.state_bytes() >= threshold, on);
     }
 }
+
+#[test]
+fn the_hints_setting_forces_them_either_way_or_leaves_the_default() {
+    use atmsim::sim::CacheHints;
+    for (n, default) in [(10, false), (10_000, true)] {
+        let sc = atmsim::scenario::load_toml(&host_pairs(n)).unwrap();
+        let mut sim = Sim::new(&sc);
+        for (hints, on) in [
+            (CacheHints::On, true),
+            (CacheHints::Off, false),
+            (CacheHints::Auto, default),
+        ] {
+            sim.set_cache_hints(hints);
+            assert_eq!(sim.look_ahead(), on, "{n} VCs, {hints:?}");
+        }
+    }
+}
+
+#[test]
+fn the_hints_setting_reads_its_three_words_and_names_what_it_takes_otherwise() {
+    use atmsim::sim::{CacheHints, HINTS_VARIABLE};
+    for (text, hints) in [
+        ("auto", CacheHints::Auto),
+        ("", CacheHints::Auto),
+        ("on", CacheHints::On),
+        (" ON ", CacheHints::On),
+        ("off", CacheHints::Off),
+        ("Off", CacheHints::Off),
+    ] {
+        assert_eq!(CacheHints::parse(text), Ok(hints), "{text:?}");
+    }
+    for bad in ["yes", "1", "onn", "auto off"] {
+        let e = CacheHints::parse(bad).unwrap_err();
+        for w in [
+            HINTS_VARIABLE,
+            &format!("{bad:?}"),
+            "\"auto\"",
+            "\"on\"",
+            "\"off\"",
+            "16 MiB",
+        ] {
+            assert!(e.contains(w), "{w} not in {e}");
+        }
+    }
+}
