@@ -710,3 +710,55 @@ def test_the_cache_hints_variable_forces_them_or_is_reported(monkeypatch):
     assert "invalid scenario" not in r.stderr, r.stderr  # the scenario is fine; the setting is not
     no_traceback(r)
     assert "ATMSIM_CACHE_HINTS" in cli("run", "--help").stdout
+
+
+@pytest.mark.parametrize("variable, value, error", [
+    ("ATMSIM_CACHE_HINTS", "yes", "EngineSettingError"),
+    ("ATMSIM_MEMORY_LIMIT", "lots", "MemoryLimitError"),
+])
+def test_a_bad_engine_setting_stops_a_batch_before_its_first_run(tmp_path, monkeypatch, variable, value, error):
+    # A sweep under a bad engine setting used to record every point as failed (and a rerun
+    # then had nothing left to do); the scale benchmark printed each row's traceback line
+    # and exited 0. Both now stop before the first run, with one error, nothing stored.
+    monkeypatch.setenv(variable, value)
+    out = tmp_path / "store"
+    with pytest.raises(getattr(atmsim, error), match=f'{variable} = "{value}"'):
+        atmsim.sweep(_tiny_sweep(tmp_path), out=out, backend="threads", progress=False)
+    assert not (out / "points").exists() or not any((out / "points").iterdir())
+    env = dict(ENV, **{variable: value})
+    for args in (("sweep", str(_tiny_sweep(tmp_path)), "--out", str(tmp_path / "cli"), "--no-progress"),
+                 ("bench", "--scale", "--vcs", "10", "--case", "ubr-fba-tcp", "--topology", "bottleneck"),
+                 ("bench", "--scale", "--json", "--vcs", "10", "--case", "abr-kvr", "--topology", "bottleneck")):
+        r = subprocess.run([sys.executable, "-m", "atmsim.cli", *args], capture_output=True, text=True,
+                           timeout=120, env=env)
+        assert r.returncode == 2 and f'{variable} = "{value}"' in r.stderr, (args, r.returncode, r.stderr)
+        assert "_core." not in r.stderr and "invalid scenario" not in r.stderr, r.stderr
+        no_traceback(r)
+    assert not (tmp_path / "cli" / "points").exists() or not any((tmp_path / "cli" / "points").iterdir())
+
+
+def test_a_budget_with_a_trace_is_a_usage_error_not_an_internal_one(tmp_path):
+    # `atmsim run --max-events N --trace drop` printed "internal error (please report it)"
+    # and exit status 3; it is a usage mistake: one line, status 2.
+    traced = tmp_path / "traced.toml"
+    traced.write_text(SMALL.read_text() + '\n[trace]\nevents = ["drop"]\n')
+    for args in (("run", str(SMALL), "--max-events", "1000", "--trace", "drop"),
+                 ("run", str(SMALL), "--max-wall", "5", "--trace", "all"),
+                 ("run", str(traced), "--max-events", "1000")):
+        r = cli(*args)
+        assert r.returncode == 2, (args, r.returncode, r.stderr)
+        assert "cannot be combined with --max-events or --max-wall" in r.stderr, r.stderr
+        assert "internal error" not in r.stderr, r.stderr
+        no_traceback(r)
+    assert cli("run", str(traced)).returncode == 0
+
+
+def test_the_engine_errors_pickle_as_atmsim_names():
+    # Made in the extension module `_core`, they were named `_core.X`: pickling one (worker
+    # processes, Ray) failed with "import of module '_core' failed".
+    import pickle
+
+    for cls in (atmsim.ScenarioError, atmsim.MemoryLimitError, atmsim.EngineSettingError, atmsim.InvariantError):
+        assert cls.__module__ == "atmsim"
+        e = pickle.loads(pickle.dumps(cls("a message")))
+        assert type(e) is cls and str(e) == "a message"

@@ -30,6 +30,13 @@ from typing import TYPE_CHECKING, Any
 from ._core import EngineSettingError, InvariantError, MemoryLimitError, ScenarioError
 from ._core import version as _engine_version
 
+# The engine's exceptions are made in the extension module `_core`; they are named here as
+# `atmsim.X`, so that pickle (worker processes, Ray) finds them and tracebacks say where
+# users import them from.
+for _error in (EngineSettingError, InvariantError, MemoryLimitError, ScenarioError):
+    _error.__module__ = __name__
+del _error
+
 if TYPE_CHECKING:  # pragma: no cover - what the lazy names below resolve to, for type checkers
     from .result import RunResult
     from .scenario import InternalError, load_scenario, max_min, run, to_toml, validate

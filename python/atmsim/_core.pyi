@@ -30,6 +30,11 @@ class InvariantError(RuntimeError):
 class InternalError(RuntimeError):
     """The engine hit a bug (a Rust panic). The message says where; please report it with the scenario."""
 
+def check_environment() -> None:
+    """Checks ATMSIM_CACHE_HINTS and ATMSIM_MEMORY_LIMIT before a batch of runs: raises
+    :class:`EngineSettingError` or :class:`MemoryLimitError` naming the variable, the value and
+    what is allowed."""
+
 def run_toml(text: str) -> str:
     """Runs a scenario given as TOML text; returns the result as JSON text."""
 

@@ -214,11 +214,14 @@ def run_scale(sizes=SCALE_SIZES, cases=SCALE_CASES, topologies=SCALE_TOPOLOGIES,
               timeout: float = 600.0, on_row=None) -> list[dict[str, Any]]:
     """The scale table: one row per (case, topology, N), each run in a fresh Python
     process (so its peak RSS is its own). A row that fails (refused, killed, timed out)
-    is reported with ``error`` set instead of figures."""
+    is reported with ``error`` set instead of figures. A bad engine setting in the
+    environment (``ATMSIM_CACHE_HINTS``, ``ATMSIM_MEMORY_LIMIT``), which every row would
+    inherit, raises before the first row (``EngineSettingError``, ``MemoryLimitError``)."""
     import subprocess
     import sys
     import tempfile
 
+    _core.check_environment()
     rows = []
     for case in cases:
         for topo in topologies:

@@ -171,6 +171,7 @@ def _ray_note(a) -> None:
 
 def cmd_run(a) -> int:
     import atmsim
+    from atmsim.scenario import load_scenario
 
     if a.max_events is not None and not 1 <= a.max_events < 2**64:
         raise UserError(f"--max-events {a.max_events}: give a whole number from 1 to 2^64 - 1")
@@ -178,6 +179,10 @@ def cmd_run(a) -> int:
         raise UserError(f"--max-wall {a.max_wall}: give seconds, above 0")
     try:
         _warn_if_heavy(atmsim.validate(Path(a.file)))
+        if (a.max_events is not None or a.max_wall is not None) and (
+                a.trace or load_scenario(Path(a.file)).get("trace") is not None):
+            raise UserError("a trace cannot be combined with --max-events or --max-wall (a budgeted run is "
+                            "not traced): drop the budget, or --trace and the file's [trace] table")
         trace = True if a.trace == "all" else a.trace
         r = atmsim.run(Path(a.file), progress=False if a.json else None, max_events=a.max_events,
                        max_wall=a.max_wall, trace=trace, trace_dir=a.trace_dir)

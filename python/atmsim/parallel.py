@@ -593,7 +593,9 @@ def execute(
     ``deliver(key, outcome)`` in this thread as each finishes (in completion order).
 
     A failing run is an :class:`Outcome` with ``ok=False``, never an exception; an exception
-    raised by ``deliver`` (a full disk, say) stops everything and is raised.
+    raised by ``deliver`` (a full disk, say) stops everything and is raised. A bad engine
+    setting in this process's environment (``ATMSIM_CACHE_HINTS``, ``ATMSIM_MEMORY_LIMIT``)
+    raises before any run starts (``EngineSettingError``, ``MemoryLimitError``).
 
     ``point_timeout`` (seconds) stops a run past that wall time (every backend: the engine
     stops itself; a local worker still running 10 s later is killed); ``point_memory``
@@ -603,6 +605,9 @@ def execute(
     ``columns``: the tasks are :func:`columns_task` payloads, run by :func:`simulate_columns`;
     an outcome then carries ``data`` (packed bytes) instead of ``text``.
     """
+    from . import _core
+
+    _core.check_environment()  # a bad engine setting stops the batch at once, not every run
     check_backend(backend, workers, address)
     check_limits(backend, point_timeout, point_memory)
     items = list(tasks)

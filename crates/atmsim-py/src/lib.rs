@@ -301,6 +301,14 @@ fn run_json_watched(
     })
 }
 
+/// Checks the environment variables that tune the engine (ATMSIM_CACHE_HINTS,
+/// ATMSIM_MEMORY_LIMIT) before a batch of runs: raises `EngineSettingError` or
+/// `MemoryLimitError` naming the variable, the value and what is allowed.
+#[pyfunction]
+fn check_environment() -> PyResult<()> {
+    atmsim::check_environment().map_err(to_py)
+}
+
 /// Runs a scenario given as JSON text with results and time series off (the scale
 /// benchmark's memory columns); returns (cell-hops, events, cells sent, cells dropped): the
 /// last two say what regime a row measures (a cell dropped at its first switch is one
@@ -559,6 +567,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     quiet_panics();
     m.add_function(wrap_pyfunction!(run_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(check_environment, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json_watched, m)?)?;

@@ -329,8 +329,9 @@ impl fmt::Display for MemoryError {
             MemoryError::TooLarge(t) => t.fmt(f),
             MemoryError::BadLimit(v) => write!(
                 f,
-                "environment variable {LIMIT_VARIABLE} = {v:?}: expected a size with its unit \
-                 (B, KiB, MiB, GiB, TiB, kB, MB, GB, TB; e.g. \"48 GiB\") or \"off\""
+                "environment variable {LIMIT_VARIABLE} = {v:?}: expected a size of at least \
+                 1 B with its unit (B, KiB, MiB, GiB, TiB, kB, MB, GB, TB; e.g. \"48 GiB\") or \
+                 \"off\""
             ),
         }
     }
@@ -366,6 +367,16 @@ fn parse_limit(text: &str) -> Result<Option<u64>, MemoryError> {
         return Err(bad());
     }
     Ok(Some(b as u64))
+}
+
+/// Checks [`LIMIT_VARIABLE`] alone, without a scenario: a size, `"off"`, or unset. For a
+/// batch of runs, so that a bad value stops it before the first run instead of failing
+/// each one ([`crate::check_environment`]).
+pub fn check_limit_variable() -> Result<(), MemoryError> {
+    match std::env::var(LIMIT_VARIABLE) {
+        Ok(v) => parse_limit(&v).map(|_| ()),
+        Err(_) => Ok(()),
+    }
 }
 
 /// The limit to hold a run to, and where it came from: [`LIMIT_VARIABLE`] if set (None:

@@ -146,6 +146,15 @@ pub fn memory_guard(sc: &Scenario) -> Result<Option<footprint::Guard>, RunError>
     footprint::guard(sc, None).map_err(|e| RunError::Memory(e.to_string()))
 }
 
+/// Checks the environment variables that tune the engine ([`sim::HINTS_VARIABLE`],
+/// [`footprint::LIMIT_VARIABLE`]) before anything runs: a batch of runs (a sweep, a
+/// reproduction, the scale benchmark) then stops at once with one error naming the
+/// variable, instead of failing every run. [`new_sim`] checks them again for each run.
+pub fn check_environment() -> Result<(), RunError> {
+    sim::CacheHints::from_env().map_err(RunError::Setting)?;
+    footprint::check_limit_variable().map_err(|e| RunError::Memory(e.to_string()))
+}
+
 /// The simulation of `sc`, ready to run, as every `run` function starts it: the engine's
 /// environment settings read ([`sim::HINTS_VARIABLE`], [`RunError::Setting`] if it holds
 /// a value it does not take), the scenario refused if it does not fit ([`memory_guard`]),

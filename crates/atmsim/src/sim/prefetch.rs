@@ -54,7 +54,7 @@ impl CacheHints {
             "on" => Ok(CacheHints::On),
             "off" => Ok(CacheHints::Off),
             _ => Err(format!(
-                "{HINTS_VARIABLE} = {value:?}: expected \"auto\" (the default: on when the \
+                "environment variable {HINTS_VARIABLE} = {value:?}: expected \"auto\" (the default: on when the \
                  network's state is {} MiB or more), \"on\" or \"off\"",
                 LOOK_AHEAD_BYTES >> 20
             )),
@@ -68,7 +68,7 @@ impl CacheHints {
             Ok(v) => CacheHints::parse(&v),
             Err(std::env::VarError::NotPresent) => Ok(CacheHints::Auto),
             Err(std::env::VarError::NotUnicode(v)) => Err(format!(
-                "{HINTS_VARIABLE} = {v:?}: not text; expected \"auto\", \"on\" or \"off\""
+                "environment variable {HINTS_VARIABLE} = {v:?}: not text; expected \"auto\", \"on\" or \"off\""
             )),
         }
     }
