@@ -55,6 +55,43 @@ fn secs(t: Time) -> String {
     crate::units::Duration(t).to_string()
 }
 
+/// A duration of at least `t`, rounded up to three significant digits in the unit that
+/// reads best (`2300500000 ps` -> `"2.31 ms"`): for a suggestion, not a value to copy back
+/// exactly.
+fn secs_at_least(t: Time) -> String {
+    let units = [
+        (atmsim_kernel::PS_PER_S, "s"),
+        (atmsim_kernel::PS_PER_MS, "ms"),
+        (atmsim_kernel::PS_PER_US, "us"),
+        (1_000, "ns"),
+        (1, "ps"),
+    ];
+    // Rounded up to three significant digits, in whole picoseconds.
+    let digits = t.max(1).ilog10();
+    let step = 10u64.pow(digits.saturating_sub(2));
+    let up = t.max(1).div_ceil(step).saturating_mul(step);
+    let (per, unit) = units
+        .into_iter()
+        .find(|&(per, _)| up >= per)
+        .unwrap_or((1, "ps"));
+    let (whole, frac) = (up / per, up % per);
+    if frac == 0 {
+        return format!("{whole} {unit}");
+    }
+    let width = per.ilog10() as usize;
+    let frac = format!("{frac:0width$}");
+    format!("{whole}.{} {unit}", frac.trim_end_matches('0'))
+}
+
+/// A count as people read it: whole below a million, else three digits and an exponent.
+fn count(x: f64) -> String {
+    if x < 1e6 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.3e}")
+    }
+}
+
 fn bps(cells_per_s: f64) -> String {
     format!("{} bps", cells_per_s * 424.0)
 }
@@ -295,11 +332,13 @@ fn check_series(sc: &Scenario) -> Result<(), ScenarioError> {
     Err(ScenarioError::new(
         "measurement.sample_interval",
         format!(
-            "{} records {samples:.3e} samples of {per_sample} values over the run ({values:.3e} \
-             values); allowed: at most {MAX_SERIES_VALUES:.0e} values: take a longer interval \
-             (at least {}), or \"0 s\" for no time series",
+            "{} records {} samples of {per_sample} values over the run ({} values); allowed: \
+             at most {MAX_SERIES_VALUES:.0e} values: take a longer interval (at least {}), or \
+             \"0 s\" for no time series",
             secs(si),
-            secs(
+            count(samples),
+            count(values),
+            secs_at_least(
                 ((sc.duration as f64 * per_sample as f64 / MAX_SERIES_VALUES).ceil() as Time)
                     .max(1)
             )
@@ -317,6 +356,29 @@ pub fn estimated_events(sc: &Scenario) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn suggested_durations_round_up_in_a_readable_unit_and_counts_read_plainly() {
+        for (ps, text) in [
+            (2_300_500_000, "2.31 ms"),
+            (2_300_000_000, "2.3 ms"),
+            (1_000_000_000_000, "1 s"),
+            (1_000_000_000_001, "1.01 s"),
+            (999, "999 ps"),
+            (1, "1 ps"),
+            (45_000_000, "45 us"),
+            (1_100_000_000, "1.1 ms"),
+            (123_456_789, "124 us"),
+            (5_000_000_000_000_000_001, "5010000 s"),
+        ] {
+            assert_eq!(secs_at_least(ps), text, "{ps} ps");
+            if let Ok(back) = crate::units::Duration::parse(text) {
+                assert!(back.0 >= ps, "{text} is less than {ps} ps");
+            }
+        }
+        assert_eq!(count(1001.0), "1001");
+        assert_eq!(count(2.5e7), "2.500e7");
+    }
 
     const BASE: &str = r#"
         name = "t"
