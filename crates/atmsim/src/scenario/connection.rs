@@ -303,7 +303,7 @@ fn tcp_params(
         }
         return Ok(None);
     };
-    let own = tcp.clone().unwrap_or_default();
+    let own = tcp.as_deref().cloned().unwrap_or_default();
     let mut t = resolve_tcp(&format!("{p}.traffic.tcp"), &own, defaults)?;
     t.app = resolve_tcp_app(
         &format!("{p}.traffic.application"),
