@@ -762,3 +762,32 @@ def test_the_engine_errors_pickle_as_atmsim_names():
         assert cls.__module__ == "atmsim"
         e = pickle.loads(pickle.dumps(cls("a message")))
         assert type(e) is cls and str(e) == "a message"
+
+
+def test_validate_says_when_a_run_would_be_refused_under_the_memory_limit(monkeypatch):
+    # A newcomer's review: `atmsim validate` said "valid" where `atmsim run` then refused the
+    # scenario under ATMSIM_MEMORY_LIMIT. The scenario is valid either way; validate now says so.
+    monkeypatch.delenv("ATMSIM_MEMORY_LIMIT", raising=False)
+    assert atmsim.validate(SMALL)["memory"]["refused"] is None
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "1 MiB")
+    msg = atmsim.validate(SMALL)["memory"]["refused"]
+    for w in ("needs an estimated", "1.0 MiB", "on top of a fixed 8.0 MiB of every run"):
+        assert w in msg, (w, msg)
+    r = subprocess.run([sys.executable, "-m", "atmsim.cli", "validate", str(SMALL)], capture_output=True,
+                       text=True, timeout=120, env=dict(ENV, ATMSIM_MEMORY_LIMIT="1 MiB"))
+    assert r.returncode == 0 and "valid" in r.stdout and "note: a run would be refused now" in r.stdout, r
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "lots")
+    assert 'ATMSIM_MEMORY_LIMIT = "lots"' in atmsim.validate(SMALL)["memory"]["refused"]
+
+
+def test_run_prints_at_most_forty_connections_and_says_where_the_rest_are(tmp_path):
+    from atmsim.topology import n_source
+
+    f = tmp_path / "many.toml"
+    f.write_text(atmsim.to_toml(n_source(45, duration="5 ms", buffer="1000 cells")))
+    r = cli("run", str(f))
+    assert r.returncode == 0, r.stderr
+    assert "... 5 more connections (45 in all: --out DIR writes them all to connections.csv)" in r.stdout
+    assert len(r.stdout.splitlines()) < 60, r.stdout
+    small = cli("run", str(SMALL))
+    assert "more connections" not in small.stdout

@@ -113,6 +113,10 @@ def _fmt_rate(bps: float) -> str:
     return f"{bps / 1e6:.2f} Mbps"
 
 
+#: Connections `atmsim run` prints (a large network's others are in connections.csv with --out).
+TABLE_ROWS = 40
+
+
 def _print_result(r) -> None:
     s = r.summary
     print(f"{s['name']}: {s['duration_s']:g} s simulated in {s['wall_seconds']:.2f} s "
@@ -134,7 +138,11 @@ def _print_result(r) -> None:
             if k in t:
                 t[k] = (t[k].astype(float) / 1e6).map(lambda v: "" if v != v else f"{v:.2f}")
                 t = t.rename(columns={k: k.replace("_bps", "_Mbps")})
-        print(textwrap.indent(t.to_string(index=False), "  "))
+        shown = t if len(t) <= TABLE_ROWS else t.head(TABLE_ROWS)
+        print(textwrap.indent(shown.to_string(index=False), "  "))
+        if len(shown) < len(t):
+            print(f"  ... {len(t) - len(shown)} more connections ({len(t)} in all: --out DIR writes them all "
+                  f"to connections.csv)")
 
 
 def _toml_tables(path: Path) -> set:
@@ -229,6 +237,8 @@ def cmd_validate(a) -> int:
     mem = info["memory"]
     print(f"  memory (estimated): {_mib(mem['before_cells_bytes'])} before any cell moves; its cells up to "
           f"{_mib(mem['cells_up_to_bytes'])} more (watched as it runs)")
+    if mem.get("refused"):  # valid, but a run would not start under this process's memory limit
+        print(f"  note: a run would be refused now: {mem['refused']}")
     for route in info["routes"][: a.routes]:
         print("  route: " + " -> ".join(route))
     return 0

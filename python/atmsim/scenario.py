@@ -79,8 +79,9 @@ def validate(scenario: ScenarioLike) -> dict[str, Any]:
     its memory estimate: ``memory["before_cells_bytes"]`` (ports, tables, end systems, time
     series: a run is refused if this exceeds the memory available),
     ``memory["cells_up_to_bytes"]`` (queued cells and cells in flight, an upper estimate;
-    the run watches them as it goes) and ``memory["parts"]`` (``what``, ``keys``,
-    ``bytes``, ``grows``).
+    the run watches them as it goes), ``memory["parts"]`` (``what``, ``keys``,
+    ``bytes``, ``grows``) and ``memory["refused"]`` (None, or the message a run would be
+    refused with now, under this process's memory limit: the scenario is valid either way).
 
     Raises :class:`atmsim.ScenarioError` naming the key, the value and what is allowed.
     """

@@ -362,6 +362,9 @@ fn validate_inner(text: String, toml: bool) -> PyResult<String> {
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     atmsim::scenario::budget::check(&sc).map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let fp = atmsim::footprint::estimate(&sc);
+    // Whether a run would start now, under this process's limit (MemAvailable or
+    // ATMSIM_MEMORY_LIMIT): the scenario is valid either way.
+    let refused = atmsim::footprint::check(&sc, None).err().map(|e| e.to_string());
     let parts: Vec<serde_json::Value> = fp
         .parts
         .iter()
@@ -373,6 +376,7 @@ fn validate_inner(text: String, toml: bool) -> PyResult<String> {
             "before_cells_bytes": fp.fixed(),
             "cells_up_to_bytes": fp.growing(),
             "parts": parts,
+            "refused": refused,
         },
         "nodes": sc.nodes.len(),
         "ports": sc.ports.len(),

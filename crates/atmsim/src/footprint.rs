@@ -143,6 +143,12 @@ impl fmt::Display for TooLarge {
         }
         write!(
             f,
+            "; on top of a fixed {} of every run (the event queue's wheel, the allocator's \
+             arenas, the code)",
+            mib(BASE_BYTES)
+        )?;
+        write!(
+            f,
             ". Reduce those keys, or set the environment variable {LIMIT_VARIABLE} to a larger \
              size (e.g. \"64 GiB\") or to \"off\""
         )
