@@ -364,7 +364,9 @@ fn validate_inner(text: String, toml: bool) -> PyResult<String> {
     let fp = atmsim::footprint::estimate(&sc);
     // Whether a run would start now, under this process's limit (MemAvailable or
     // ATMSIM_MEMORY_LIMIT): the scenario is valid either way.
-    let refused = atmsim::footprint::check(&sc, None).err().map(|e| e.to_string());
+    let refused = atmsim::footprint::check(&sc, None)
+        .err()
+        .map(|e| e.to_string());
     let parts: Vec<serde_json::Value> = fp
         .parts
         .iter()
