@@ -47,10 +47,11 @@ pub enum CacheHints {
 
 impl CacheHints {
     /// The setting named `value` (`auto`, `on` or `off`, in any case, blanks around it
-    /// ignored); an error naming the variable, the value and what it takes otherwise.
+    /// ignored); an error naming the variable, the value and what it takes otherwise (an
+    /// empty value too, as for `ATMSIM_MEMORY_LIMIT`: unset the variable for the default).
     pub fn parse(value: &str) -> Result<CacheHints, String> {
         match value.trim().to_ascii_lowercase().as_str() {
-            "auto" | "" => Ok(CacheHints::Auto),
+            "auto" => Ok(CacheHints::Auto),
             "on" => Ok(CacheHints::On),
             "off" => Ok(CacheHints::Off),
             _ => Err(format!(

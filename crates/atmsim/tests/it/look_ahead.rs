@@ -123,7 +123,6 @@ fn the_hints_setting_reads_its_three_words_and_names_what_it_takes_otherwise() {
     use atmsim::sim::{CacheHints, HINTS_VARIABLE};
     for (text, hints) in [
         ("auto", CacheHints::Auto),
-        ("", CacheHints::Auto),
         ("on", CacheHints::On),
         (" ON ", CacheHints::On),
         ("off", CacheHints::Off),
@@ -131,7 +130,7 @@ fn the_hints_setting_reads_its_three_words_and_names_what_it_takes_otherwise() {
     ] {
         assert_eq!(CacheHints::parse(text), Ok(hints), "{text:?}");
     }
-    for bad in ["yes", "1", "onn", "auto off"] {
+    for bad in ["yes", "1", "onn", "auto off", ""] {
         let e = CacheHints::parse(bad).unwrap_err();
         for w in [
             HINTS_VARIABLE,
