@@ -695,15 +695,16 @@ def test_the_cache_hints_variable_forces_them_or_is_reported(monkeypatch):
     results = {}
     for v in ("on", "off", "auto"):
         monkeypatch.setenv("ATMSIM_CACHE_HINTS", v)
-        r = atmsim.run(SMALL)
-        results[v] = (r.connections.to_json(), r.ports.to_json(),
-                      {k: x for k, x in r.summary.items() if "wall" not in k and "per_second" not in k})
-    assert results["on"] == results["off"] == results["auto"]
-    monkeypatch.setenv("ATMSIM_CACHE_HINTS", "maybe")
-    with pytest.raises(atmsim.EngineSettingError) as e:
-        atmsim.run(SMALL)
-    for w in ('ATMSIM_CACHE_HINTS = "maybe"', '"auto"', '"on"', '"off"', "16 MiB"):
-        assert w in str(e.value), (w, str(e.value))
+        raw = atmsim.run(SMALL).raw  # summary, tables and time series
+        raw["summary"] = {k: x for k, x in raw["summary"].items() if "wall" not in k and "per_second" not in k}
+        results[v] = json.dumps(raw, sort_keys=True)
+    assert '"timeseries"' in results["on"] and results["on"] == results["off"] == results["auto"]
+    for bad in ("maybe", ""):
+        monkeypatch.setenv("ATMSIM_CACHE_HINTS", bad)
+        with pytest.raises(atmsim.EngineSettingError) as e:
+            atmsim.run(SMALL)
+        for w in (f'ATMSIM_CACHE_HINTS = "{bad}"', '"auto"', '"on"', '"off"', "16 MiB"):
+            assert w in str(e.value), (w, str(e.value))
     r = subprocess.run([sys.executable, "-m", "atmsim.cli", "run", str(SMALL)], capture_output=True,
                        text=True, timeout=120, env=dict(ENV, ATMSIM_CACHE_HINTS="maybe"))
     assert r.returncode != 0 and 'ATMSIM_CACHE_HINTS = "maybe"' in r.stderr, r.stderr
@@ -791,3 +792,13 @@ def test_run_prints_at_most_forty_connections_and_says_where_the_rest_are(tmp_pa
     assert len(r.stdout.splitlines()) < 60, r.stdout
     small = cli("run", str(SMALL))
     assert "more connections" not in small.stdout
+
+
+def test_a_batch_run_refused_for_memory_raises_memory_limit_error(monkeypatch):
+    # A review: run_many mapped only ScenarioError and InvariantError back, so a run refused
+    # under ATMSIM_MEMORY_LIMIT surfaced as a RuntimeError ("internal error" on the CLI).
+    from atmsim.parallel import run_many
+
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "1 MiB")  # a valid setting: each run is refused
+    with pytest.raises(atmsim.MemoryLimitError, match="small: .*needs an estimated"):
+        run_many([("small", atmsim.load_scenario(SMALL))], workers=1, progress=False, backend="threads")

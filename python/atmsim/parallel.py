@@ -693,7 +693,7 @@ def run_many(
     if any, are drawn from the result where they are needed
     (:meth:`atmsim.experiments.base.Experiment.figures_of`).
     """
-    from . import InvariantError, ScenarioError
+    from . import EngineSettingError, InvariantError, MemoryLimitError, ScenarioError
 
     items = [(k, sc) for k, sc in scenarios]
     by_key = dict(items)
@@ -723,7 +723,8 @@ def run_many(
     for key, _ in items:
         out = failed.get(key)
         if out is not None:
-            cls = {"ScenarioError": ScenarioError, "InvariantError": InvariantError}.get(out.error_type)
+            cls = {"ScenarioError": ScenarioError, "InvariantError": InvariantError,
+                   "MemoryLimitError": MemoryLimitError, "EngineSettingError": EngineSettingError}.get(out.error_type)
             if cls is None:
                 raise RuntimeError(f"{key}: {out.error_type}: {out.error}")
             raise cls(f"{key}: {out.error}")

@@ -956,7 +956,10 @@ def sweep(
     from . import parallel
     from .store import SweepStore
 
+    from . import _core
+
     spec = sweep if isinstance(sweep, SweepSpec) else load_sweep_file(sweep, base_dir=base_dir)
+    _core.check_environment()  # a bad engine setting: one error before the store is made
     parallel.check_backend(backend, workers, address)
     parallel.check_limits(backend, point_timeout, point_memory)
     point_timeout, point_memory = _limits(spec, backend, point_timeout, point_memory)

@@ -2,7 +2,8 @@
 //! resident memory after it (Linux): `cargo run --release --example phases -- FILE.json`.
 //! Used to see where the set-up of a large scenario goes (issue 14). A second argument,
 //! `look-ahead=on` or `look-ahead=off`, overrides the run loop's cache hints
-//! ([`atmsim::sim::Sim::set_look_ahead`]) to time them on the same binary.
+//! ([`atmsim::sim::Sim::set_look_ahead`]) to time them on the same binary; without it,
+//! `ATMSIM_CACHE_HINTS` applies as in every run.
 
 use std::time::Instant;
 
@@ -57,6 +58,8 @@ fn main() {
     phase("footprint");
     let mut sim = atmsim::sim::Sim::new(&sc);
     sim.set_memory_guard(guard);
+    // ATMSIM_CACHE_HINTS as in every run (`atmsim::new_sim`), then the option below.
+    sim.set_cache_hints(atmsim::sim::CacheHints::from_env().unwrap_or_else(|e| fail(&e)));
     match std::env::args().nth(2).as_deref() {
         Some("look-ahead=on") => sim.set_look_ahead(true),
         Some("look-ahead=off") => sim.set_look_ahead(false),

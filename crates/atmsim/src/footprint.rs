@@ -147,6 +147,13 @@ impl fmt::Display for TooLarge {
              arenas, the code)",
             mib(BASE_BYTES)
         )?;
+        if self.limit <= BASE_BYTES {
+            return write!(
+                f,
+                ". The limit is below that fixed part, so no scenario fits: set the environment \
+                 variable {LIMIT_VARIABLE} to a larger size (e.g. \"64 GiB\") or to \"off\""
+            );
+        }
         write!(
             f,
             ". Reduce those keys, or set the environment variable {LIMIT_VARIABLE} to a larger \

@@ -83,12 +83,12 @@ fn secs_at_least(t: Time) -> String {
     format!("{whole}.{} {unit}", frac.trim_end_matches('0'))
 }
 
-/// A count as people read it: whole below a million, else three digits and an exponent.
+/// A count as people read it: whole below 10^15, else with an exponent.
 fn count(x: f64) -> String {
-    if x < 1e6 {
+    if x < 1e15 {
         format!("{x:.0}")
     } else {
-        format!("{x:.3e}")
+        format!("{x:.6e}")
     }
 }
 
@@ -329,19 +329,24 @@ fn check_series(sc: &Scenario) -> Result<(), ScenarioError> {
     if values <= MAX_SERIES_VALUES {
         return Ok(());
     }
+    // The shortest interval that passes: `floor(duration / si) + 1` samples of `per_sample`
+    // values at most MAX_SERIES_VALUES, i.e. fewer than `n` whole intervals in the run.
+    let n = (MAX_SERIES_VALUES / per_sample as f64).floor() as u64;
+    let longer = match n {
+        0 => "no interval records few enough: one sample is already too many".to_string(),
+        _ => format!(
+            "take a longer interval (at least {})",
+            secs_at_least(sc.duration / n + 1)
+        ),
+    };
     Err(ScenarioError::new(
         "measurement.sample_interval",
         format!(
             "{} records {} samples of {per_sample} values over the run ({} values); allowed: \
-             at most {MAX_SERIES_VALUES:.0e} values: take a longer interval (at least {}), or \
-             \"0 s\" for no time series",
+             at most {MAX_SERIES_VALUES:.0e} values: {longer}, or \"0 s\" for no time series",
             secs(si),
             count(samples),
             count(values),
-            secs_at_least(
-                ((sc.duration as f64 * per_sample as f64 / MAX_SERIES_VALUES).ceil() as Time)
-                    .max(1)
-            )
         ),
     ))
 }
@@ -377,7 +382,42 @@ mod tests {
             }
         }
         assert_eq!(count(1001.0), "1001");
-        assert_eq!(count(2.5e7), "2.500e7");
+        assert_eq!(count(10_000_030.0), "10000030");
+        assert_eq!(count(2.5e16), "2.500000e16");
+    }
+
+    #[test]
+    fn the_shortest_sample_interval_suggested_passes() {
+        // For runs and networks of several sizes: the interval the refusal suggests is
+        // accepted (an earlier suggestion was refused in turn), and a bit shorter is not.
+        for (duration, conns) in [("0.1 s", 1), ("0.5 s", 3), ("20 s", 40), ("3 ms", 7)] {
+            let mut t = String::new();
+            for i in 0..conns {
+                t.push_str(&format!(
+                    "[[connection]]\nname = \"c{i}\"\nfrom = \"a\"\nto = \"b\"\n\
+                     [connection.traffic]\nkind = \"tcp\"\n"
+                ));
+            }
+            let text = BASE.replace("0.1 s", duration);
+            let f = crate::scenario::from_toml_str(&format!("{text}\n{t}")).expect("parses");
+            let mut sc = crate::scenario::resolve::resolve_unchecked(&f).expect("resolves");
+            sc.sample_interval = Some(1);
+            let e = check(&sc).unwrap_err();
+            let at_least = e
+                .message
+                .split("(at least ")
+                .nth(1)
+                .and_then(|r| r.split(')').next())
+                .unwrap_or_else(|| panic!("no suggestion: {e}"));
+            let si = crate::units::Duration::parse(at_least).unwrap().0;
+            sc.sample_interval = Some(si);
+            check(&sc).unwrap_or_else(|e| panic!("{duration}, {conns}: {at_least} refused: {e}"));
+            sc.sample_interval = Some(si * 9 / 10);
+            assert!(
+                check(&sc).is_err(),
+                "{duration}, {conns}: 0.9 x {at_least} passes"
+            );
+        }
     }
 
     const BASE: &str = r#"
