@@ -215,7 +215,8 @@ def cmd_run(a) -> int:
     return 4 if r.partial else 0
 
 
-#: Above this many events (an upper bound: every link busy), `atmsim run` says so before it starts.
+#: Above this many events (an upper bound: every port at its line rate), `atmsim run` says so before it
+#: starts.
 HEAVY_EVENTS = 1e9
 
 
@@ -223,9 +224,11 @@ def _warn_if_heavy(info: dict) -> None:
     """Says up front when a legal scenario may be long (issue 18: never hang silently)."""
     est = info.get("estimated_events", 0.0)
     if est > HEAVY_EVENTS:
-        print(f"atmsim: this run may take up to about {est:.1e} events (an upper bound: every link "
-              f"busy, every timer firing; about {est / 2e7 / 60:.0f} min at 20 M events/s); the "
-              f"progress bar shows the real pace, Ctrl-C stops it", file=sys.stderr)
+        print(f"atmsim: this run may take up to about {est:.1e} events (about {est / 2e7 / 60:.0f} min at "
+              f"20 M events/s), if every port sent at its line rate for the whole run and every timer "
+              f"fired: an upper bound, which TCP windows, rate feedback and drops usually keep a large "
+              f"network far below, often by orders of magnitude. The progress bar shows the real pace; "
+              f"Ctrl-C stops it", file=sys.stderr)
 
 
 def cmd_validate(a) -> int:
