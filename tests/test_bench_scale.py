@@ -55,6 +55,8 @@ def test_a_row_counts_what_a_full_run_counts():
     assert row["events_per_cell_hop"] == pytest.approx(summary["events"] / summary["cell_hops"])
     assert row["setup_cpu_seconds"] >= 0 and row["loop_ns_per_cell_hop"] >= 0
     assert row["bytes_per_vc"] == row["peak_rss_above_baseline"] / 40
+    assert 0 <= row["system_cpu_seconds"] <= row["cpu_seconds"] + 0.02  # clock ticks: a little slack
+    assert row["page_faults"] >= 0
 
 
 def test_the_table_shows_the_dropped_share_or_a_dash():

@@ -171,6 +171,7 @@ def scale_row(case: str, topology: str, n: int, duration: str = "0.5 s",
         text = json.dumps(scale_scenario(case, topology, n, duration))
     sent = dropped = None
     base = _peak_rss_bytes()
+    u0 = _rusage()
     t0 = time.process_time()
     if hasattr(_core, "run_counts"):
         counts = _core.run_counts(text)
@@ -182,6 +183,7 @@ def scale_row(case: str, topology: str, n: int, duration: str = "0.5 s",
         cell_hops, events = s["cell_hops"], s["events"]
         sent, dropped = s.get("cells_sent"), s.get("cells_dropped")
     cpu = time.process_time() - t0
+    u1 = _rusage()
     rss = max(0, _peak_rss_bytes() - base)
     # The set-up alone (parse, resolve, build; no event loop), measured after the peak RSS
     # was read: the event loop's CPU time is the difference.
@@ -207,7 +209,22 @@ def scale_row(case: str, topology: str, n: int, duration: str = "0.5 s",
         "dropped_share": None if not sent or dropped is None else dropped / sent,
         "peak_rss_above_baseline": rss,
         "bytes_per_vc": rss / n,
+        # The kernel's share of the run's CPU and the first touches of new memory (minor page
+        # faults) that cause most of it: at 10 000 VCs about 30 % of the UBR row (issue 14,
+        # docs/performance.md). None where getrusage is missing.
+        "system_cpu_seconds": None if u0 is None or u1 is None else u1[0] - u0[0],
+        "page_faults": None if u0 is None or u1 is None else u1[1] - u0[1],
     }
+
+
+def _rusage() -> "tuple[float, int] | None":
+    """This process's system CPU seconds and minor page faults so far (None off Unix)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_stime, r.ru_minflt
 
 
 def run_scale(sizes=SCALE_SIZES, cases=SCALE_CASES, topologies=SCALE_TOPOLOGIES, duration: str = "0.5 s",
