@@ -386,10 +386,7 @@ fn parse_limit(text: &str) -> Result<Option<u64>, MemoryError> {
 /// batch of runs, so that a bad value stops it before the first run instead of failing
 /// each one ([`crate::check_environment`]).
 pub fn check_limit_variable() -> Result<(), MemoryError> {
-    match std::env::var(LIMIT_VARIABLE) {
-        Ok(v) => parse_limit(&v).map(|_| ()),
-        Err(_) => Ok(()),
-    }
+    limit_from(std::env::var(LIMIT_VARIABLE).ok(), || None).map(|_| ())
 }
 
 /// The limit to hold a run to, and where it came from: [`LIMIT_VARIABLE`] if set (None:
