@@ -4,7 +4,13 @@
 //! carry payload bytes: a [`Cell`] holds the fields the models read: the flow it belongs
 //! to (a connection and direction), the AAL5 frame it is part of (`tag`), the hop it is on,
 //! the header bits (EOM = AAL5 "AUU" bit of PTI, EFCI, CLP), and for RM cells the fields
-//! of TM 4.0 section 5.10 (DIR, BN, CI, NI, ER, CCR). It is 24 bytes and `Copy`.
+//! of TM 4.0 section 5.10 (DIR, BN, CI, NI, ER, CCR). It is 16 bytes and `Copy`: an RM
+//! cell carries no AAL5 frame, so its ER and CCR fields use the frame's two words
+//! ([`Cell::er`], [`Cell::ccr`]), and the fields that are constant per VC (MCR, and the
+//! weight of general weighted fairness) are handed to the ports when the network is built
+//! ([`crate::allocator::RmFields`]). At 16 bytes a cell is passed in two registers, and a
+//! cell in flight takes 24 bytes on a line and 16 in a queue instead of 32 and 24
+//! (issue 14: memory per VC).
 
 /// Bytes in a cell on the wire.
 pub const CELL_BYTES: u32 = 53;
@@ -163,19 +169,16 @@ pub struct Cell {
     /// Flow index ([`FlowId::raw`]): connection `c` has flows `2c` (forward) and
     /// `2c + 1` (reverse); [`Cell::flow_id`] gives it typed.
     pub flow: u32,
-    /// What the AAL5 frame carries: the TCP segment number, or the ACK number.
+    /// What the AAL5 frame carries: the TCP segment number, or the ACK number. An RM cell's
+    /// holds the bits of its ER field ([`Cell::er`]).
     pub tag: u32,
     /// Emission number of the frame within its flow (wraps); lets the receiver count
-    /// frames lost entirely.
+    /// frames lost entirely. An RM cell's holds the bits of its CCR field ([`Cell::ccr`]).
     pub frame: u32,
     /// Index of the port on the flow's route that the cell is at or heading to.
     pub hop: u16,
     /// Header and RM bits ([`flag`]).
     pub flags: u16,
-    /// RM: explicit rate, cells/s.
-    pub er: f32,
-    /// RM: current cell rate, cells/s.
-    pub ccr: f32,
 }
 
 impl Cell {
@@ -188,8 +191,6 @@ impl Cell {
             frame: 0,
             hop: 0,
             flags: if eom { flag::EOM } else { 0 },
-            er: 0.0,
-            ccr: 0.0,
         }
     }
 
@@ -217,35 +218,30 @@ impl Cell {
         FlowId(self.flow)
     }
 
-    /// RM: the source's MCR, cells/s (TM 4.0 section 5.10.3.1 carries MCR in every RM
-    /// cell). An RM cell carries no AAL5 frame, so its `tag` holds the f32 bits.
+    /// RM: the explicit rate, cells/s (TM 4.0 section 5.10.3.1). An RM cell carries no
+    /// AAL5 frame, so the field's f32 bits are in `tag`; read it only from RM cells.
     #[inline]
-    pub fn rm_mcr(&self) -> f64 {
-        f32::from_bits(self.tag) as f64
+    pub fn er(&self) -> f32 {
+        f32::from_bits(self.tag)
     }
 
-    /// RM: sets the MCR field (see [`Cell::rm_mcr`]).
+    /// RM: sets the explicit rate (see [`Cell::er`]).
     #[inline]
-    pub fn set_rm_mcr(&mut self, mcr: f64) {
-        self.tag = (mcr as f32).to_bits();
+    pub fn set_er(&mut self, er: f32) {
+        self.tag = er.to_bits();
     }
 
-    /// RM: the VC's general-weighted-fairness weight (ATMF 98-0408), which a switch
-    /// learns at connection set-up; the simulator carries it in the RM cell's `frame`
-    /// (unused by RM cells). 0 bits read as weight 1.
+    /// RM: the current cell rate, cells/s (TM 4.0 section 5.10.3.1), held in `frame` as
+    /// [`Cell::er`] is in `tag`; read it only from RM cells.
     #[inline]
-    pub fn rm_weight(&self) -> f64 {
-        if self.frame == 0 {
-            1.0
-        } else {
-            f32::from_bits(self.frame) as f64
-        }
+    pub fn ccr(&self) -> f32 {
+        f32::from_bits(self.frame)
     }
 
-    /// RM: sets the weight (see [`Cell::rm_weight`]).
+    /// RM: sets the current cell rate (see [`Cell::ccr`]).
     #[inline]
-    pub fn set_rm_weight(&mut self, w: f64) {
-        self.frame = (w as f32).to_bits();
+    pub fn set_ccr(&mut self, ccr: f32) {
+        self.frame = ccr.to_bits();
     }
 
     /// The connection index of the cell's flow.
@@ -266,8 +262,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cell_is_small() {
-        assert!(std::mem::size_of::<Cell>() <= 24);
+    fn cell_is_sixteen_bytes() {
+        // Two registers when passed by value; 24 bytes with its arrival time on a line.
+        assert_eq!(std::mem::size_of::<Cell>(), 16);
+        assert_eq!(std::mem::size_of::<(atmsim_kernel::Time, Cell)>(), 24);
     }
 
     #[test]
@@ -302,12 +300,18 @@ mod tests {
     }
 
     #[test]
-    fn rm_mcr_and_weight_round_trip() {
+    fn rm_rates_round_trip_through_the_frame_words() {
         let mut c = Cell::data(4, 0, false);
-        assert_eq!((c.rm_mcr(), c.rm_weight()), (0.0, 1.0));
-        c.set_rm_mcr(23584.9);
-        c.set_rm_weight(2.5);
-        assert!((c.rm_mcr() - 23584.9).abs() < 0.01);
-        assert_eq!(c.rm_weight(), 2.5);
+        assert_eq!((c.er(), c.ccr()), (0.0, 0.0));
+        c.set_er(353_207.5);
+        c.set_ccr(23_584.9);
+        assert_eq!(c.er(), 353_207.5);
+        assert_eq!(c.ccr(), 23_584.9_f32);
+        assert_eq!(
+            (c.tag, c.frame),
+            (353_207.5_f32.to_bits(), 23_584.9_f32.to_bits())
+        );
+        c.set_er(f32::INFINITY);
+        assert_eq!(c.er(), f32::INFINITY);
     }
 }

@@ -6,7 +6,7 @@
 use crate::aal5::{self, Reassembly};
 use crate::abr::source::cell_interval;
 use crate::abr::{AbrSource, Destination};
-use crate::allocator::{AnyAllocator, PortEnv, RateAllocator};
+use crate::allocator::{AnyAllocator, PortEnv, RateAllocator, RmFields};
 use crate::cell::{Cell, FlowId, CELL_BITS, CELL_BITS_F64};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
@@ -719,11 +719,28 @@ impl Timings {
     }
 }
 
+/// What each flow's ABR source writes in its RM cells and keeps for the whole run (MCR,
+/// weight), indexed by flow, for the allocators ([`PortEnv::rm_fields`]); the default for
+/// flows without an ABR source. A connection's two directions share its ABR parameters.
+fn rm_fields(s: &Scenario) -> Vec<RmFields> {
+    s.connections
+        .iter()
+        .flat_map(|c| {
+            let f = c
+                .abr
+                .as_ref()
+                .map_or_else(RmFields::default, |p| RmFields::of_source(p.mcr, p.weight));
+            [f, f]
+        })
+        .collect()
+}
+
 impl Network {
     /// Builds the network of a resolved scenario.
     pub fn build(s: &Scenario) -> Network {
         let nflows = s.connections.len() * 2;
         let (slots, port_flows) = port_slots(s);
+        let rm_fields = rm_fields(s);
         let mut timings = Timings::default();
         let ports: Vec<Port> = s
             .ports
@@ -750,6 +767,7 @@ impl Network {
                         flows: nflows,
                         vcs: here,
                         slots: slots.clone(),
+                        rm_fields: &rm_fields,
                     },
                 ),
             })

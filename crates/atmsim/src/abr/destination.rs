@@ -48,8 +48,8 @@ mod tests {
     fn frm() -> Cell {
         let mut c = Cell::data(4, 0, false);
         c.flags = flag::RM | (2 << flag::CLASS_SHIFT);
-        c.er = 1000.0;
-        c.ccr = 500.0;
+        c.set_er(1000.0);
+        c.set_ccr(500.0);
         c.hop = 3;
         c
     }
@@ -63,8 +63,8 @@ mod tests {
         assert!(b.flags & flag::DIR != 0);
         assert!(b.flags & flag::BN == 0);
         assert!(b.flags & flag::CI == 0);
-        assert_eq!(b.er, 1000.0);
-        assert_eq!(b.ccr, 500.0);
+        assert_eq!(b.er(), 1000.0);
+        assert_eq!(b.ccr(), 500.0);
         assert_eq!(b.class(), crate::cell::ServiceClass::Abr);
     }
 

@@ -431,7 +431,7 @@ impl RateAllocator for Erica {
                     if self.cfg.per_vc_ccr {
                         self.vcs[vc].cell_count += 1;
                     } else if cell.is_rm() {
-                        self.vcs[vc].ccr = cell.ccr as f64;
+                        self.vcs[vc].ccr = cell.ccr() as f64;
                     }
                 }
                 self.abr_cells += 1;
@@ -452,8 +452,8 @@ impl RateAllocator for Erica {
             self.mark_seen(vc);
         }
         let er = self.explicit_rate(vc);
-        if (er as f32) < cell.er {
-            cell.er = er as f32;
+        if (er as f32) < cell.er() {
+            cell.set_er(er as f32);
         }
     }
 

@@ -49,8 +49,8 @@ fn data(f: u32) -> Cell {
 fn frm(f: u32, ccr: f32) -> Cell {
     let mut c = data(f);
     c.flags |= flag::RM;
-    c.ccr = ccr;
-    c.er = 1e9;
+    c.set_ccr(ccr);
+    c.set_er(1e9);
     c
 }
 
@@ -58,7 +58,7 @@ fn frm(f: u32, ccr: f32) -> Cell {
 fn brm(f: u32, er: f32) -> Cell {
     let mut c = Cell::data(f ^ 1, 0, false);
     c.flags |= ABR | flag::RM | flag::DIR;
-    c.er = er;
+    c.set_er(er);
     c
 }
 
@@ -85,7 +85,7 @@ fn feed(e: &mut Erica, now: Time, f: u32, ccr: f32, cells: u32) -> u32 {
 fn er(e: &mut Erica, now: Time, f: u32, field: f32) -> f32 {
     let mut c = brm(f, field);
     e.on_backward_rm(now, &mut c);
-    c.er
+    c.er()
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -677,7 +677,7 @@ fn count_backward_rm_on_and_off() {
         for k in 0..10u64 {
             let mut b = brm(2, 1e9);
             ended.push(e.on_arrival(k * US, &mut b, 0));
-            assert_eq!(b.er, 1e9, "on_arrival never writes ER");
+            assert_eq!(b.er(), 1e9, "on_arrival never writes ER");
         }
         (e, ended)
     };

@@ -18,13 +18,14 @@
 //! sum_j w_j AL(j)`, `AL(j) = min(1, (SourceRate(j) - MCR_j) / ExcessFairShare(j))` (eqs
 //! 20-23); B, ExcessFairShare(i) / z (eq 24); D, VCShare above z = 1 + delta, else
 //! max(w_i WtMaxAllocPrevious, VCShare), WtMaxAllocCurrent = max(.., Excess_ER / w_i)
-//! (eqs 29-32). MCR_i and w_i are read from the RM cells ([`Cell::rm_mcr`],
-//! [`Cell::rm_weight`]); SourceRate is the CCR of forward RM cells, or the measured rate
+//! (eqs 29-32). MCR_i and w_i are learnt at the VC's first forward RM cell, from the
+//! fields its source writes in every RM cell ([`RmFields`], handed to the port when the
+//! network is built since they do not change); SourceRate is the CCR of forward RM cells, or the measured rate
 //! with `per_vc_ccr` (the paper's figure 7). With `alpha` < 1, z and sum_j w_j AL(j) are
 //! averaged exponentially (section 4.4). Rates are cells/s.
 
 use super::gw_config::{GwCfg, GwScheme};
-use super::RateAllocator;
+use super::{RateAllocator, RmFields};
 use crate::cell::{flag, Cell, ServiceClass};
 use crate::port::VcSlots;
 use atmsim_kernel::{time, Time};
@@ -38,6 +39,9 @@ struct Vc {
     cells: u32,
     /// ExcessFairShare(i), cells/s.
     efs: f64,
+    /// What the VC's forward RM cells say of MCR and weight (`mcr` and `weight` take
+    /// them at the first one).
+    source: RmFields,
 }
 
 /// The values of the last completed interval, for inspection and tests.
@@ -92,6 +96,7 @@ impl Gw {
             rate: 0.0,
             cells: 0,
             efs: link_rate,
+            source: RmFields::default(),
         };
         Gw {
             cfg,
@@ -112,6 +117,12 @@ impl Gw {
                 intervals: 0,
             },
         }
+    }
+
+    /// Tells the allocator what the forward RM cells of the VC in `slot` carry as MCR and
+    /// weight; it learns them at the VC's first forward RM cell.
+    pub fn set_source(&mut self, slot: usize, fields: RmFields) {
+        self.vcs[slot].source = fields;
     }
 
     /// ExcessFairShare(i) of VC `vc` (cells/s), as of the last interval.
@@ -277,10 +288,10 @@ impl RateAllocator for Gw {
                         v.cells += 1;
                     }
                     if cell.is_rm() {
-                        v.mcr = cell.rm_mcr();
-                        v.weight = cell.rm_weight();
+                        v.mcr = v.source.mcr;
+                        v.weight = v.source.weight;
                         if !self.cfg.per_vc_ccr {
-                            v.rate = cell.ccr as f64;
+                            v.rate = cell.ccr() as f64;
                         }
                     }
                 }
@@ -299,8 +310,8 @@ impl RateAllocator for Gw {
     fn on_backward_rm(&mut self, _now: Time, cell: &mut Cell) {
         let vc = self.slots.at_peer(cell.flow, cell.hop);
         let er = self.explicit_rate(vc);
-        if (er as f32) < cell.er {
-            cell.er = er as f32;
+        if (er as f32) < cell.er() {
+            cell.set_er(er as f32);
         }
     }
 

@@ -5,19 +5,25 @@ use super::*;
 use crate::allocator::erica_plus::QueueControl;
 use atmsim_kernel::PS_PER_MS;
 
-/// A forward RM cell of connection `c` (flow 2c) with CCR, MCR and weight.
-fn frm(c: u32, ccr: f64, mcr: f64, w: f64) -> Cell {
+/// A forward RM cell of connection `c` (flow 2c) with CCR `ccr`.
+fn frm(c: u32, ccr: f64) -> Cell {
     let mut cell = Cell::data(2 * c, 0, false);
     cell.flags = flag::RM | (2 << flag::CLASS_SHIFT);
-    cell.ccr = ccr as f32;
-    cell.er = 1e9;
-    cell.set_rm_mcr(mcr);
-    cell.set_rm_weight(w);
+    cell.set_ccr(ccr as f32);
+    cell.set_er(1e9);
     cell
 }
 
-fn brm(c: u32, mcr: f64, w: f64) -> Cell {
-    let mut cell = frm(c, 0.0, mcr, w);
+/// A forward RM cell of connection `c` with CCR `ccr` arrives at `now`, from a source whose
+/// RM cells carry MCR `mcr` and weight `w` (the port is told them as a built network's
+/// ports are: [`RmFields`]).
+fn frm_arrives(g: &mut Gw, now: Time, c: u32, ccr: f64, (mcr, w): (f64, f64)) {
+    g.set_source(2 * c as usize, RmFields::of_source(mcr, w));
+    g.on_arrival(now, &mut frm(c, ccr), 0);
+}
+
+fn brm(c: u32) -> Cell {
+    let mut cell = frm(c, 0.0);
     cell.flow = 2 * c + 1;
     cell.flags |= flag::DIR;
     cell
@@ -41,7 +47,7 @@ fn interval(g: &mut Gw, vcs: &[(f64, f64, f64)], cells: u32, dt_ms: u64) {
     let now = g.start;
     for _ in 0..cells {
         for (c, &(ccr, mcr, w)) in vcs.iter().enumerate() {
-            g.on_arrival(now, &mut frm(c as u32, ccr, mcr, w), 0);
+            frm_arrives(g, now, c as u32, ccr, (mcr, w));
         }
     }
     g.on_timer(now + dt_ms * PS_PER_MS, 0);
@@ -59,14 +65,14 @@ fn closed_loop(g: &mut Gw, vcs: &[(f64, f64)], start: f64) -> Vec<f64> {
         let now = g.start;
         for (c, &(mcr, w)) in vcs.iter().enumerate() {
             for _ in 0..(rates[c] / 100.0).round() as u32 {
-                g.on_arrival(now, &mut frm(c as u32, rates[c], mcr, w), 0);
+                frm_arrives(g, now, c as u32, rates[c], (mcr, w));
             }
         }
         g.on_timer(now + 10 * PS_PER_MS, 0);
-        for (c, &(mcr, w)) in vcs.iter().enumerate() {
-            let mut b = brm(c as u32, mcr, w);
+        for c in 0..vcs.len() {
+            let mut b = brm(c as u32);
             g.on_backward_rm(0, &mut b);
-            rates[c] = b.er as f64;
+            rates[c] = b.er() as f64;
         }
     }
     rates
@@ -127,10 +133,10 @@ fn activity_level_counts_a_slow_vc_in_part() {
 fn scheme_d_uses_the_weighted_max_allocation_near_z_one() {
     let mut g = Gw::new(cfg(GwScheme::D), 1000.0, 4);
     interval(&mut g, &[(500.0, 0.0, 1.0), (500.0, 0.0, 1.0)], 100, 200);
-    let mut b = brm(0, 0.0, 1.0);
+    let mut b = brm(0);
     g.on_backward_rm(0, &mut b);
     // z = 1: max(w x WtMaxAllocPrevious (the link before any allocation), VCShare).
-    assert!(close(b.er as f64, 1000.0), "{}", b.er);
+    assert!(close(b.er() as f64, 1000.0), "{}", b.er());
     assert!(close(g.st.wt_max_cur, 1000.0));
 }
 
@@ -140,7 +146,7 @@ fn interval_at_rates(g: &mut Gw, vcs: &[(f64, f64)], queue: u32) {
     let now = g.start;
     for (c, &(ccr, mcr)) in vcs.iter().enumerate() {
         for _ in 0..(ccr / 100.0).round() as u32 {
-            g.on_arrival(now, &mut frm(c as u32, ccr, mcr, 1.0), 0);
+            frm_arrives(g, now, c as u32, ccr, (mcr, 1.0));
         }
     }
     g.on_timer(now + 10 * PS_PER_MS, queue);
@@ -169,9 +175,9 @@ fn queue_control_scales_the_excess_and_a_slow_vc_reserves_what_it_sends() {
         "{}",
         g.excess_fair_share(1)
     );
-    let mut b = brm(1, 0.0, 1.0);
+    let mut b = brm(1);
     g.on_backward_rm(0, &mut b);
-    assert!(close(b.er as f64, 50_000.0), "{}", b.er);
+    assert!(close(b.er() as f64, 50_000.0), "{}", b.er());
 }
 
 #[test]
@@ -215,9 +221,9 @@ fn excess_fair_share_winds_up_while_the_link_is_underloaded() {
     }
     assert!(close(g.excess_fair_share(0), first * 2.5f64.powi(9)));
     // The ER given is the whole link: every VC is told it may send at the link rate.
-    let mut b = brm(0, 0.0, 1.0);
+    let mut b = brm(0);
     g.on_backward_rm(0, &mut b);
-    assert!(close(b.er as f64, 100_000.0), "{}", b.er);
+    assert!(close(b.er() as f64, 100_000.0), "{}", b.er());
 }
 
 #[test]
@@ -243,9 +249,9 @@ fn without_activity_levels_the_excess_fair_share_is_the_plain_weighted_split() {
             g.excess_fair_share(0)
         );
     }
-    let mut b = brm(0, 0.0, 1.0);
+    let mut b = brm(0);
     g.on_backward_rm(0, &mut b);
-    assert!(close(b.er as f64, 50_000.0), "{}", b.er);
+    assert!(close(b.er() as f64, 50_000.0), "{}", b.er());
 }
 
 #[test]

@@ -370,7 +370,7 @@ impl RateAllocator for Kvr {
 
     #[inline]
     fn on_arrival(&mut self, now: Time, cell: &mut Cell, _abr_queue: u32) -> bool {
-        let (mut er, mut ccr) = (cell.er as f64, cell.ccr as f64);
+        let (mut er, mut ccr) = (cell.er() as f64, cell.ccr() as f64);
         if let Some(m) = self.meter.as_mut() {
             if RateMeter::counts(cell) {
                 let slot = self.slots.at_port(cell.flow, cell.hop);
@@ -385,7 +385,7 @@ impl RateAllocator for Kvr {
         if cell.flags & (flag::RM | flag::DIR) == flag::RM {
             let vc = self.slots.at_port(cell.flow, cell.hop);
             if let Some(er) = self.on_forward_rm(vc, er, ccr) {
-                cell.er = er as f32;
+                cell.set_er(er as f32);
             }
         }
         false
@@ -401,8 +401,8 @@ impl RateAllocator for Kvr {
             return;
         }
         let a_max = self.a_max(vc).max(0.0) as f32;
-        if a_max < cell.er {
-            cell.er = a_max;
+        if a_max < cell.er() {
+            cell.set_er(a_max);
         }
     }
 

@@ -205,13 +205,13 @@ fn closed_loop(
         let rm = count[v].is_multiple_of(NRM);
         if rm {
             cell.flags |= flag::RM;
-            cell.er = pcr as f32;
-            cell.ccr = acr[v] as f32;
+            cell.set_er(pcr as f32);
+            cell.set_ccr(acr[v] as f32);
         }
         count[v] += 1;
         k.on_arrival((t * PS_PER_S as f64) as Time, &mut cell, 0);
         if rm {
-            acr[v] = cell.er as f64;
+            acr[v] = cell.er() as f64;
             out.push((t, acr.clone()));
         }
         let mut rate = acr[v].min(cap[v]);

@@ -222,12 +222,12 @@ fn backward_rm_update_is_optional() {
         k.open(2);
         let mut brm = Cell::data(1, 0, false); // the backward flow of VC 0
         brm.flags |= flag::RM | flag::DIR;
-        brm.er = 100.0;
+        brm.set_er(100.0);
         k.on_backward_rm(0, &mut brm);
         if on {
-            assert!((brm.er - 50.0).abs() < 1e-3, "{}", brm.er);
+            assert!((brm.er() - 50.0).abs() < 1e-3, "{}", brm.er());
         } else {
-            assert_eq!(brm.er, 100.0);
+            assert_eq!(brm.er(), 100.0);
         }
     }
 }

@@ -59,6 +59,44 @@ pub struct PortEnv<'a> {
     pub vcs: &'a [u32],
     /// Where each (flow, hop) finds its slot in this port's tables.
     pub slots: VcSlots,
+    /// The RM-cell fields each flow's ABR source writes that do not change during a run,
+    /// indexed by flow (see [`RmFields`]).
+    pub rm_fields: &'a [RmFields],
+}
+
+/// The fields of a VC's forward RM cells that stay the same for the whole connection:
+/// the source's MCR (TM 4.0 section 5.10.3.1 carries it in every RM cell) and its weight
+/// for general weighted fairness (ATMF 98-0408, which a switch learns at connection
+/// set-up). A cell carries only what changes, ER and CCR, so that it stays 16 bytes
+/// ([`Cell`]; issue 14, memory per VC); an allocator reads these instead, at the forward RM
+/// cells where it would read the cell's fields. Both are rounded to 32 bits, as in a cell.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RmFields {
+    /// Minimum cell rate, cells/s.
+    pub mcr: f64,
+    /// General-weighted-fairness weight (1 when the source gives none).
+    pub weight: f64,
+}
+
+impl Default for RmFields {
+    fn default() -> Self {
+        RmFields {
+            mcr: 0.0,
+            weight: 1.0,
+        }
+    }
+}
+
+impl RmFields {
+    /// The fields as the source `(mcr, weight)` writes them: each rounded to 32 bits, and a
+    /// weight whose 32 bits are zero read as 1.
+    pub fn of_source(mcr: f64, weight: f64) -> RmFields {
+        let w = weight as f32;
+        RmFields {
+            mcr: mcr as f32 as f64,
+            weight: if w.to_bits() == 0 { 1.0 } else { w as f64 },
+        }
+    }
 }
 
 /// What a rate allocator does, at one output port. Every hook has a default that gives no

@@ -37,8 +37,8 @@ impl Sim<'_> {
                 match src.choose(now, data, false) {
                     NextCell::Frm => {
                         let ccr = src.send_frm(now);
-                        let (pcr, mw) = (src.p.pcr, (src.p.mcr, src.p.weight));
-                        self.emit_rm(now, f, pcr, ccr, mw, false);
+                        let pcr = src.p.pcr;
+                        self.emit_rm(now, f, pcr, ccr, false);
                         if self.trace.on {
                             self.trace_acr(now, f, None);
                         }
@@ -52,8 +52,8 @@ impl Sim<'_> {
                 }
             } else if src.next_out_of_rate(now) == Some(now) && data {
                 let ccr = src.send_out_of_rate_frm(now);
-                let (pcr, mw) = (src.p.pcr, (src.p.mcr, src.p.weight));
-                self.emit_rm(now, f, pcr, ccr, mw, true);
+                let pcr = src.p.pcr;
+                self.emit_rm(now, f, pcr, ccr, true);
             }
         } else if data {
             dir.sent_at_line_rate(now);
@@ -90,27 +90,17 @@ impl Sim<'_> {
         self.offer(now, p, cell);
     }
 
-    /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1).
-    /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1), carrying the source's
-    /// (MCR, weight) `mw` (ATMF 98-0408: GW fairness needs both at the switch).
-    fn emit_rm(
-        &mut self,
-        now: Time,
-        f: FlowId,
-        er: f64,
-        ccr: f64,
-        mw: (f64, f64),
-        out_of_rate: bool,
-    ) {
+    /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1). Its source's MCR and
+    /// weight, the same in every RM cell of the VC, are not carried: the ports were given
+    /// them when the network was built ([`crate::allocator::RmFields`]).
+    fn emit_rm(&mut self, now: Time, f: FlowId, er: f64, ccr: f64, out_of_rate: bool) {
         let mut cell = self.net.new_cell(f, 0, 0, false);
         cell.flags |= flag::RM;
-        cell.set_rm_mcr(mw.0);
-        cell.set_rm_weight(mw.1);
         if out_of_rate {
             cell.flags |= flag::CLP;
         }
-        cell.er = er as f32;
-        cell.ccr = ccr as f32;
+        cell.set_er(er as f32);
+        cell.set_ccr(ccr as f32);
         self.net.flow_mut(f).cells_sent += 1;
         self.totals.cells_sent += 1;
         let p = self.net.source_port(f);
@@ -133,7 +123,7 @@ impl Sim<'_> {
                     cell.flags & flag::CI != 0,
                     cell.flags & flag::NI != 0,
                     cell.flags & flag::BN != 0,
-                    cell.er as f64,
+                    cell.er() as f64,
                 );
                 // Rule 1 pacing follows the new ACR from the last cell sent.
                 self.net.dir_mut(g).reset_pacing();

@@ -183,12 +183,12 @@ impl Sim<'_> {
                 // its VC at this node gives feedback (spec 2.1).
                 let peer = self.net.peer_port(f, hop);
                 if peer != NO_PORT {
-                    let er_in = cell.er;
+                    let er_in = cell.er();
                     self.net.ports[peer as usize]
                         .alloc
                         .on_backward_rm(now, &mut cell);
                     if self.trace.on {
-                        let (c, ccr, er) = (cell.connection(), cell.ccr, cell.er);
+                        let (c, ccr, er) = (cell.connection(), cell.ccr(), cell.er());
                         self.trace_feedback(now, peer as usize, c, [ccr, er_in, er], true);
                     }
                 }

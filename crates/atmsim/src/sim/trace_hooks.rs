@@ -73,7 +73,7 @@ impl<'a> Sim<'a> {
             self.trace_drop(now, p, &cell, None);
             return;
         }
-        let er_in = cell.er;
+        let er_in = cell.er();
         if self.trace.records(Kind::Load)
             && cell.class() == crate::cell::ServiceClass::Abr
             && !cell.is_backward_rm()
@@ -86,7 +86,7 @@ impl<'a> Sim<'a> {
             self.trace_interval(now, p);
         }
         if cell.is_rm() && !cell.is_backward_rm() && self.net.ports[p].alloc.is_active() {
-            let rates = [cell.ccr, er_in, cell.er];
+            let rates = [cell.ccr(), er_in, cell.er()];
             self.trace_feedback(now, p, cell.connection(), rates, false);
         }
         match self.admit(now, p, cell) {
@@ -254,7 +254,7 @@ impl<'a> Sim<'a> {
         let (event, er, ci, ni) = match brm {
             Some(b) => (
                 "brm",
-                mbps(b.er as f64),
+                mbps(b.er() as f64),
                 (b.flags & crate::cell::flag::CI != 0) as u8 as f64,
                 (b.flags & crate::cell::flag::NI != 0) as u8 as f64,
             ),
