@@ -623,7 +623,7 @@ mod tests {
                 .unwrap()
                 .bytes
         };
-        let per_port = (155_520_000u64 / 1000 / 424 + 1) * 32 * 2;
+        let per_port = (155_520_000u64 / 1000 / 424 + 1) * 24 * 2;
         assert!(
             part(&sc) >= per_port * 10,
             "{} < {}",

@@ -719,8 +719,8 @@ impl Timings {
     }
 }
 
-/// What each flow's ABR source writes in its RM cells and keeps for the whole run (MCR,
-/// weight), indexed by flow, for the allocators ([`PortEnv::rm_fields`]); the default for
+/// The RM-cell fields of each flow's ABR source that stay the same for the whole run (MCR,
+/// weight; a cell does not carry them), indexed by flow, for the allocators ([`PortEnv::rm_fields`]); the default for
 /// flows without an ABR source. A connection's two directions share its ABR parameters.
 fn rm_fields(s: &Scenario) -> Vec<RmFields> {
     s.connections

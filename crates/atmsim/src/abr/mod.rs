@@ -63,8 +63,9 @@ pub struct AbrParams {
     pub source_queue: Option<u64>,
     /// Rate policy.
     pub policy: SourcePolicy,
-    /// General-weighted-fairness weight (ATMF 98-0408), carried in forward RM cells for
-    /// the `gw` allocator; 1 by default.
+    /// General-weighted-fairness weight (ATMF 98-0408), which the `gw` allocator learns
+    /// with the MCR at the VC's first forward RM cell (given to the ports when the network
+    /// is built: [`crate::allocator::RmFields`]); 1 by default.
     pub weight: f64,
 }
 

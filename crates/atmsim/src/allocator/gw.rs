@@ -18,9 +18,11 @@
 //! sum_j w_j AL(j)`, `AL(j) = min(1, (SourceRate(j) - MCR_j) / ExcessFairShare(j))` (eqs
 //! 20-23); B, ExcessFairShare(i) / z (eq 24); D, VCShare above z = 1 + delta, else
 //! max(w_i WtMaxAllocPrevious, VCShare), WtMaxAllocCurrent = max(.., Excess_ER / w_i)
-//! (eqs 29-32). MCR_i and w_i are learnt at the VC's first forward RM cell, from the
-//! fields its source writes in every RM cell ([`RmFields`], handed to the port when the
-//! network is built since they do not change); SourceRate is the CCR of forward RM cells, or the measured rate
+//! (eqs 29-32). MCR_i and w_i are learnt at the VC's first forward RM cell: TM 4.0 carries
+//! MCR in every RM cell and 98-0408 has the switch learn w_i at set-up; both stay the same
+//! for the whole connection, so the simulator hands them to the port when the network is
+//! built ([`RmFields`]) instead of carrying them in each cell. SourceRate is the CCR of
+//! forward RM cells, or the measured rate
 //! with `per_vc_ccr` (the paper's figure 7). With `alpha` < 1, z and sum_j w_j AL(j) are
 //! averaged exponentially (section 4.4). Rates are cells/s.
 

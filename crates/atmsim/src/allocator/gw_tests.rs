@@ -273,3 +273,51 @@ fn alpha_outside_zero_one_is_refused_naming_the_key() {
         );
     }
 }
+
+#[test]
+fn a_built_port_learns_each_vcs_mcr_and_weight_at_its_first_forward_rm_cell() {
+    // Flows 1 and 4 cross port 0 (slots 0 and 1), the others port 1. The network hands the
+    // port every flow's RM fields; a VC counts with MCR 0 and weight 1 until its own first
+    // forward RM cell, then with its source's values rounded as a 32-bit RM field is.
+    use crate::allocator::PortEnv;
+    use crate::port::{SlotTable, VcSlots};
+    use crate::registry::Build;
+    use std::sync::Arc;
+    let routes: [&[u32]; 6] = [&[1], &[0], &[1], &[1], &[0], &[1]];
+    let (table, flows) = SlotTable::from_routes(&routes, &[0, 1]);
+    let fields: Vec<RmFields> = (0..6)
+        .map(|f| RmFields::of_source(1000.0 * f as f64 + 0.1, 1.0 + f as f64 / 3.0))
+        .collect();
+    let env = PortEnv {
+        link_rate: 100_000.0,
+        flows: 6,
+        vcs: flows.of(0),
+        slots: VcSlots::Routes(Arc::new(table)),
+        rm_fields: &fields,
+    };
+    assert_eq!(env.vcs, &[1, 4]);
+    let mut g = Gw::build(&cfg(GwScheme::A), &env);
+    let learnt = |g: &Gw| [0, 1].map(|s| (g.vcs[s].mcr, g.vcs[s].weight));
+    assert_eq!(learnt(&g), [(0.0, 1.0), (0.0, 1.0)]);
+    let rm = |g: &mut Gw, flow: u32| {
+        let mut cell = frm(0, 10_000.0);
+        cell.flow = flow;
+        g.on_arrival(0, &mut cell, 0);
+    };
+    rm(&mut g, 4);
+    let (f1, f4) = (fields[1], fields[4]);
+    assert_eq!(f4.mcr, (4000.1_f32) as f64);
+    assert_eq!(f4.weight, (1.0 + 4.0 / 3.0) as f32 as f64);
+    assert_eq!(learnt(&g), [(0.0, 1.0), (f4.mcr, f4.weight)]);
+    rm(&mut g, 1);
+    assert_eq!(learnt(&g), [(f1.mcr, f1.weight), (f4.mcr, f4.weight)]);
+}
+
+#[test]
+fn a_weight_whose_32_bits_are_zero_reads_as_one() {
+    // As the RM cell's weight field did: 0 bits meant "no weight given".
+    assert_eq!(RmFields::of_source(5.0, 0.0).weight, 1.0);
+    assert_eq!(RmFields::of_source(5.0, 1e-50).weight, 1.0);
+    assert_eq!(RmFields::of_source(5.0, 2.5).weight, 2.5);
+    assert_eq!(RmFields::default(), RmFields::of_source(0.0, 1.0));
+}

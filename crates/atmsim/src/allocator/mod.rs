@@ -59,8 +59,8 @@ pub struct PortEnv<'a> {
     pub vcs: &'a [u32],
     /// Where each (flow, hop) finds its slot in this port's tables.
     pub slots: VcSlots,
-    /// The RM-cell fields each flow's ABR source writes that do not change during a run,
-    /// indexed by flow (see [`RmFields`]).
+    /// The RM-cell fields of each flow's ABR source that do not change during a run (MCR,
+    /// weight), which a cell does not carry, indexed by flow (see [`RmFields`]).
     pub rm_fields: &'a [RmFields],
 }
 

@@ -5,8 +5,8 @@
 //! every cell offered to it and sends them in the order they came. A TCP sender hands it
 //! whole frames (a segment, or an ACK) at once, so its queue is always some frames of that
 //! flow, the first perhaps partly sent. [`FrameRuns`] holds each as a run
-//! (frame, first cell not yet sent, cells queued) of 20 bytes, not as one 24-byte cell per
-//! cell, and makes each cell as it leaves, the same cell the sender's segmentation made
+//! (frame, first cell not yet sent, cells queued) of 20 bytes, not as one 16-byte cell per
+//! cell (an 11-cell segment: 20 bytes instead of 176), and makes each cell as it leaves, the same cell the sender's segmentation made
 //! before ([`crate::network::Network::new_cell`]). The buffer keeps every count as if the
 //! cells were queued one by one (`PortBuffer::arrive_frame`), so results do not change.
 
