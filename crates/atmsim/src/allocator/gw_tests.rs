@@ -69,10 +69,10 @@ fn closed_loop(g: &mut Gw, vcs: &[(f64, f64)], start: f64) -> Vec<f64> {
             }
         }
         g.on_timer(now + 10 * PS_PER_MS, 0);
-        for c in 0..vcs.len() {
+        for (c, rate) in rates.iter_mut().enumerate() {
             let mut b = brm(c as u32);
             g.on_backward_rm(0, &mut b);
-            rates[c] = b.er() as f64;
+            *rate = b.er() as f64;
         }
     }
     rates
