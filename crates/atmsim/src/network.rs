@@ -720,8 +720,9 @@ impl Timings {
 }
 
 /// The RM-cell fields of each flow's ABR source that stay the same for the whole run (MCR,
-/// weight; a cell does not carry them), indexed by flow, for the allocators ([`PortEnv::rm_fields`]); the default for
-/// flows without an ABR source. A connection's two directions share its ABR parameters.
+/// weight; a cell does not carry them), indexed by flow, for the allocators
+/// ([`PortEnv::rm_fields`]); the default for flows without an ABR source. A connection's two
+/// directions share its ABR parameters.
 fn rm_fields(s: &Scenario) -> Vec<RmFields> {
     s.connections
         .iter()

@@ -158,8 +158,7 @@ impl Build<GwCfg, PortEnv<'_>> for Gw {
     fn build(cfg: &GwCfg, env: &PortEnv) -> Self {
         let mut gw = Gw::with_slots(cfg.clone(), env.link_rate, env.vcs.len(), env.slots.clone());
         for (slot, &f) in env.vcs.iter().enumerate() {
-            let fields = env.rm_fields.get(f as usize).copied().unwrap_or_default();
-            gw.set_source(slot, fields);
+            gw.set_source(slot, env.rm_fields[f as usize]);
         }
         gw
     }
