@@ -114,6 +114,12 @@ impl UnitTime {
         }
     }
 
+    /// The longest duration [`UnitTime::next_duration`] gives: the whole picoseconds of a
+    /// unit, plus one if the unit is not a whole number of them.
+    pub fn longest(&self) -> Time {
+        self.whole + Time::from(self.rem > 0)
+    }
+
     /// The exact duration of one unit in seconds (for reporting).
     pub fn unit_secs(&self) -> f64 {
         (self.whole as f64 + self.rem as f64 / self.rate_bps as f64) / PS_PER_S as f64

@@ -49,6 +49,12 @@ impl DelayLine {
         Some((c, self.cells.front().map(|(t, _)| *t)))
     }
 
+    /// Makes room for `cells` cells on the line in all ([`Fifo::reserve`]): for a burst
+    /// known to put that many on it at once.
+    pub fn reserve(&mut self, cells: usize) {
+        self.cells.reserve(cells);
+    }
+
     /// Cells on the line.
     pub fn len(&self) -> usize {
         self.cells.len()

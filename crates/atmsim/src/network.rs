@@ -56,6 +56,18 @@ pub struct LineTiming {
     pub prop: Time,
 }
 
+impl LineTiming {
+    /// The fewest cells on the line right after the last of `k` cells sent back to back
+    /// went onto it: those sent within one propagation delay before it, at least
+    /// `prop / longest cell time` (a cell is on the line from the start of its transmission
+    /// until its arrival), and never more than `k`. A line's ring holds at least this many
+    /// then, whatever its capacity.
+    pub fn in_flight_after(&self, k: u32) -> u32 {
+        let within = (self.prop / self.unit.longest()).max(1);
+        within.min(u64::from(k)) as u32
+    }
+}
+
 /// RM and VBR cells a port sent since the last time-series sample.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SpecialSent {

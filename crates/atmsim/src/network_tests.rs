@@ -173,3 +173,52 @@ fn rm_and_vbr_counts_are_kept_only_for_samples() {
     assert!(net.special_sent.is_empty());
     net.count_special_sent(3, &rm); // nothing to count into, and no panic
 }
+
+/// [`LineTiming::in_flight_after`] never says more than a burst of `k` cells sent back to
+/// back puts on the line at once (its ring reserves that much: more would be memory the
+/// doubling never takes), and at a long line it is the whole burst.
+#[test]
+fn in_flight_after_is_a_floor_of_a_back_to_back_burst() {
+    use atmsim_kernel::UnitTime;
+    use std::collections::VecDeque;
+    let ms = 1_000_000_000;
+    for (rate, prop) in [
+        (155_520_000, ms),
+        (155_520_000, 0),
+        (155_520_000, 1),
+        (155_520_000, 2_726_337),
+        (155_520_000, 2_726_338),
+        (155_520_000, 10 * 2_726_337 + 5),
+        (1_000_000_000, 424_000),
+        (1_500_000, 2 * ms),
+        (424, 5 * ms),
+    ] {
+        let line = LineTiming {
+            unit: UnitTime::new(rate, crate::cell::CELL_BITS as u64),
+            prop,
+        };
+        for k in [1u32, 2, 3, 11, 12, 100, 367, 400] {
+            let (mut acc, mut now, mut on_line) = (0, 0, VecDeque::new());
+            for _ in 0..k {
+                while on_line.front().is_some_and(|&a| a <= now) {
+                    on_line.pop_front();
+                }
+                let d = line.unit.next_duration(&mut acc);
+                on_line.push_back(now + d + prop);
+                now += d;
+            }
+            let floor = line.in_flight_after(k);
+            assert!(
+                (1..=k).contains(&floor) && floor as usize <= on_line.len(),
+                "rate {rate}, prop {prop}, k {k}: {floor} > {} on the line",
+                on_line.len()
+            );
+        }
+    }
+    let oc3_ms = LineTiming {
+        unit: UnitTime::new(155_520_000, crate::cell::CELL_BITS as u64),
+        prop: ms,
+    };
+    assert_eq!(oc3_ms.in_flight_after(12), 12, "a segment fits a 1 ms line");
+    assert_eq!(oc3_ms.in_flight_after(10_000), 366, "1 ms / 2.73 us");
+}
