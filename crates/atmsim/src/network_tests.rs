@@ -194,7 +194,7 @@ fn in_flight_after_is_a_floor_of_a_back_to_back_burst() {
         (424, 5 * ms),
     ] {
         let line = LineTiming {
-            unit: UnitTime::new(rate, crate::cell::CELL_BITS as u64),
+            unit: UnitTime::new(rate, crate::cell::CELL_BITS),
             prop,
         };
         for k in [1u32, 2, 3, 11, 12, 100, 367, 400] {
@@ -216,7 +216,7 @@ fn in_flight_after_is_a_floor_of_a_back_to_back_burst() {
         }
     }
     let oc3_ms = LineTiming {
-        unit: UnitTime::new(155_520_000, crate::cell::CELL_BITS as u64),
+        unit: UnitTime::new(155_520_000, crate::cell::CELL_BITS),
         prop: ms,
     };
     assert_eq!(oc3_ms.in_flight_after(12), 12, "a segment fits a 1 ms line");

@@ -115,8 +115,7 @@ fn an_error_names_the_connection_by_its_index() {
             {"name": "b", "from": "h0", "to": "h1", "traffic": {"kind": "tcp"}},
             {"name": "c", "from": "h0", "to": "nowhere", "traffic": {"kind": "tcp"}}]}"#;
     let e = resolve(&from_json_str(text).expect("parses"))
-        .err()
-        .expect("an unknown host is refused")
+        .expect_err("an unknown host is refused")
         .to_string();
     assert!(e.contains("connection[2].to"), "{e}");
 }
