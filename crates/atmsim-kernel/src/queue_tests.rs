@@ -163,6 +163,61 @@ fn long_buckets_out_of_order_pop_in_the_heap_order() {
     }
 }
 
+/// A long bucket of sources in step behind old events later than them (timers set long
+/// ago), some tied with each other: the old ones go after the run's last node as it is
+/// relinked; with newer events later still, they fall between and are merged in at the end
+/// (up to `MAX_STRAGGLERS`); with more of them, or some far out of order, the bucket takes
+/// the sort path. The order is the binary heap's in every case.
+#[test]
+fn old_late_events_behind_a_long_bucket_pop_in_the_heap_order() {
+    let slot = 1u64 << SLOT_SHIFT;
+    for (late, newer, scattered) in [
+        (1, 0, 0),
+        (3, 0, 0),
+        (1, 1, 0),
+        (5, 2, 0),
+        (8, 3, 0),
+        (9, 3, 0),
+        (30, 1, 0),
+        (5, 2, 2),
+        (2, 1, 40),
+    ] {
+        let mut rng = RngStream::new(late + 10 * newer + 100 * scattered, "queue/late-behind");
+        let mut q = EventQueue::with_capacity(16);
+        let mut r = Reference::default();
+        let base = 20 * slot;
+        let mut id = 0u32;
+        let mut push = |q: &mut EventQueue<u32>, r: &mut Reference, t: Time| {
+            q.schedule(t, id);
+            r.schedule(t, id);
+            id += 1;
+        };
+        // The old ones first (the bucket's tail), late in the slot, some tied.
+        for k in 0..late {
+            push(&mut q, &mut r, base + slot / 2 + 7 * (k / 2));
+        }
+        // Then the sources' events, in time order, many at one time.
+        for k in 0..4000u64 {
+            push(&mut q, &mut r, base + slot / 4 + k / 1000);
+        }
+        // Then newer events later than the old ones, and a few anywhere.
+        for k in 0..newer {
+            push(&mut q, &mut r, base + slot - 1 - k);
+        }
+        for _ in 0..scattered {
+            push(&mut q, &mut r, base + rng.below(slot));
+        }
+        while let Some(x) = r.pop() {
+            assert_eq!(
+                q.pop(),
+                Some(x),
+                "late {late}, newer {newer}, scattered {scattered}"
+            );
+        }
+        assert!(q.is_empty());
+    }
+}
+
 #[test]
 fn pop_until_stops_at_the_limit_and_keeps_the_rest() {
     let mut q = EventQueue::default();
