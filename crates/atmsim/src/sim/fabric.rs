@@ -49,12 +49,12 @@ impl Sim<'_> {
     /// reaching a free transmitter is sent at once, the next one arms the transmit-done
     /// event, and once that is pending the others only join the queue, all in one step.
     ///
-    /// [`PortBuffer::hold_frames`]: crate::port::PortBuffer::hold_frames
-    ///
     /// The cells queued before the frame and the frame's leave back to back, so the line
     /// will hold at least [`LineTiming::in_flight_after`] of them at once: its ring takes
     /// that room now, in one step instead of doubling cell by cell (the same capacity in
     /// the end, fewer allocations and copies; issue 14).
+    ///
+    /// [`PortBuffer::hold_frames`]: crate::port::PortBuffer::hold_frames
     pub(super) fn offer_frame(&mut self, now: Time, p: usize, (tag, frame): (u32, u32), n: u32) {
         let port = &mut self.net.ports[p];
         let ahead = port.buf.queued().saturating_add(n);
