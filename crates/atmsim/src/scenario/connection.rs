@@ -45,7 +45,7 @@ pub fn resolve_all<'f>(
     for (i, c) in f.connection.iter().enumerate() {
         p.clear();
         p.push_str("connection[");
-        push_decimal(&mut p, i);
+        p.push_str(itoa::Buffer::new().format(i));
         p.push(']');
         if c.name.trim().is_empty() {
             return err(format!("{p}.name"), "must not be empty");
@@ -71,22 +71,6 @@ pub fn resolve_all<'f>(
         )?);
     }
     Ok((out, names))
-}
-
-/// Appends `n` in decimal to `s`, as `write!(s, "{n}")` does, without the formatting
-/// machinery.
-fn push_decimal(s: &mut String, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut k = digits.len();
-    loop {
-        k -= 1;
-        digits[k] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    s.extend(digits[k..].iter().map(|&d| char::from(d)));
 }
 
 struct Defaults {

@@ -96,15 +96,6 @@ fn llc_snap_is_part_of_what_parameters_depend_on() {
 }
 
 #[test]
-fn decimal_indices_read_as_formatted() {
-    for n in [0, 7, 10, 99, 100, 12_345, 1_000_000_007, usize::MAX] {
-        let mut s = String::from("connection[");
-        super::push_decimal(&mut s, n);
-        assert_eq!(s, format!("connection[{n}"));
-    }
-}
-
-#[test]
 fn an_error_names_the_connection_by_its_index() {
     let text = r#"{"measurement": {"duration": "1 s"},
         "node": [{"name": "s", "kind": "switch"}, {"name": "h0", "kind": "host"},
