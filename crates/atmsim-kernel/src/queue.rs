@@ -12,8 +12,8 @@
 //!   - the run, usually: the current slot's bucket list relinked in place in `(time, seq)`
 //!     order (no copy), popped by following `next` from `run`;
 //!   - `near`, a vector sorted by `(time, seq)` with a read cursor (`near[head..]` are
-//!     pending): when the bucket was long and far out of order, or an event scheduled
-//!     into the current slot could not be linked into the run in a few steps;
+//!     pending): when events scheduled into the current slot far out of order used up the
+//!     slot's budget for walking the run;
 //! * the wheel, `SLOTS` unsorted buckets: events with `cur < s < cur + SLOTS`, bucket
 //!   `s mod SLOTS` (a bitmap of non-empty buckets finds the next one). A bucket is a
 //!   singly linked list of nodes (newest first) in one shared vector (`nodes`, with a free
@@ -29,14 +29,18 @@
 //! current slot runs dry, `cur` moves to the next non-empty slot and its bucket's list
 //! becomes the run: taken newest first, each node goes in front of the run (scheduling
 //! order is usually time order) or after the last earlier node, at most `MAX_STEPS` steps
-//! on; a node needing more (a long bucket far out of order) sends the whole bucket to
-//! `near`, sorted there by sub-slots. Then overflow events that now fall inside the
-//! wheel's span move into it. An event scheduled into the current slot goes after the
-//! run's last node, before its first (an event at `now`: the first node takes it and a new
-//! node what it held), or a few steps in; else the run moves to `near` first. A node popped
-//! from the run goes back to the free list at once, so the next event scheduled reuses it
-//! while it is in cache: no allocation once warm. A pop is O(1); a push into `near` is a
-//! binary search and a short move.
+//! on; up to `MAX_STRAGGLERS` nodes needing more are merged in at the end, and a bucket
+//! with more (far out of order) is sorted by sub-slots in `near` and written back into its
+//! own nodes. Then overflow events that now fall inside the wheel's span move into it. An
+//! event scheduled into the current slot goes after the run's last node, before its first
+//! (an event at `now`: the first node takes it and a new node what it held), or after the
+//! last earlier node, looked for from the node linked in last (usually right before it) or
+//! from the first, a few steps on or, within a budget of steps per slot linear in its
+//! events, farther; past the budget the run moves to `near` first. A node popped from the
+//! run goes back to the free list at once, so the next event scheduled reuses it while it
+//! is in cache: no allocation once warm. A pop is O(1); a push into the run O(1) when
+//! events come in time order, and linear in a slot's events in all; a push into `near` is
+//! a binary search and a move of the later events.
 //!
 //! Measured on `atmsim bench` (issue 13/14, docs/performance.md): the slot narrower than a
 //! 155.52 Mbit/s cell time keeps a port's next transmission out of `near` (no sorted
@@ -60,6 +64,9 @@ const MAX_STEPS: usize = 8;
 /// The most nodes of a bucket that may miss their place by more than [`MAX_STEPS`] and be
 /// merged into its run afterwards (see [`EventQueue::take_bucket`]).
 const MAX_STRAGGLERS: usize = 8;
+/// Steps a slot may spend walking its run to place events scheduled into it, beyond one per
+/// event its bucket held (see [`EventQueue::place_in_run`]).
+const WALK_SLACK: usize = 64;
 
 #[derive(Clone, Copy, Debug)]
 struct Entry<E> {
@@ -152,6 +159,13 @@ pub struct EventQueue<E: Copy> {
     /// (issue 14: with a run's nodes given back together once it was done, the ABR + ERICA
     /// row at 10 000 VCs, 40 000 pending events, took 1.7x the CPU).
     run_last: u32,
+    /// The node last linked into the middle of the run (`NIL` if none this slot): where the
+    /// next such event usually goes, right after it. Checked before use: popped since, it
+    /// has a key below the run's first ([`EventQueue::pending_hint`]).
+    run_hint: u32,
+    /// Steps left to this slot for walking the run to an event's place (see
+    /// [`EventQueue::place_in_run`]).
+    walk_budget: usize,
     /// Sorted by `(time, seq)`; the pending ones are `near[head..]`.
     near: Vec<Entry<E>>,
     /// The read cursor of `near`.
@@ -193,6 +207,8 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             run: NIL,
             run_last: NIL,
+            run_hint: NIL,
+            walk_budget: 0,
             near: Vec::with_capacity(64),
             head: 0,
             nodes: Vec::new(),
@@ -262,14 +278,24 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Puts an entry of the current slot (or an earlier one) in its place: in the run if
-    /// there is one, else in `near`.
+    /// there is one, else in `near` if it holds pending events, else as a new run.
     #[inline(always)]
     fn place_near(&mut self, e: Entry<E>) {
         if self.run != NIL {
             self.insert_into_run(e);
-        } else {
+        } else if self.head < self.near.len() {
             self.insert_near(e);
+        } else {
+            self.start_run_with(e);
         }
+    }
+
+    /// Makes `e` the whole run (nothing of the current slot is pending).
+    #[inline(always)]
+    fn start_run_with(&mut self, e: Entry<E>) {
+        let i = self.new_node(e, NIL);
+        (self.run, self.run_last, self.run_hint) = (i, i, NIL);
+        self.walk_budget = WALK_SLACK;
     }
 
     /// Puts an entry of the current slot in its place in `near` (the run is empty).
@@ -436,7 +462,8 @@ impl<E: Copy> EventQueue<E> {
                 self.stragglers.push(i);
             } else {
                 let rest = self.stragglers_onto(i);
-                self.bucket_to_near((first, last), rest);
+                let (last, n) = self.sort_bucket_list((first, last), rest);
+                self.start_run(first, last, n);
                 return;
             }
             i = next;
@@ -445,8 +472,16 @@ impl<E: Copy> EventQueue<E> {
         if !self.stragglers.is_empty() {
             self.merge_stragglers(first);
         }
+        self.start_run(first, last, n);
+    }
+
+    /// Makes the sorted list from `first` to `last`, the `n` events of the bucket just
+    /// taken, the current slot's run.
+    #[inline(always)]
+    fn start_run(&mut self, first: u32, last: u32, n: usize) {
         self.in_wheel -= n;
-        (self.run, self.run_last) = (first, last);
+        (self.run, self.run_last, self.run_hint) = (first, last, NIL);
+        self.walk_budget = n + WALK_SLACK;
     }
 
     /// Links the stragglers in front of the list `rest` (for `near`, which sorts them).
@@ -536,8 +571,8 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Puts `e`, of the current slot, in its place in the run (not empty): after its last
-    /// node, before its first (an event at `now`), or after the last earlier one a few
-    /// steps on; else the run moves to `near` first.
+    /// node, before its first (an event at `now`), after the last earlier one a few steps
+    /// on, or farther in within the slot's walk budget; else the run moves to `near` first.
     #[inline(never)]
     fn insert_into_run(&mut self, e: Entry<E>) {
         let key = key(e.time, e.seq);
@@ -547,13 +582,69 @@ impl<E: Copy> EventQueue<E> {
             self.run_last = i;
         } else if key < self.key(self.run) {
             self.insert_first(e);
-        } else if let Some(p) = self.last_before(self.run, key) {
+        } else if let Some(p) = self.place_in_run(key) {
             let i = self.new_node(e, NIL);
             self.link_after(p, i);
+            self.run_hint = i;
         } else {
             self.run_to_near();
             self.insert_near(e);
         }
+    }
+
+    /// The last node of the run with a key below `key` (which is above the run's first),
+    /// looked for from the run's hint if that is pending and earlier, else from the run's
+    /// first node: [`MAX_STEPS`] on, then farther within the slot's walk budget (None if
+    /// that is not enough).
+    ///
+    /// Issue 14: at 10 000 ABR sources in step, each source's cell waits a few ps for its
+    /// host port, so each of the thousands of events at one time schedules one a little
+    /// later in the same slot, right after the one scheduled before it: behind the events
+    /// still pending at that time, which `last_before` does not reach. The first of them
+    /// walks past those once; the rest start at the hint, one step. In `near` each was a
+    /// move of the events after it (740 M moved in the first 5 ms of the ERICA row). The
+    /// budget, the bucket's length and [`WALK_SLACK`] a slot, keeps a slot's walking linear
+    /// in its events whatever their order; past it, `near` takes them as before.
+    #[inline(always)]
+    fn place_in_run(&mut self, key: u128) -> Option<u32> {
+        let h = self.run_hint;
+        let start = if self.pending_hint(h) && self.key(h) < key {
+            h
+        } else {
+            self.run
+        };
+        self.last_before(start, key)
+            .or_else(|| self.walk_to_place(start, key))
+    }
+
+    /// [`EventQueue::place_in_run`] past [`MAX_STEPS`]: the walk from `start`, charged to
+    /// the slot's budget.
+    #[cold]
+    #[inline(never)]
+    fn walk_to_place(&mut self, mut p: u32, key: u128) -> Option<u32> {
+        loop {
+            let q = self.nodes[p as usize].next;
+            if q == NIL || self.key(q) > key {
+                return Some(p);
+            }
+            if self.walk_budget == 0 {
+                return None;
+            }
+            self.walk_budget -= 1;
+            p = q;
+        }
+    }
+
+    /// True if node `h` holds a pending event of the run: not `NIL`, not in the wheel
+    /// (slot up to the current one) and not popped (a key from the run's first on). A
+    /// popped node is free or holds a newer event: one of the wheel, or one linked into the
+    /// run since, which is then where it seems. Nodes of the current slot leave the run
+    /// otherwise only all at once ([`EventQueue::run_to_near`], which clears the hint).
+    #[inline(always)]
+    fn pending_hint(&self, h: u32) -> bool {
+        h != NIL
+            && slot_of(self.nodes[h as usize].time) <= self.cur
+            && self.key(h) >= self.key(self.run)
     }
 
     /// Puts `e` in front of the run: the run's first node takes `e`, and a new node after it
@@ -568,25 +659,35 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// Moves the events of a bucket being taken into `near`, sorted: the list `rest` (not
-    /// empty: the nodes not yet taken, the bucket's oldest, newest first), then the sorted
-    /// list from `first` to `last` (the newest); all the bucket's nodes go back to the free
-    /// list. `rest` goes in reversed, oldest first, so that `near` starts in scheduling
-    /// order: events of one time, which scheduling order already sorts (thousands of ABR
-    /// sources in step), then form one ascending run, which the sort only checks (issue 14:
-    /// in the reverse order it sorted them in full, 5 % of a 10 000-VC KVR run).
+    /// Sorts the events of a bucket being taken, the sorted list from `first` to `last`
+    /// (the newest) and the list `rest` (not empty: the nodes not yet taken, the bucket's
+    /// oldest, newest first), into one list from `first`; returns its last node and length.
+    /// The events are sorted in `near` and written back into the same nodes in list order
+    /// (the links stay), so the slot is a run that events scheduled into it join in place
+    /// (issue 14: in `near` each such event moved the ones after it). `rest` is copied in
+    /// reversed, oldest first, so that `near` starts in scheduling order: events of one
+    /// time, which scheduling order already sorts (thousands of ABR sources in step), then
+    /// form one ascending run, which the sort only checks (issue 14: in the reverse order it
+    /// sorted them in full, 5 % of a 10 000-VC KVR run).
     #[cold]
-    fn bucket_to_near(&mut self, (first, last): (u32, u32), rest: u32) {
+    fn sort_bucket_list(&mut self, (first, last): (u32, u32), rest: u32) -> (u32, usize) {
         self.near.clear();
         self.head = 0;
         let rest_last = self.copy_to_near(rest);
         self.near.reverse();
         self.copy_to_near(first);
-        self.in_wheel -= self.near.len();
         self.nodes[last as usize].next = rest;
-        self.nodes[rest_last as usize].next = self.free;
-        self.free = first;
         self.sort_bucket();
+        let mut i = first;
+        for k in 0..self.near.len() {
+            let node = &mut self.nodes[i as usize];
+            let next = node.next;
+            *node = Node::new(self.near[k], next);
+            i = next;
+        }
+        let n = self.near.len();
+        self.near.clear();
+        (rest_last, n)
     }
 
     /// Appends the events of the list from `i` to `near`; returns its last node.
@@ -607,6 +708,7 @@ impl<E: Copy> EventQueue<E> {
     fn run_to_near(&mut self) {
         self.near.clear();
         self.head = 0;
+        self.run_hint = NIL;
         let first = self.run;
         self.copy_to_near(first);
         self.nodes[self.run_last as usize].next = self.free;

@@ -327,6 +327,93 @@ fn pushes_into_the_current_run_pop_in_the_heap_order() {
     }
 }
 
+/// Sources in step: thousands of events at one time ahead of later events of their slot,
+/// each of which schedules one a few ps later, right after the one scheduled before it (an
+/// ABR source's cell waiting for its host port). They join the run in place, whether the
+/// bucket was relinked or sorted (old events later in the slot, more than
+/// `MAX_STRAGGLERS`): the slot never goes to `near`, and the order is the binary heap's.
+#[test]
+fn events_scheduled_behind_sources_in_step_join_the_run_in_place() {
+    let slot = 1u64 << SLOT_SHIFT;
+    for old_late in [0, 2 * MAX_STRAGGLERS as u64] {
+        let mut q = EventQueue::with_capacity(16);
+        let mut r = Reference::default();
+        let base = 20 * slot;
+        let at = base + slot / 4;
+        let mut id = 0u32;
+        let mut push = |q: &mut EventQueue<u32>, r: &mut Reference, t: Time| {
+            q.schedule(t, id);
+            r.schedule(t, id);
+            id += 1;
+        };
+        for k in 0..old_late {
+            push(&mut q, &mut r, base + slot / 2 + k);
+        }
+        for _ in 0..3000 {
+            push(&mut q, &mut r, at);
+        }
+        for k in 0..50 {
+            push(&mut q, &mut r, base + slot / 2 + 100 + k);
+        }
+        let mut joined = 0;
+        while let Some(x) = r.pop() {
+            assert_eq!(q.pop(), Some(x), "old_late {old_late}");
+            if x.0 == at {
+                push(&mut q, &mut r, at + 7);
+                joined += 1;
+            }
+            assert!(q.run != NIL || q.near.is_empty() || r.heap.is_empty());
+            assert!(
+                q.near.is_empty(),
+                "old_late {old_late}: the slot went to `near`"
+            );
+        }
+        assert_eq!(joined, 3000);
+        assert!(q.is_empty());
+    }
+}
+
+/// Events scheduled into a long run at random places: each walks the run to its place
+/// until the slot's walk budget (one step per event of the bucket, and a little more) is
+/// spent, and then the run goes to `near`, sorted. The order is the binary heap's on both
+/// paths.
+#[test]
+fn walks_into_a_run_stop_at_the_slot_budget() {
+    let slot = 1u64 << SLOT_SHIFT;
+    for seed in 0..4u64 {
+        let mut rng = RngStream::new(seed, "queue/walk-budget");
+        let mut q = EventQueue::with_capacity(16);
+        let mut r = Reference::default();
+        let base = 20 * slot;
+        let mut id = 0u32;
+        let mut push = |q: &mut EventQueue<u32>, r: &mut Reference, t: Time| {
+            q.schedule(t, id);
+            r.schedule(t, id);
+            id += 1;
+        };
+        // One bucket in time order over the first half of the slot: relinked as one run.
+        for k in 0..2000 {
+            push(&mut q, &mut r, base + k * (slot / 4000));
+        }
+        let mut budget_at_near = None;
+        while let Some(x) = r.pop() {
+            assert_eq!(q.pop(), Some(x), "seed {seed}");
+            if x.0 < base + slot && r.seq < 6000 {
+                push(&mut q, &mut r, x.0 + rng.below(base + slot - x.0));
+            }
+            if budget_at_near.is_none() && q.run == NIL && q.head < q.near.len() {
+                budget_at_near = Some(q.walk_budget);
+            }
+        }
+        assert_eq!(
+            budget_at_near,
+            Some(0),
+            "seed {seed}: the run went to `near` early"
+        );
+        assert!(q.is_empty());
+    }
+}
+
 /// Periodic timers held outside the queue, as the engine's tick rings do: every timer's
 /// number is reserved when the reference schedules it, and only the earliest pending timer
 /// is in the queue at any time ([`EventQueue::schedule_reserved`]). Other events are
@@ -461,7 +548,8 @@ fn peek_near_names_the_next_events_in_order() {
         let (mut id, mut now) = (0u32, 0);
         for step in 0..4000 {
             // Now and then a burst into one slot, in no order of time: a long bucket, which
-            // goes to the sorted `near` path.
+            // is sorted, and which the events scheduled into it at random places send to
+            // `near` once the slot's walk budget is spent.
             let burst = if step % 50 == 0 {
                 40 + rng.below(200)
             } else {
