@@ -257,6 +257,9 @@ impl<E: Copy> EventQueue<E> {
     pub fn schedule_reserved(&mut self, time: Time, seq: u64, event: E) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         debug_assert!(seq < self.next_seq, "sequence number not reserved");
+        // Its key may be below those of events already popped: the hint's check no longer
+        // holds for a node popped before ([`EventQueue::pending_hint`]).
+        self.run_hint = NIL;
         self.place(Entry { time, seq, event });
     }
 
@@ -635,11 +638,15 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// True if node `h` holds a pending event of the run: not `NIL`, not in the wheel
-    /// (slot up to the current one) and not popped (a key from the run's first on). A
-    /// popped node is free or holds a newer event: one of the wheel, or one linked into the
-    /// run since, which is then where it seems. Nodes of the current slot leave the run
-    /// otherwise only all at once ([`EventQueue::run_to_near`], which clears the hint).
+    /// True if node `h`, the hint, holds a pending event of the run: not `NIL`, not in the
+    /// wheel (slot up to the current one) and not popped (a key from the run's first on).
+    /// A popped node is free, or holds a newer event: one of the wheel, or one linked into
+    /// the run since, which is then where it seems. When the hint was popped it was the
+    /// earliest pending event, and every event scheduled since has a later key (a fresh
+    /// number, at `now` or later), so a free one's key is below the run's first; a reserved
+    /// number may be below it, so [`EventQueue::schedule_reserved`] clears the hint. Nodes
+    /// of the current slot leave the run otherwise only all at once
+    /// ([`EventQueue::run_to_near`], which clears it too).
     #[inline(always)]
     fn pending_hint(&self, h: u32) -> bool {
         h != NIL
