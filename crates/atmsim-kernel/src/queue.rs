@@ -161,7 +161,7 @@ pub struct EventQueue<E: Copy> {
     run_last: u32,
     /// The node last linked into the middle of the run (`NIL` if none this slot): where the
     /// next such event usually goes, right after it. Checked before use: popped since, it
-    /// has a key below the run's first ([`EventQueue::pending_hint`]).
+    /// has a key below the run's first or is in the wheel ([`EventQueue::pending_hint`]).
     run_hint: u32,
     /// Steps left to this slot for walking the run to an event's place (see
     /// [`EventQueue::place_in_run`]).
@@ -257,9 +257,6 @@ impl<E: Copy> EventQueue<E> {
     pub fn schedule_reserved(&mut self, time: Time, seq: u64, event: E) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         debug_assert!(seq < self.next_seq, "sequence number not reserved");
-        // Its key may be below those of events already popped: the hint's check no longer
-        // holds for a node popped before ([`EventQueue::pending_hint`]).
-        self.run_hint = NIL;
         self.place(Entry { time, seq, event });
     }
 
@@ -642,11 +639,13 @@ impl<E: Copy> EventQueue<E> {
     /// wheel (slot up to the current one) and not popped (a key from the run's first on).
     /// A popped node is free, or holds a newer event: one of the wheel, or one linked into
     /// the run since, which is then where it seems. When the hint was popped it was the
-    /// earliest pending event, and every event scheduled since has a later key (a fresh
-    /// number, at `now` or later), so a free one's key is below the run's first; a reserved
-    /// number may be below it, so [`EventQueue::schedule_reserved`] clears the hint. Nodes
-    /// of the current slot leave the run otherwise only all at once
-    /// ([`EventQueue::run_to_near`], which clears it too).
+    /// earliest pending event, so a free one's key stays below the run's first unless an
+    /// event with a key below a popped one comes in: a reserved number, or an event in the
+    /// past (a model bug that only a debug build catches). Such an event goes in front of
+    /// the run, and [`EventQueue::insert_first`] then clears the hint (an independent review
+    /// found an event in the past lost before it did, issue 14). Nodes of the current slot
+    /// leave the run otherwise only all at once ([`EventQueue::run_to_near`], which clears
+    /// it too).
     #[inline(always)]
     fn pending_hint(&self, h: u32) -> bool {
         h != NIL
@@ -655,8 +654,12 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Puts `e` in front of the run: the run's first node takes `e`, and a new node after it
-    /// what it held.
+    /// what it held. Unless `e` is the newest event, at `now` or later, its key may be below
+    /// popped ones, so the hint is cleared ([`EventQueue::pending_hint`]).
     fn insert_first(&mut self, e: Entry<E>) {
+        if e.time < self.now || e.seq + 1 != self.next_seq {
+            self.run_hint = NIL;
+        }
         let r = self.run;
         let old = self.nodes[r as usize];
         let j = self.new_node(old.entry(), old.next);
