@@ -76,6 +76,12 @@ impl Reference {
     fn pop(&mut self) -> Option<(Time, u32)> {
         self.heap.pop().map(|e| (e.time, e.event))
     }
+    /// Schedules the next event, named by its number here, both in `q` and here.
+    fn schedule_both(&mut self, q: &mut EventQueue<u32>, time: Time) {
+        let id = self.seq as u32;
+        q.schedule(time, id);
+        self.schedule(time, id);
+    }
 }
 
 /// A random delay: mostly within a few slots (ties included), sometimes across the wheel,
@@ -186,26 +192,20 @@ fn old_late_events_behind_a_long_bucket_pop_in_the_heap_order() {
         let mut q = EventQueue::with_capacity(16);
         let mut r = Reference::default();
         let base = 20 * slot;
-        let mut id = 0u32;
-        let mut push = |q: &mut EventQueue<u32>, r: &mut Reference, t: Time| {
-            q.schedule(t, id);
-            r.schedule(t, id);
-            id += 1;
-        };
         // The old ones first (the bucket's tail), late in the slot, some tied.
         for k in 0..late {
-            push(&mut q, &mut r, base + slot / 2 + 7 * (k / 2));
+            r.schedule_both(&mut q, base + slot / 2 + 7 * (k / 2));
         }
         // Then the sources' events, in time order, many at one time.
         for k in 0..4000u64 {
-            push(&mut q, &mut r, base + slot / 4 + k / 1000);
+            r.schedule_both(&mut q, base + slot / 4 + k / 1000);
         }
         // Then newer events later than the old ones, and a few anywhere.
         for k in 0..newer {
-            push(&mut q, &mut r, base + slot - 1 - k);
+            r.schedule_both(&mut q, base + slot - 1 - k);
         }
         for _ in 0..scattered {
-            push(&mut q, &mut r, base + rng.below(slot));
+            r.schedule_both(&mut q, base + rng.below(slot));
         }
         while let Some(x) = r.pop() {
             assert_eq!(
@@ -340,26 +340,20 @@ fn events_scheduled_behind_sources_in_step_join_the_run_in_place() {
         let mut r = Reference::default();
         let base = 20 * slot;
         let at = base + slot / 4;
-        let mut id = 0u32;
-        let mut push = |q: &mut EventQueue<u32>, r: &mut Reference, t: Time| {
-            q.schedule(t, id);
-            r.schedule(t, id);
-            id += 1;
-        };
         for k in 0..old_late {
-            push(&mut q, &mut r, base + slot / 2 + k);
+            r.schedule_both(&mut q, base + slot / 2 + k);
         }
         for _ in 0..3000 {
-            push(&mut q, &mut r, at);
+            r.schedule_both(&mut q, at);
         }
         for k in 0..50 {
-            push(&mut q, &mut r, base + slot / 2 + 100 + k);
+            r.schedule_both(&mut q, base + slot / 2 + 100 + k);
         }
         let mut joined = 0;
         while let Some(x) = r.pop() {
             assert_eq!(q.pop(), Some(x), "old_late {old_late}");
             if x.0 == at {
-                push(&mut q, &mut r, at + 7);
+                r.schedule_both(&mut q, at + 7);
                 joined += 1;
             }
             assert!(q.run != NIL || q.near.is_empty() || r.heap.is_empty());
@@ -385,21 +379,15 @@ fn walks_into_a_run_stop_at_the_slot_budget() {
         let mut q = EventQueue::with_capacity(16);
         let mut r = Reference::default();
         let base = 20 * slot;
-        let mut id = 0u32;
-        let mut push = |q: &mut EventQueue<u32>, r: &mut Reference, t: Time| {
-            q.schedule(t, id);
-            r.schedule(t, id);
-            id += 1;
-        };
         // One bucket in time order over the first half of the slot: relinked as one run.
         for k in 0..2000 {
-            push(&mut q, &mut r, base + k * (slot / 4000));
+            r.schedule_both(&mut q, base + k * (slot / 4000));
         }
         let mut budget_at_near = None;
         while let Some(x) = r.pop() {
             assert_eq!(q.pop(), Some(x), "seed {seed}");
             if x.0 < base + slot && r.seq < 6000 {
-                push(&mut q, &mut r, x.0 + rng.below(base + slot - x.0));
+                r.schedule_both(&mut q, x.0 + rng.below(base + slot - x.0));
             }
             if budget_at_near.is_none() && q.run == NIL && q.head < q.near.len() {
                 budget_at_near = Some(q.walk_budget);
