@@ -548,7 +548,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "drive it. A run whose queues and links then grow past that limit (an open-loop\n"
                               "source into an unlimited buffer) stops with an error naming the port that holds\n"
                               "the most. ATMSIM_MEMORY_LIMIT=\"48 GiB\" (or \"off\") sets the limit instead.\n\n"
-                              "speed: a network whose state is 16 MiB or more (thousands of VCs) runs with cache\n"
+                              "speed: a network whose state is 14 MiB or more (thousands of VCs) runs with cache\n"
                               "hints for the events ahead; ATMSIM_CACHE_HINTS=on or off forces them either way\n"
                               "(the results are the same; only the time changes; docs/large-networks.md).",
                        formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -18,11 +18,13 @@ use atmsim_kernel::{MaybeTime, RngStream, Time, UnitTime};
 
 /// An output port: buffer, transmitter and the delay line of its link direction.
 ///
-/// 256 bytes on cache-line bounds: the transmitter, the allocator and the delay line in the
-/// first line, the buffer in the other three ([`PortBuffer`]). A cell that finds the
-/// transmitter free and the buffer empty touches three lines (issue 14: at 10 000 VCs most
-/// cells do, and each line is a cache miss; 312 bytes in the compiler's order straddled
-/// five or six). What ports share, the line rate's
+/// 192 bytes on cache-line bounds: the transmitter, the allocator and the delay line in the
+/// first line, the buffer in the other two ([`PortBuffer`]; its queues and drop counts are
+/// boxed on first use, so a port that never queues nor drops a cell is these three lines).
+/// A cell that finds the transmitter free and the buffer empty touches the three (issue 14:
+/// at 10 000 VCs most cells do, and each line is a cache miss; 312 bytes in the compiler's
+/// order straddled five or six, and 256 bytes with the queues inline were four lines of
+/// every port). What ports share, the line rate's
 /// unit time and the propagation delay, is in [`Network::timings`]; the RM and VBR cells
 /// sent since the last sample are in [`Network::special_sent`], touched only for those cells.
 #[derive(Debug)]

@@ -16,8 +16,9 @@ use std::sync::Arc;
 
 mod classes;
 mod frames;
-use classes::ClassQueues;
+mod queues;
 pub use frames::FrameRuns;
+use queues::PortQueues;
 
 /// Where each VC crossing a port sits in that port's per-VC tables (the buffer's counts,
 /// the allocator's state), so the tables hold only the VCs routed through the port
@@ -239,8 +240,8 @@ impl VcTable {
     }
 }
 
-/// Port counters. Those of every admitted cell come first; the drops, counted only for
-/// cells dropped, last (see [`PortBuffer`]'s layout).
+/// Port counters of the cells it admits; the drops, counted only for cells dropped, are
+/// with the queues ([`PortBuffer::dropped`]; see [`PortBuffer`]'s layout).
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct PortCounters {
@@ -258,15 +259,6 @@ pub struct PortCounters {
     /// Largest occupancy since the last [`PortBuffer::take_interval_max`] (the time
     /// series' interval maximum).
     interval_max: u32,
-    /// Cells dropped, per [`DropReason`].
-    pub dropped: [u64; 3],
-}
-
-impl PortCounters {
-    /// All drops.
-    pub fn dropped_total(&self) -> u64 {
-        self.dropped.iter().sum()
-    }
 }
 
 /// The outcome of a cell's arrival.
@@ -281,12 +273,13 @@ pub enum Admission {
 
 /// An output port's buffer and queues.
 ///
-/// 192 bytes in three cache lines (with the port on a line bound: [`crate::network::Port`]):
-/// the first two hold what the admission of every cell reads and writes (occupancy, the
-/// VC's slot and state, the policy, the counters of admitted cells); the third the class
-/// queues and the drop counts, which a cell reaching an idle port with an empty buffer
-/// does not touch (issue 14: at 10 000 VCs most cells reach such a port, and every line
-/// of it is a cache miss).
+/// 128 bytes in two cache lines (with the port on a line bound: [`crate::network::Port`]):
+/// what the admission of every cell reads and writes (occupancy, the VC's slot and state,
+/// the policy, the counters of admitted cells). The class queues, the frame runs and the
+/// drop counts, which a cell reaching an idle port with an empty buffer does not touch, are
+/// boxed on first use (`PortQueues`): most ports of a network with one host pair per VC
+/// never need them (issue 14: at 10 000 VCs most cells reach such a port, and every line
+/// of it is a cache miss; inline, they were a third line, 64 bytes of every port).
 #[derive(Debug)]
 #[repr(C)]
 pub struct PortBuffer {
@@ -297,13 +290,12 @@ pub struct PortBuffer {
     nonempty: u8,
     slots: VcSlots,
     vcs: VcTable,
-    /// The waiting frames of a host port that holds frames instead of cells
-    /// ([`PortBuffer::hold_frames`]); its class queues then stay empty.
-    frames: Option<Box<FrameRuns>>,
+    /// The class queues, the frame runs of a port that holds frames and the drop counts,
+    /// made on the first cell queued, frame held or cell dropped.
+    queues: Option<Box<PortQueues>>,
     policy: AnyPolicy,
     /// Counters.
     pub counters: PortCounters,
-    queues: ClassQueues,
 }
 
 impl PortBuffer {
@@ -323,7 +315,7 @@ impl PortBuffer {
         slots: VcSlots,
     ) -> Self {
         PortBuffer {
-            queues: ClassQueues::new(),
+            queues: None,
             nonempty: 0,
             occupancy: 0,
             capacity: capacity.unwrap_or(u32::MAX),
@@ -332,8 +324,28 @@ impl PortBuffer {
             vcs: VcTable::new(vcs),
             active_vcs: 0,
             counters: PortCounters::default(),
-            frames: None,
         }
+    }
+
+    /// The queues and drop counts, made on first use.
+    #[inline(always)]
+    fn queues_mut(&mut self) -> &mut PortQueues {
+        if self.queues.is_none() {
+            self.make_queues();
+        }
+        self.queues.as_deref_mut().expect("made above")
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn make_queues(&mut self) {
+        self.queues = Some(Box::new(PortQueues::new()));
+    }
+
+    /// The waiting frames of a buffer that holds frames.
+    #[inline]
+    fn frames(&self) -> Option<&FrameRuns> {
+        self.queues.as_deref().and_then(|q| q.frames.as_ref())
     }
 
     /// Makes this buffer hold whole frames of one flow, whose cells look like `template`
@@ -345,17 +357,20 @@ impl PortBuffer {
             self.takes_every_cell() && self.vcs_held() == 1 && self.occupancy == 0,
             "frames are held only in an empty, unlimited, tail-drop buffer of one VC"
         );
-        self.frames = Some(Box::new(FrameRuns::new(template)));
+        self.queues_mut().frames = Some(FrameRuns::new(template));
     }
 
     /// Holds cells again instead of frames: the cells of the frames waiting, if any, go into
     /// their class's queue in order (every count already holds them), so this may be called
     /// at any time, mid-run too (a trace attached late).
     pub fn hold_cells(&mut self) {
-        if let Some(mut runs) = self.frames.take() {
+        let Some(queues) = self.queues.as_deref_mut() else {
+            return;
+        };
+        if let Some(mut runs) = queues.frames.take() {
             let class = runs.class();
             while let Some(c) = runs.pop() {
-                self.queues.queue_mut(class).push_back(c);
+                queues.classes.queue_mut(class).push_back(c);
             }
         }
     }
@@ -373,7 +388,7 @@ impl PortBuffer {
     /// True when the buffer holds frames ([`PortBuffer::hold_frames`]).
     #[inline]
     pub fn holds_frames(&self) -> bool {
-        self.frames.is_some()
+        self.frames().is_some()
     }
 
     /// Cells `from..to` of a frame (`cells` long, tagged `tag`, emission number `frame`)
@@ -382,7 +397,7 @@ impl PortBuffer {
     /// with tail drop: the frame starts accepted, the high-water marks rise to the last).
     #[inline]
     pub fn arrive_frame(&mut self, tag: u32, frame: u32, (from, to): (u32, u32), cells: u32) {
-        let Some(runs) = self.frames.as_mut() else {
+        let Some(runs) = self.queues.as_deref_mut().and_then(|q| q.frames.as_mut()) else {
             panic!("arrive_frame at a buffer that holds cells");
         };
         runs.push(tag, frame, (from, to), cells);
@@ -409,7 +424,7 @@ impl PortBuffer {
     #[inline(always)]
     pub fn arrive(&mut self, cell: Cell, class: ServiceClass) -> Admission {
         debug_assert!(
-            self.frames.is_none(),
+            self.frames().is_none(),
             "a cell offered to a buffer holding frames"
         );
         match self.admission(&cell, true) {
@@ -427,7 +442,7 @@ impl PortBuffer {
     pub fn arrive_to_send(&mut self, cell: &Cell, class: ServiceClass) -> Admission {
         debug_assert_eq!(self.occupancy, 0, "the buffer is empty");
         debug_assert!(
-            self.frames.is_none(),
+            self.frames().is_none(),
             "a cell offered to a buffer holding frames"
         );
         match self.admission(cell, false) {
@@ -549,14 +564,24 @@ impl PortBuffer {
 
     #[inline]
     fn drop(&mut self, r: DropReason) -> Admission {
-        self.counters.dropped[r as usize] += 1;
+        self.queues_mut().dropped[r as usize] += 1;
         Admission::Dropped(r)
     }
 
+    /// Cells dropped, per [`DropReason`].
+    pub fn dropped(&self) -> [u64; 3] {
+        self.queues.as_deref().map_or([0; 3], |q| q.dropped)
+    }
+
+    /// All drops.
+    pub fn dropped_total(&self) -> u64 {
+        self.dropped().iter().sum()
+    }
+
     /// Puts an admitted cell in its class's queue (its VC's count is already up).
-    #[inline]
+    #[inline(always)]
     fn enqueue(&mut self, cell: Cell, class: usize) -> Admission {
-        let q = self.queues.queue_mut(class);
+        let q = self.queues_mut().classes.queue_mut(class);
         q.push_back(cell);
         let ql = q.len() as u32;
         self.nonempty |= 1 << class;
@@ -580,13 +605,14 @@ impl PortBuffer {
         if self.nonempty == 0 {
             return None;
         }
-        if let Some(runs) = self.frames.as_mut() {
+        let queues = self.queues.as_deref_mut()?;
+        if let Some(runs) = queues.frames.as_mut() {
             return Self::dequeue_frame_cell(runs, &mut self.occupancy, &mut self.nonempty)
                 .map(|c| self.count_out_of_first_vc(c));
         }
         // Only bits 0-3 are ever set: the mask tells the compiler the index is in range.
         let class = self.nonempty.trailing_zeros() as usize & (CLASSES - 1);
-        let q = self.queues.queue_mut(class);
+        let q = queues.classes.queue_mut(class);
         let c = q.pop_front()?;
         if q.is_empty() {
             self.nonempty &= !(1 << class);
@@ -637,9 +663,12 @@ impl PortBuffer {
     /// Cells in one class's queue.
     #[inline]
     pub fn class_queued(&self, class: ServiceClass) -> u32 {
-        match &self.frames {
+        let Some(queues) = self.queues.as_deref() else {
+            return 0;
+        };
+        match &queues.frames {
             Some(runs) if runs.class() == class.index() => self.occupancy,
-            _ => self.queues.len(class.index()) as u32,
+            _ => queues.classes.len(class.index()) as u32,
         }
     }
 
@@ -657,14 +686,12 @@ impl PortBuffer {
     /// Bytes held by the buffer's queues (class rings, or the runs of a port that holds
     /// frames), not its per-VC tables: what its cells take.
     pub fn queue_bytes(&self) -> usize {
-        self.queues.heap_bytes() + self.frames.as_ref().map_or(0, |r| r.heap_bytes())
+        self.queues.as_deref().map_or(0, PortQueues::cell_bytes)
     }
 
     /// Bytes held by the buffer's tables and queues (for the memory estimate).
     pub fn heap_bytes(&self) -> usize {
-        self.queues.heap_bytes()
-            + self.vcs.heap_bytes()
-            + self.frames.as_ref().map_or(0, |r| r.heap_bytes())
+        self.queues.as_deref().map_or(0, PortQueues::heap_bytes) + self.vcs.heap_bytes()
     }
 
     /// Largest occupancy since the last call; restarts the interval at the current occupancy.
@@ -683,19 +710,31 @@ mod tests {
     #[test]
     fn buffer_lines() {
         // The buffer sits at byte 64 of its port (a line bound): what every admitted cell
-        // touches is its first two lines, the class queues and the drop counts the third.
-        use std::mem::{offset_of, size_of};
-        assert_eq!(size_of::<PortBuffer>(), 192);
-        let counters = offset_of!(PortBuffer, counters);
-        let hot_end = counters + offset_of!(PortCounters, dropped);
-        assert_eq!(
-            hot_end, 128,
-            "the counters of admitted cells end the second line"
-        );
-        assert!(offset_of!(PortBuffer, policy) + size_of::<AnyPolicy>() <= 128);
-        assert!(offset_of!(PortBuffer, vcs) + size_of::<VcTable>() <= 128);
-        assert!(offset_of!(PortBuffer, frames) + 8 <= 128);
-        assert!(offset_of!(PortBuffer, queues) >= 128);
+        // touches is its two lines; the class queues and the drop counts are boxed.
+        use std::mem::size_of;
+        assert_eq!(size_of::<PortBuffer>(), 128);
+        assert_eq!(size_of::<Option<Box<PortQueues>>>(), 8);
+    }
+
+    #[test]
+    fn a_buffer_that_queues_and_drops_nothing_makes_no_queues() {
+        // Cells sent at once from an empty buffer leave no box behind; the first cell
+        // queued, or the first dropped, makes it.
+        let mut p = PortBuffer::new(Some(1), AnyPolicy::TailDrop(TailDrop), 1);
+        for c in frame(0, 1, 3) {
+            assert_eq!(p.arrive_to_send(&c, UBR), Admission::Enqueued);
+        }
+        assert!(p.queues.is_none() && p.heap_bytes() == 0 && p.dropped_total() == 0);
+        assert_eq!(p.class_queued(UBR), 0);
+        assert_eq!(p.arrive(Cell::data(0, 2, false), UBR), Admission::Enqueued);
+        assert!(p.queues.is_some());
+        assert_eq!(p.class_queued(UBR), 1);
+        let mut d = PortBuffer::new(Some(0), AnyPolicy::TailDrop(TailDrop), 1);
+        let r = d.arrive_to_send(&Cell::data(0, 1, true), UBR);
+        assert_eq!(r, Admission::Dropped(DropReason::BufferFull));
+        assert_eq!((d.dropped(), d.queue_bytes()), ([1, 0, 0], 0));
+        check_identities(&p);
+        check_identities(&d);
     }
 
     #[test]
@@ -739,7 +778,7 @@ mod tests {
 
     fn check_identities(p: &PortBuffer) {
         let c = &p.counters;
-        assert_eq!(c.received, c.enqueued + c.dropped_total());
+        assert_eq!(c.received, c.enqueued + p.dropped_total());
         assert_eq!(c.enqueued, c.sent + p.queued() as u64);
     }
 
@@ -747,8 +786,13 @@ mod tests {
     fn state(p: &PortBuffer, vcs: usize) -> String {
         let per_vc: Vec<_> = (0..vcs).map(|s| *p.vcs.get(s)).collect();
         format!(
-            "{:?} q={} active={} imax={} {:?}",
-            p.counters, p.occupancy, p.active_vcs, p.counters.interval_max, per_vc
+            "{:?} {:?} q={} active={} imax={} {:?}",
+            p.counters,
+            p.dropped(),
+            p.occupancy,
+            p.active_vcs,
+            p.counters.interval_max,
+            per_vc
         )
     }
 

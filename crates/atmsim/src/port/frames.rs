@@ -95,9 +95,9 @@ impl FrameRuns {
         self.runs.is_empty()
     }
 
-    /// Bytes held on the heap (for the memory estimate).
+    /// Bytes its runs' ring holds on the heap (for the memory estimate).
     pub fn heap_bytes(&self) -> usize {
-        std::mem::size_of::<FrameRuns>() + self.runs.capacity() * std::mem::size_of::<Run>()
+        self.runs.capacity() * std::mem::size_of::<Run>()
     }
 }
 

@@ -16,11 +16,14 @@ use crate::network::Network;
 use atmsim_kernel::prefetch::prefetch;
 
 /// The size of a network's state ([`Network::state_bytes`]) from which the run loop gives
-/// cache hints: half the 32 MiB last-level cache of the machine the scale table was
-/// measured on. Below it the hints cost more than they save (at 1 000 and 3 000 VCs 3-10 %
+/// cache hints. Below it the hints cost more than they save (at 1 000 and 3 000 VCs 3-10 %
 /// more time, at 10 VCs 12 %); above it, at 10 000 VCs with one host pair each, the
-/// ABR rows took 0.73-0.97 of the time (docs/performance.md). Only time depends on it.
-pub const LOOK_AHEAD_BYTES: usize = 16 << 20;
+/// ABR rows took 0.73-0.97 of the time (docs/performance.md). Measured as 16 MiB, half the
+/// 32 MiB last-level cache of the machine the scale table was measured on, with 256-byte
+/// ports; the ports are 192 bytes since the twenty-eighth session, and 14 MiB leaves the
+/// same networks on each side (the ABR rows at 10 000 VCs 16.0 MB, 18.6 MB before; the UBR
+/// row, whose hints did not pay, 12.7 MB, 15.3 MB before). Only time depends on it.
+pub const LOOK_AHEAD_BYTES: usize = 14 << 20;
 
 /// Whether cache hints pay for `net`: its state is larger than [`LOOK_AHEAD_BYTES`].
 pub(super) fn worth_it(net: &Network) -> bool {

@@ -130,6 +130,7 @@ fn the_hints_setting_reads_its_three_words_and_names_what_it_takes_otherwise() {
     ] {
         assert_eq!(CacheHints::parse(text), Ok(hints), "{text:?}");
     }
+    let threshold = format!("{} MiB", atmsim::sim::LOOK_AHEAD_BYTES >> 20);
     for bad in ["yes", "1", "onn", "auto off", ""] {
         let e = CacheHints::parse(bad).unwrap_err();
         for w in [
@@ -138,7 +139,7 @@ fn the_hints_setting_reads_its_three_words_and_names_what_it_takes_otherwise() {
             "\"auto\"",
             "\"on\"",
             "\"off\"",
-            "16 MiB",
+            &threshold,
         ] {
             assert!(e.contains(w), "{w} not in {e}");
         }
