@@ -327,19 +327,10 @@ impl PortBuffer {
         }
     }
 
-    /// The queues and drop counts, made on first use.
+    /// The queues and drop counts, made on first use (out of line: once per port).
     #[inline(always)]
     fn queues_mut(&mut self) -> &mut PortQueues {
-        if self.queues.is_none() {
-            self.make_queues();
-        }
-        self.queues.as_deref_mut().expect("made above")
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn make_queues(&mut self) {
-        self.queues = Some(Box::new(PortQueues::new()));
+        self.queues.get_or_insert_with(PortQueues::boxed)
     }
 
     /// The waiting frames of a buffer that holds frames.

@@ -32,6 +32,13 @@ impl PortQueues {
         }
     }
 
+    /// A new box of empty queues (out of line: made once per port, off the cell's path).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn boxed() -> Box<PortQueues> {
+        Box::new(PortQueues::new())
+    }
+
     /// Bytes held: the box and what its queues hold.
     pub(super) fn heap_bytes(&self) -> usize {
         std::mem::size_of::<PortQueues>() + self.cell_bytes()
