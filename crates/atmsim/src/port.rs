@@ -18,7 +18,7 @@ mod classes;
 mod frames;
 mod queues;
 pub use frames::FrameRuns;
-use queues::PortQueues;
+use queues::{PortQueues, Waiting};
 
 /// Where each VC crossing a port sits in that port's per-VC tables (the buffer's counts,
 /// the allocator's state), so the tables hold only the VCs routed through the port
@@ -336,7 +336,7 @@ impl PortBuffer {
     /// The waiting frames of a buffer that holds frames.
     #[inline]
     fn frames(&self) -> Option<&FrameRuns> {
-        self.queues.as_deref().and_then(|q| q.frames.as_ref())
+        self.queues.as_deref().and_then(PortQueues::frames)
     }
 
     /// Makes this buffer hold whole frames of one flow, whose cells look like `template`
@@ -348,21 +348,15 @@ impl PortBuffer {
             self.takes_every_cell() && self.vcs_held() == 1 && self.occupancy == 0,
             "frames are held only in an empty, unlimited, tail-drop buffer of one VC"
         );
-        self.queues_mut().frames = Some(FrameRuns::new(template));
+        self.queues_mut().waiting = Waiting::Frames(FrameRuns::new(template));
     }
 
     /// Holds cells again instead of frames: the cells of the frames waiting, if any, go into
     /// their class's queue in order (every count already holds them), so this may be called
     /// at any time, mid-run too (a trace attached late).
     pub fn hold_cells(&mut self) {
-        let Some(queues) = self.queues.as_deref_mut() else {
-            return;
-        };
-        if let Some(mut runs) = queues.frames.take() {
-            let class = runs.class();
-            while let Some(c) = runs.pop() {
-                queues.classes.queue_mut(class).push_back(c);
-            }
+        if let Some(queues) = self.queues.as_deref_mut() {
+            queues.hold_cells();
         }
     }
 
@@ -388,7 +382,7 @@ impl PortBuffer {
     /// with tail drop: the frame starts accepted, the high-water marks rise to the last).
     #[inline]
     pub fn arrive_frame(&mut self, tag: u32, frame: u32, (from, to): (u32, u32), cells: u32) {
-        let Some(runs) = self.queues.as_deref_mut().and_then(|q| q.frames.as_mut()) else {
+        let Some(Waiting::Frames(runs)) = self.queues.as_deref_mut().map(|q| &mut q.waiting) else {
             panic!("arrive_frame at a buffer that holds cells");
         };
         runs.push(tag, frame, (from, to), cells);
@@ -555,13 +549,13 @@ impl PortBuffer {
 
     #[inline]
     fn drop(&mut self, r: DropReason) -> Admission {
-        self.queues_mut().dropped[r as usize] += 1;
+        self.queues_mut().count_drop(r);
         Admission::Dropped(r)
     }
 
     /// Cells dropped, per [`DropReason`].
     pub fn dropped(&self) -> [u64; 3] {
-        self.queues.as_deref().map_or([0; 3], |q| q.dropped)
+        self.queues.as_deref().map_or([0; 3], PortQueues::dropped)
     }
 
     /// All drops.
@@ -572,7 +566,7 @@ impl PortBuffer {
     /// Puts an admitted cell in its class's queue (its VC's count is already up).
     #[inline(always)]
     fn enqueue(&mut self, cell: Cell, class: usize) -> Admission {
-        let q = self.queues_mut().classes.queue_mut(class);
+        let q = self.queues_mut().classes_mut().queue_mut(class);
         q.push_back(cell);
         let ql = q.len() as u32;
         self.nonempty |= 1 << class;
@@ -596,14 +590,16 @@ impl PortBuffer {
         if self.nonempty == 0 {
             return None;
         }
-        let queues = self.queues.as_deref_mut()?;
-        if let Some(runs) = queues.frames.as_mut() {
-            return Self::dequeue_frame_cell(runs, &mut self.occupancy, &mut self.nonempty)
-                .map(|c| self.count_out_of_first_vc(c));
-        }
+        let classes = match &mut self.queues.as_deref_mut()?.waiting {
+            Waiting::Frames(runs) => {
+                return Self::dequeue_frame_cell(runs, &mut self.occupancy, &mut self.nonempty)
+                    .map(|c| self.count_out_of_first_vc(c));
+            }
+            Waiting::Cells(classes) => classes,
+        };
         // Only bits 0-3 are ever set: the mask tells the compiler the index is in range.
         let class = self.nonempty.trailing_zeros() as usize & (CLASSES - 1);
-        let q = queues.classes.queue_mut(class);
+        let q = classes.queue_mut(class);
         let c = q.pop_front()?;
         if q.is_empty() {
             self.nonempty &= !(1 << class);
@@ -657,9 +653,9 @@ impl PortBuffer {
         let Some(queues) = self.queues.as_deref() else {
             return 0;
         };
-        match &queues.frames {
+        match queues.frames() {
             Some(runs) if runs.class() == class.index() => self.occupancy,
-            _ => queues.classes.len(class.index()) as u32,
+            _ => queues.class_len(class.index()) as u32,
         }
     }
 
@@ -705,6 +701,8 @@ mod tests {
         use std::mem::size_of;
         assert_eq!(size_of::<PortBuffer>(), 128);
         assert_eq!(size_of::<Option<Box<PortQueues>>>(), 8);
+        // The box: the class queues or the frame runs, and the drop counts' own box.
+        assert_eq!(size_of::<PortQueues>(), 56);
     }
 
     #[test]

@@ -1,51 +1,122 @@
-//! What a port holds only once a cell waits in it or is dropped there: its class queues,
+//! What a port holds only once a cell waits in it or is dropped there: its class queues, or
 //! the frame runs of a port that holds frames, and its drop counts, in one box made on
 //! first use.
 //!
-//! Issue 14 (memory per VC, docs/performance.md): with one host pair per VC, three of a
+//! Issue 14 (memory per VC, docs/performance.md): with one host pair per VC, most of a
 //! VC's four ports never queue a cell nor drop one (a cell reaching them finds the
 //! transmitter free: [`super::PortBuffer::arrive_to_send`]). Held inline, these were the
-//! fourth cache line of every port, 64 bytes of each; boxed, a port is three lines, and
-//! the ports that queue (trunks, a TCP sender's host port) pay one box.
+//! fourth cache line of every port, 64 bytes of each; boxed, a port is three lines, and a
+//! port where cells wait (a trunk, a TCP sender's host port, a host port sending frames of
+//! two cells or more) pays one box of 56 bytes. A port holds cells or frames, never both,
+//! and drops are rarer still (a buffer limit, a policy), so the box holds one of the two
+//! and the drop counts are a box of their own.
 
 use super::classes::ClassQueues;
 use super::frames::FrameRuns;
+use super::DropReason;
 
 /// A port's queues and drop counts (see the module doc).
 #[derive(Debug)]
 pub(super) struct PortQueues {
+    /// The cells or frames waiting.
+    pub(super) waiting: Waiting,
+    /// Cells dropped, per [`DropReason`] (made on the first drop).
+    dropped: Option<Box<[u64; 3]>>,
+}
+
+/// What waits in a port: cells in their class queues, or the frames of the one flow of a
+/// port that holds frames ([`super::PortBuffer::hold_frames`]).
+#[derive(Debug)]
+pub(super) enum Waiting {
     /// One FIFO per service class.
-    pub(super) classes: ClassQueues,
-    /// The waiting frames of a port that holds frames instead of cells
-    /// ([`super::PortBuffer::hold_frames`]); its class queues then stay empty.
-    pub(super) frames: Option<FrameRuns>,
-    /// Cells dropped, per [`super::DropReason`].
-    pub(super) dropped: [u64; 3],
+    Cells(ClassQueues),
+    /// Whole frames of one flow.
+    Frames(FrameRuns),
 }
 
 impl PortQueues {
-    pub(super) fn new() -> Self {
-        PortQueues {
-            classes: ClassQueues::new(),
-            frames: None,
-            dropped: [0; 3],
-        }
-    }
-
-    /// A new box of empty queues (out of line: made once per port, off the cell's path).
+    /// A new box of empty class queues (out of line: made once per port, off the cell's
+    /// path).
     #[cold]
     #[inline(never)]
     pub(super) fn boxed() -> Box<PortQueues> {
-        Box::new(PortQueues::new())
+        Box::new(PortQueues {
+            waiting: Waiting::Cells(ClassQueues::new()),
+            dropped: None,
+        })
     }
 
-    /// Bytes held: the box and what its queues hold.
+    /// The waiting frames, if the port holds frames.
+    #[inline]
+    pub(super) fn frames(&self) -> Option<&FrameRuns> {
+        match &self.waiting {
+            Waiting::Frames(runs) => Some(runs),
+            Waiting::Cells(_) => None,
+        }
+    }
+
+    /// The class queues; a port that held frames holds cells from now on, its frames'
+    /// cells queued in order ([`PortQueues::hold_cells`]).
+    #[inline(always)]
+    pub(super) fn classes_mut(&mut self) -> &mut ClassQueues {
+        if let Waiting::Frames(_) = self.waiting {
+            self.hold_cells();
+        }
+        match &mut self.waiting {
+            Waiting::Cells(classes) => classes,
+            Waiting::Frames(_) => unreachable!("frames were turned into cells above"),
+        }
+    }
+
+    /// Cells waiting in class `class`'s queue (0 where the port holds frames).
+    #[inline]
+    pub(super) fn class_len(&self, class: usize) -> usize {
+        match &self.waiting {
+            Waiting::Cells(classes) => classes.len(class),
+            Waiting::Frames(_) => 0,
+        }
+    }
+
+    /// The cells of the frames waiting, if any, go into their class's queue in order, and
+    /// the port holds cells from then on.
+    #[cold]
+    pub(super) fn hold_cells(&mut self) {
+        if let Waiting::Frames(runs) = &mut self.waiting {
+            let class = runs.class();
+            let mut classes = ClassQueues::new();
+            while let Some(c) = runs.pop() {
+                classes.queue_mut(class).push_back(c);
+            }
+            self.waiting = Waiting::Cells(classes);
+        }
+    }
+
+    /// Counts a cell dropped for `reason`.
+    #[inline]
+    pub(super) fn count_drop(&mut self, reason: DropReason) {
+        self.dropped.get_or_insert_with(Default::default)[reason as usize] += 1;
+    }
+
+    /// Cells dropped, per [`DropReason`].
+    pub(super) fn dropped(&self) -> [u64; 3] {
+        self.dropped.as_deref().copied().unwrap_or_default()
+    }
+
+    /// Bytes held: the boxes and what their queues hold.
     pub(super) fn heap_bytes(&self) -> usize {
-        std::mem::size_of::<PortQueues>() + self.cell_bytes()
+        std::mem::size_of::<PortQueues>()
+            + self
+                .dropped
+                .as_ref()
+                .map_or(0, |_| std::mem::size_of::<[u64; 3]>())
+            + self.cell_bytes()
     }
 
     /// Bytes its cells take: the class rings, or the runs of a port that holds frames.
     pub(super) fn cell_bytes(&self) -> usize {
-        self.classes.heap_bytes() + self.frames.as_ref().map_or(0, FrameRuns::heap_bytes)
+        match &self.waiting {
+            Waiting::Cells(classes) => classes.heap_bytes(),
+            Waiting::Frames(runs) => runs.heap_bytes(),
+        }
     }
 }
