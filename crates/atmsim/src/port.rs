@@ -333,6 +333,15 @@ impl PortBuffer {
         self.queues.get_or_insert_with(PortQueues::boxed)
     }
 
+    /// Where the buffer's queues are, if it has made them (for cache hints only:
+    /// `sim::prefetch`).
+    #[inline(always)]
+    pub fn queues_ptr(&self) -> Option<*const u8> {
+        self.queues
+            .as_deref()
+            .map(|q| std::ptr::from_ref(q).cast::<u8>())
+    }
+
     /// The waiting frames of a buffer that holds frames.
     #[inline]
     fn frames(&self) -> Option<&FrameRuns> {

@@ -148,7 +148,8 @@ impl Sim<'_> {
     }
 
     /// A transmit opportunity of flow `f`'s source: its connection and flow, then the
-    /// source's state and its port, then where its port puts the cell on the line.
+    /// source's state and its port, then where its port puts the cell on the line and the
+    /// port's queues.
     #[inline(always)]
     fn hint_send(&self, f: crate::cell::FlowId, stage: usize) {
         match stage {
@@ -176,6 +177,11 @@ impl Sim<'_> {
                 let flow = self.net.flows.get(f.index());
                 if let Some(port) = flow.and_then(|fl| self.net.ports.get(fl.first_port as usize)) {
                     prefetch(port.line.tail_ptr());
+                    // A source's cell often waits a moment for its port (its pacing and the
+                    // port's clock round differently): the port's queues, boxed.
+                    if let Some(queues) = port.buf.queues_ptr() {
+                        prefetch(queues);
+                    }
                 }
             }
             _ => {}
