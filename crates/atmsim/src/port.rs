@@ -279,7 +279,8 @@ pub enum Admission {
 /// drop counts, which a cell reaching an idle port with an empty buffer does not touch, are
 /// boxed on first use (`PortQueues`): most ports of a network with one host pair per VC
 /// never need them (issue 14: at 10 000 VCs most cells reach such a port, and every line
-/// of it is a cache miss; inline, they were a third line, 64 bytes of every port).
+/// of it is a cache miss; inline, they were the buffer's third line, the port's fourth, 64
+/// bytes of every port).
 #[derive(Debug)]
 #[repr(C)]
 pub struct PortBuffer {
