@@ -260,7 +260,8 @@ pub fn estimate(sc: &Scenario) -> Footprint {
                 .iter()
                 .enumerate()
                 .filter(|(p, cfg)| {
-                    used[*p] && sc.nodes[cfg.node].kind == crate::scenario::schema::NodeKind::Switch
+                    used[*p]
+                        && sc.nodes[cfg.node()].kind == crate::scenario::schema::NodeKind::Switch
                 })
                 .count() as u64;
             let abr_dirs = sc.connections.iter().filter(|c| c.abr.is_some()).count() as u64 * 2;

@@ -682,7 +682,7 @@ fn port_slots(s: &Scenario) -> (VcSlots, PortFlows) {
         .iter()
         .flat_map(|c| [c.fwd_ports(), c.bwd_ports()])
         .collect();
-    let port_node: Vec<usize> = s.ports.iter().map(|p| p.node).collect();
+    let port_node: Vec<usize> = s.ports.iter().map(|p| p.node()).collect();
     let (table, port_flows) = SlotTable::from_routes(&routes, &port_node);
     (VcSlots::Routes(std::sync::Arc::new(table)), port_flows)
 }
@@ -774,7 +774,7 @@ impl Network {
                 busy_until: 0,
                 timing: timings.of(p.settings.rate_bps, p.settings.prop),
                 tx_pending: false,
-                is_switch: s.nodes[p.node].kind == crate::scenario::schema::NodeKind::Switch,
+                is_switch: s.nodes[p.node()].kind == crate::scenario::schema::NodeKind::Switch,
                 alloc: AnyAllocator::build(
                     &p.settings.allocator,
                     &PortEnv {
@@ -860,9 +860,9 @@ impl Network {
             let (gs, gl) = (flows[g].route_start as usize, flows[g].route_len as usize);
             for h in 0..flows[f].route_len as usize {
                 let idx = flows[f].route_start as usize + h;
-                let node = s.ports[route_ports[idx] as usize].node;
+                let node = s.ports[route_ports[idx] as usize].node();
                 if let Some(k) =
-                    (0..gl).find(|&k| s.ports[route_ports[gs + k] as usize].node == node)
+                    (0..gl).find(|&k| s.ports[route_ports[gs + k] as usize].node() == node)
                 {
                     peer_ports[idx] = route_ports[gs + k];
                 }

@@ -385,8 +385,8 @@ impl RunResult {
                 let k = &port.buf.counters;
                 PortResult {
                     name: p.name(&sc.nodes),
-                    node: sc.nodes[p.node].name.clone(),
-                    toward: sc.nodes[p.toward].name.clone(),
+                    node: sc.nodes[p.node()].name.clone(),
+                    toward: sc.nodes[p.toward()].name.clone(),
                     is_switch: port.is_switch,
                     rate_bps: p.settings.rate_bps as f64,
                     buffer_cells: p.settings.buffer,

@@ -93,12 +93,15 @@ fn port_at(
     ctx: &FaultCtx,
 ) -> Result<usize, ConfigError> {
     let n = ctx.nodes.find(|| format!("{p}.node"), name)?;
-    if let Some(&q) = ports_of.iter().find(|&&q| ctx.ports[q as usize].node == n) {
+    if let Some(&q) = ports_of
+        .iter()
+        .find(|&&q| ctx.ports[q as usize].node() == n)
+    {
         return Ok(q as usize);
     }
     let on: Vec<&str> = ports_of
         .iter()
-        .map(|&q| ctx.nodes.cfg[ctx.ports[q as usize].node].name.as_str())
+        .map(|&q| ctx.nodes.cfg[ctx.ports[q as usize].node()].name.as_str())
         .collect();
     err(
         format!("{p}.node"),

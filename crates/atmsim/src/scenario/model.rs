@@ -29,10 +29,11 @@ pub struct NodeCfg {
 /// A resolved output port (one direction of a link): where it is, and its settings.
 #[derive(Clone, Debug)]
 pub struct PortCfg {
-    /// Owning node index.
-    pub node: usize,
-    /// Neighbour node index.
-    pub toward: usize,
+    /// Owning node index ([`PortCfg::node`]; `u32`: 32 bytes less per VC at 10 000 one-pair
+    /// VCs, issue 14).
+    node: u32,
+    /// Neighbour node index ([`PortCfg::toward`]).
+    toward: u32,
     /// Line rate, delay, buffer, policy and allocator, shared by the ports that have the same
     /// ones: a large network's ports have one of a few (issue 14: held in each port, they were
     /// 48 of its 72 bytes, 0.2 KB per VC at 10 000 one-pair VCs).
@@ -55,13 +56,35 @@ pub struct PortSettings {
 }
 
 impl PortCfg {
+    /// The port of `node` toward `toward`, with `settings`.
+    pub fn new(node: usize, toward: usize, settings: Arc<PortSettings>) -> PortCfg {
+        let id = |i: usize| u32::try_from(i).expect("fewer than 2^32 nodes");
+        PortCfg {
+            node: id(node),
+            toward: id(toward),
+            settings,
+        }
+    }
+
+    /// Owning node index.
+    #[inline]
+    pub fn node(&self) -> usize {
+        self.node as usize
+    }
+
+    /// Neighbour node index.
+    #[inline]
+    pub fn toward(&self) -> usize {
+        self.toward as usize
+    }
+
     /// The port's name, `"sw1->sw2"`: its node's name and its neighbour's. Written out when
     /// asked for (results, traces, errors), not held: at 10 000 one-pair VCs the 40 000
     /// names were 0.2 KB per VC and a sixth of resolving the links (issue 14). A name of
     /// up to 23 bytes is held inline ([`Name`]), without an allocation: one per port of
     /// the results before (issue 14, results of large networks).
     pub fn name(&self, nodes: &[NodeCfg]) -> Name {
-        let (from, to) = (&nodes[self.node].name, &nodes[self.toward].name);
+        let (from, to) = (&nodes[self.node()].name, &nodes[self.toward()].name);
         let mut name = smol_str::SmolStrBuilder::new();
         name.push_str(from);
         name.push_str("->");

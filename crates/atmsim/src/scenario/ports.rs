@@ -68,7 +68,7 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     let mut defaulted: Vec<(Arc<PortSettings>, Arc<PortSettings>)> = Vec::new();
     for (pi, by) in set_by.iter().enumerate() {
         let port = &ports.cfg[pi];
-        if by.is_some() || !nodes.is_switch(port.node) {
+        if by.is_some() || !nodes.is_switch(port.node()) {
             continue;
         }
         if let Some((_, after)) = defaulted
@@ -116,7 +116,7 @@ impl Ports {
     pub fn neighbours(&self, nodes: usize) -> Vec<Vec<usize>> {
         let mut adj = vec![Vec::new(); nodes];
         for port in &self.cfg {
-            adj[port.node].push(port.toward);
+            adj[port.node()].push(port.toward());
         }
         for a in &mut adj {
             a.sort_unstable();
@@ -249,11 +249,7 @@ fn add_link(
                 Arc::clone(&d.no_allocator)
             },
         });
-        ports.cfg.push(PortCfg {
-            node: from,
-            toward: to,
-            settings,
-        });
+        ports.cfg.push(PortCfg::new(from, to, settings));
     }
     Ok(())
 }

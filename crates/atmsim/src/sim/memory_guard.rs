@@ -99,12 +99,12 @@ impl Sim<'_> {
         }
         let cfg = &self.sc.ports[queue];
         let (node, toward) = (
-            &self.sc.nodes[cfg.node].name,
-            &self.sc.nodes[cfg.toward].name,
+            &self.sc.nodes[cfg.node()].name,
+            &self.sc.nodes[cfg.toward()].name,
         );
         let bound = match cfg.settings.buffer {
             Some(b) => format!("its buffer is {b} cells: a smaller one holds fewer"),
-            None if self.sc.nodes[cfg.node].kind == NodeKind::Switch => format!(
+            None if self.sc.nodes[cfg.node()].kind == NodeKind::Switch => format!(
                 "its buffer is unlimited: set defaults.switch_buffer, or buffer in a [[port]] \
                  table with node = \"{node}\", toward = \"{toward}\""
             ),
