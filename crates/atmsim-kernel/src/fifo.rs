@@ -127,6 +127,35 @@ impl<T: Copy + Default> Fifo<T> {
         Some(&mut self.buf[i])
     }
 
+    /// Puts `x` at the front.
+    #[inline(always)]
+    pub fn push_front(&mut self, x: T) {
+        if self.len as usize == self.buf.len() {
+            self.grow();
+        }
+        self.head = ((self.head as usize).wrapping_sub(1) & (self.buf.len() - 1)) as u32;
+        self.buf[self.head as usize] = x;
+        self.len += 1;
+    }
+
+    /// The storage, the slot of the front value and the number of values held: for a
+    /// caller that keeps records of several slots in place (a link's delay line holds a run
+    /// of cells in two). The `i`-th value from the front is in slot `(front + i) &
+    /// (storage.len() - 1)`; the storage is empty until the first push.
+    #[inline(always)]
+    pub fn slots_mut(&mut self) -> (&mut [T], usize, usize) {
+        (&mut self.buf, self.head as usize, self.len as usize)
+    }
+
+    /// The `i`-th value from the front.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&T> {
+        if i >= self.len as usize {
+            return None;
+        }
+        Some(&self.buf[(self.head as usize + i) & (self.buf.len() - 1)])
+    }
+
     /// The values, front to back.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         let mask = self.buf.len().wrapping_sub(1);
@@ -175,6 +204,40 @@ impl<T: Copy + Default> Fifo<T> {
 mod tests {
     use super::Fifo;
     use std::collections::VecDeque;
+
+    /// `push_front`, `get` and `slots_mut` do what `VecDeque` does, wrapped or not.
+    #[test]
+    fn slots_and_get_match_a_deque() {
+        let (mut a, mut b) = (Fifo::new(), VecDeque::new());
+        for i in 0..200u32 {
+            match i % 4 {
+                0 | 3 => {
+                    a.push_back(i);
+                    b.push_back(i);
+                }
+                1 => assert_eq!(a.pop_front(), b.pop_front()),
+                2 if i % 8 == 2 => {
+                    a.push_front(i);
+                    b.push_front(i);
+                }
+                _ => {
+                    let (slots, front, len) = a.slots_mut();
+                    assert_eq!(len, b.len());
+                    if len > 0 {
+                        let mask = slots.len() - 1;
+                        slots[(front + len - 1) & mask] += 1000;
+                        slots[front] += 10_000;
+                        *b.back_mut().unwrap() += 1000;
+                        *b.front_mut().unwrap() += 10_000;
+                    }
+                }
+            }
+            assert_eq!(a.len(), b.len());
+            for k in 0..=b.len() {
+                assert_eq!(a.get(k), b.get(k));
+            }
+        }
+    }
 
     /// `reserve` takes the capacity the doubling would reach, in one step, and keeps the
     /// values and their order, wrapped or not.

@@ -42,11 +42,24 @@ pub struct Port {
     pub tx_pending: bool,
     /// True for switch ports (reported in results and time series).
     pub is_switch: bool,
+    /// The line holds cells sent back to back of one frame as a run (`crate::link`): at
+    /// ports that hold frames, whose cells leave back to back, in a network whose lines
+    /// could hold [`RUNS_FROM_BYTES`] or more ([`Network::set_line_runs`]).
+    pub line_runs: bool,
     /// The link's propagation part.
     pub line: DelayLine,
     /// Queues, policy and counters.
     pub buf: PortBuffer,
 }
+
+/// The bytes the lines of the ports that hold frames could take, cell by cell, from which
+/// they keep a frame's back-to-back cells as runs ([`Port::line_runs`], `crate::link`).
+/// A run makes ring memory of a TCP sender's line scale with its frames, not its cells,
+/// but costs instructions on every cell it holds. Measured (docs/performance.md, issue
+/// 14): on `atmsim bench` (15 host lines of 5 ms: 0.7 MB) runs took 8 % more CPU for
+/// memory that fits in the caches; in the UBR row at 10 000 VCs (20 000 lines of 1 ms:
+/// 176 MB) they took 1.4 % less CPU and 13 % less memory.
+pub const RUNS_FROM_BYTES: usize = 14 << 20;
 
 /// What the ports of one line rate and propagation delay share: the unit time of a cell at
 /// that rate and the delay.
@@ -56,18 +69,6 @@ pub struct LineTiming {
     pub unit: UnitTime,
     /// Propagation delay.
     pub prop: Time,
-}
-
-impl LineTiming {
-    /// The fewest cells on the line right after the last of `k` cells sent back to back
-    /// went onto it: those sent within one propagation delay before it, at least
-    /// `prop / longest cell time` (a cell is on the line from the start of its transmission
-    /// until its arrival), and never more than `k`. A line's ring holds at least this many
-    /// then, whatever its capacity.
-    pub fn in_flight_after(&self, k: u32) -> u32 {
-        let within = (self.prop / self.unit.longest()).max(1);
-        within.min(u64::from(k)) as u32
-    }
 }
 
 /// RM and VBR cells a port sent since the last time-series sample.
@@ -775,6 +776,7 @@ impl Network {
                 timing: timings.of(p.settings.rate_bps, p.settings.prop),
                 tx_pending: false,
                 is_switch: s.nodes[p.node()].kind == crate::scenario::schema::NodeKind::Switch,
+                line_runs: false,
                 alloc: AnyAllocator::build(
                     &p.settings.allocator,
                     &PortEnv {
@@ -891,6 +893,7 @@ impl Network {
     /// difference: a buffer of one VC, unlimited, with tail drop and no allocator, and no
     /// fault injected there (a fault looks at each cell offered).
     fn hold_tcp_frames(&mut self, s: &Scenario) {
+        let mut held = Vec::new();
         for (c, conn) in self.conns.iter().enumerate() {
             if !matches!(&conn.ends, Ends::Tcp(t) if t.dirs.is_none()) {
                 continue;
@@ -911,8 +914,33 @@ impl Network {
                     let mut template = Cell::data(f.raw(), 0, false);
                     template.flags |= flow.class_flags;
                     port.buf.hold_frames(template);
+                    held.push(p);
                 }
             }
+        }
+        let could_hold: usize = held.iter().map(|&p| self.line_bytes_at_most(p)).sum();
+        if could_hold >= RUNS_FROM_BYTES {
+            self.set_line_runs(true);
+        }
+    }
+
+    /// Bytes port `p`'s line holds with as many cells in flight as fit on it (line rate x
+    /// propagation delay, plus one), each in a slot of its own.
+    fn line_bytes_at_most(&self, p: usize) -> usize {
+        let t = &self.timings[self.ports[p].timing as usize];
+        let cells = t.prop / t.unit.longest() + 1;
+        usize::try_from(cells)
+            .unwrap_or(usize::MAX)
+            .saturating_mul(std::mem::size_of::<(Time, Cell)>())
+    }
+
+    /// Whether the lines of the ports that hold frames keep the back-to-back cells of a
+    /// frame as runs ([`Port::line_runs`]; on by itself from [`RUNS_FROM_BYTES`]). The
+    /// same results either way; set before the first cell moves.
+    pub fn set_line_runs(&mut self, on: bool) {
+        for port in self.ports.iter_mut().filter(|p| p.buf.holds_frames()) {
+            debug_assert!(port.line.is_empty(), "line runs set before the run");
+            port.line_runs = on;
         }
     }
 

@@ -84,6 +84,7 @@ fn a_port_is_three_whole_cache_lines() {
         offset_of!(Port, busy_until) + 8,
         offset_of!(Port, clock_acc) + 8,
         offset_of!(Port, tx_pending) + 1,
+        offset_of!(Port, line_runs) + 1,
         offset_of!(Port, line) + std::mem::size_of::<DelayLine>(),
     ] {
         assert!(end <= 64, "a transmitter field ends at byte {end}");
@@ -174,51 +175,53 @@ fn rm_and_vbr_counts_are_kept_only_for_samples() {
     net.count_special_sent(3, &rm); // nothing to count into, and no panic
 }
 
-/// [`LineTiming::in_flight_after`] never says more than a burst of `k` cells sent back to
-/// back puts on the line at once (its ring reserves that much: more would be memory the
-/// doubling never takes), and at a long line it is the whole burst.
+/// One TCP connection over host links of `delay`.
+fn one_tcp_pair(delay: &str) -> Scenario {
+    let text = format!(
+        r#"
+[measurement]
+duration = "10 ms"
+[[node]]
+name = "s"
+kind = "host"
+[[node]]
+name = "sw"
+kind = "switch"
+[[node]]
+name = "d"
+kind = "host"
+[[link]]
+between = ["s", "sw"]
+delay = "{delay}"
+[[link]]
+between = ["sw", "d"]
+delay = "{delay}"
+[[connection]]
+name = "c"
+from = "s"
+to = "d"
+traffic = {{ kind = "tcp" }}
+"#
+    );
+    crate::scenario::load_toml(&text).expect("valid scenario")
+}
+
 #[test]
-fn in_flight_after_is_a_floor_of_a_back_to_back_burst() {
-    use atmsim_kernel::UnitTime;
-    use std::collections::VecDeque;
-    let ms = 1_000_000_000;
-    for (rate, prop) in [
-        (155_520_000, ms),
-        (155_520_000, 0),
-        (155_520_000, 1),
-        (155_520_000, 2_726_337),
-        (155_520_000, 2_726_338),
-        (155_520_000, 10 * 2_726_337 + 5),
-        (1_000_000_000, 424_000),
-        (1_500_000, 2 * ms),
-        (424, 5 * ms),
-    ] {
-        let line = LineTiming {
-            unit: UnitTime::new(rate, crate::cell::CELL_BITS),
-            prop,
-        };
-        for k in [1u32, 2, 3, 11, 12, 100, 367, 400] {
-            let (mut acc, mut now, mut on_line) = (0, 0, VecDeque::new());
-            for _ in 0..k {
-                while on_line.front().is_some_and(|&a| a <= now) {
-                    on_line.pop_front();
-                }
-                let d = line.unit.next_duration(&mut acc);
-                on_line.push_back(now + d + prop);
-                now += d;
-            }
-            let floor = line.in_flight_after(k);
-            assert!(
-                (1..=k).contains(&floor) && floor as usize <= on_line.len(),
-                "rate {rate}, prop {prop}, k {k}: {floor} > {} on the line",
-                on_line.len()
-            );
-        }
-    }
-    let oc3_ms = LineTiming {
-        unit: UnitTime::new(155_520_000, crate::cell::CELL_BITS),
-        prop: ms,
-    };
-    assert_eq!(oc3_ms.in_flight_after(12), 12, "a segment fits a 1 ms line");
-    assert_eq!(oc3_ms.in_flight_after(10_000), 366, "1 ms / 2.73 us");
+fn lines_keep_runs_where_they_could_outgrow_the_caches() {
+    // The two host ports hold frames (the sender's data, the receiver's ACKs). Lines of
+    // 1 ms at 155.52 Mbit/s could hold 367 cells each, 17.6 KB: runs stay off. Lines of
+    // 1 s could hold 366 800 cells each, 17.6 MB together: on, at those two ports only.
+    let short = Network::build(&one_tcp_pair("1 ms"));
+    let held: Vec<usize> = (0..short.ports.len())
+        .filter(|&p| short.ports[p].buf.holds_frames())
+        .collect();
+    assert_eq!(held.len(), 2);
+    assert_eq!(short.line_bytes_at_most(held[0]), 367 * 24);
+    assert!(short.ports.iter().all(|p| !p.line_runs));
+    let long = Network::build(&one_tcp_pair("1 s"));
+    let on: Vec<bool> = long.ports.iter().map(|p| p.line_runs).collect();
+    let holds: Vec<bool> = long.ports.iter().map(|p| p.buf.holds_frames()).collect();
+    assert_eq!(on, holds);
+    let could_hold: usize = held.iter().map(|&p| long.line_bytes_at_most(p)).sum();
+    assert!(could_hold >= RUNS_FROM_BYTES);
 }

@@ -49,17 +49,11 @@ impl Sim<'_> {
     /// reaching a free transmitter is sent at once, the next one arms the transmit-done
     /// event, and once that is pending the others only join the queue, all in one step.
     ///
-    /// The cells queued before the frame and the frame's leave back to back, so the line
-    /// will hold at least [`LineTiming::in_flight_after`] of them at once: its ring takes
-    /// that room now, in one step instead of doubling cell by cell (the same capacity in
-    /// the end, fewer allocations and copies; issue 14).
+    /// The frame's cells leave back to back, so its line holds them as one run of two
+    /// slots (`link`'s doc; issue 14).
     ///
     /// [`PortBuffer::hold_frames`]: crate::port::PortBuffer::hold_frames
     pub(super) fn offer_frame(&mut self, now: Time, p: usize, (tag, frame): (u32, u32), n: u32) {
-        let port = &mut self.net.ports[p];
-        let ahead = port.buf.queued().saturating_add(n);
-        let timing = &self.net.timings[port.timing as usize];
-        port.line.reserve(timing.in_flight_after(ahead) as usize);
         for from in 0..n {
             let port = &mut self.net.ports[p];
             if port.tx_pending {
@@ -175,7 +169,14 @@ impl Sim<'_> {
 
     #[inline]
     pub(super) fn arrive(&mut self, now: Time, p: usize) {
-        let Some((mut cell, next)) = self.net.ports[p].line.pop() else {
+        let port = &mut self.net.ports[p];
+        let popped = if port.line_runs {
+            let timings = &self.net.timings;
+            port.line.pop_runs(|| timings[port.timing as usize].unit)
+        } else {
+            port.line.pop()
+        };
+        let Some((mut cell, next)) = popped else {
             return;
         };
         if let Some(t) = next {
@@ -290,9 +291,16 @@ fn transmit(
     p: usize,
     cell: Cell,
 ) {
+    let acc = port.clock_acc;
     let d = timing.unit.next_duration(&mut port.clock_acc);
     let arrival = now + d + timing.prop;
-    if port.line.push(arrival, cell) {
+    // Back to back on a line that keeps runs: the cell may join its frame's (`link`).
+    let first = if port.line_runs && now == port.busy_until {
+        port.line.push_following(arrival, cell, acc)
+    } else {
+        port.line.push(arrival, cell)
+    };
+    if first {
         q.schedule(arrival, Ev::Arrive(p as u32));
     }
     port.busy_until = now + d;

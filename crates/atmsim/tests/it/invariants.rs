@@ -210,3 +210,47 @@ fn host_ports_holding_frames_change_no_result() {
         assert_eq!(fingerprint(&held), fingerprint(&cells), "\n{text}");
     }
 }
+
+#[test]
+fn lines_keeping_runs_change_no_result() {
+    // Issue 14: the same results, time series included, whether the lines of the ports
+    // that hold frames keep a frame's back-to-back cells as runs (on by itself only in
+    // networks whose lines could hold `RUNS_FROM_BYTES`) or cell by cell. The cases are
+    // those above: drops and retransmissions under every policy, a periodic writer, a
+    // host port that holds cells.
+    let periodic = "traffic = { kind = \"tcp\", application = { kind = \"periodic\", \
+                    segment_interval = \"1 ms\", segments = 20, burst = \"5120 B\" } }";
+    let mut cases = vec![support::small_toml()];
+    for (i, policy) in POLICIES.iter().enumerate() {
+        cases.push(n_source(4, "300 cells", policy, "0.1 s", i as u64));
+    }
+    cases.push(
+        n_source(2, "1000 cells", POLICIES[0], "60 ms", 5)
+            .replace("traffic = { kind = \"tcp\" }", periodic),
+    );
+    for text in cases {
+        // Links of 1 ms hold whole frames in flight (of 5 us, about two cells).
+        let text = text.replace("delay = \"5 us\"", "delay = \"1 ms\"");
+        let sc = atmsim::scenario::load_toml(&text).unwrap_or_else(|e| panic!("{e}"));
+        let mut runs = atmsim::sim::Sim::new(&sc);
+        assert!(runs.net.ports.iter().all(|p| !p.line_runs), "small: off");
+        runs.net.set_line_runs(true);
+        let with_runs = runs.net.ports.iter().filter(|p| p.line_runs).count();
+        assert!(with_runs > 0, "no line keeps runs\n{text}");
+        // In slices, to see runs on the lines (a run is two slots for its cells).
+        let mut held_runs = false;
+        for k in 1..=50 {
+            runs.run_until(sc.duration / 50 * k);
+            held_runs |= runs.net.ports.iter().any(|p| p.line.slots() < p.line.len());
+        }
+        assert!(held_runs, "no line held a run\n{text}");
+        runs.run();
+        let mut cells = atmsim::sim::Sim::new(&sc);
+        cells.run();
+        let (a, b) = (
+            atmsim::RunResult::collect(runs, &sc, 0.0),
+            atmsim::RunResult::collect(cells, &sc, 0.0),
+        );
+        assert_eq!(fingerprint(&a), fingerprint(&b), "\n{text}");
+    }
+}

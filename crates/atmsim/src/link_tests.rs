@@ -1,0 +1,165 @@
+use super::*;
+use atmsim_kernel::RngStream;
+use std::collections::VecDeque;
+
+const OC3: u64 = 155_520_000;
+
+fn unit(rate: u64) -> UnitTime {
+    UnitTime::new(rate, crate::cell::CELL_BITS)
+}
+
+#[test]
+fn fifo_with_next_time() {
+    let mut l = DelayLine::default();
+    assert!(l.push(10, Cell::data(0, 1, false)));
+    assert!(!l.push(12, Cell::data(0, 2, true)));
+    let (c, next) = l.pop().unwrap();
+    assert_eq!((c.tag, next), (1, Some(12)));
+    let (c, next) = l.pop().unwrap();
+    assert_eq!((c.tag, next), (2, None));
+    assert!(l.pop().is_none());
+}
+
+/// A port's transmitter, as `sim::fabric::transmit` drives it: each cell's duration from
+/// the serial clock, its arrival one propagation delay after its transmission ends.
+struct Transmitter {
+    unit: UnitTime,
+    acc: u64,
+    busy_until: Time,
+    prop: Time,
+}
+
+impl Transmitter {
+    fn new(rate: u64, prop: Time) -> Self {
+        Transmitter {
+            unit: unit(rate),
+            acc: 0,
+            busy_until: 0,
+            prop,
+        }
+    }
+
+    /// Sends `cell` at `now` (not before the transmitter is free) onto `line`; returns its
+    /// arrival and what `push` returned.
+    fn send(&mut self, line: &mut DelayLine, now: Time, cell: Cell) -> (Time, bool) {
+        assert!(now >= self.busy_until);
+        let (follows, acc) = (now == self.busy_until, self.acc);
+        let d = self.unit.next_duration(&mut self.acc);
+        let arrival = now + d + self.prop;
+        self.busy_until = now + d;
+        let first = if follows {
+            line.push_following(arrival, cell, acc)
+        } else {
+            line.push(arrival, cell)
+        };
+        (arrival, first)
+    }
+}
+
+#[test]
+fn a_frame_sent_back_to_back_is_one_run() {
+    // A 12-cell segment sent back to back takes two slots, and comes off the line cell by
+    // cell at the times it went on, the last with its end-of-message bit.
+    let mut tx = Transmitter::new(OC3, 1_000_000_000);
+    let mut line = DelayLine::default();
+    let mut sent = Vec::new();
+    for i in 0..12 {
+        let cell = Cell::data(3, 7, i == 11);
+        let now = tx.busy_until;
+        let (arrival, first) = tx.send(&mut line, now, cell);
+        assert_eq!(first, i == 0);
+        sent.push((arrival, cell));
+    }
+    assert_eq!((line.slots(), line.len()), (2, 12));
+    assert_eq!(line.heap_bytes(), 2 * 24);
+    for (i, &(_, cell)) in sent.iter().enumerate() {
+        let next = sent.get(i + 1).map(|(t, _)| *t);
+        assert_eq!(line.pop_runs(|| tx.unit), Some((cell, next)), "cell {i}");
+        assert_eq!(line.len(), 11 - i);
+    }
+    assert!(line.is_empty());
+}
+
+#[test]
+fn a_gap_another_frame_or_an_rm_cell_starts_a_new_slot() {
+    let mut tx = Transmitter::new(OC3, 10_000_000);
+    let mut line = DelayLine::default();
+    let now = tx.busy_until;
+    tx.send(&mut line, now, Cell::data(1, 1, false));
+    let now = tx.busy_until + 1; // one picosecond late: not back to back
+    tx.send(&mut line, now, Cell::data(1, 1, false));
+    assert_eq!(line.slots(), 2);
+    let now = tx.busy_until;
+    tx.send(&mut line, now, Cell::data(1, 1, true)); // joins the second: a run
+    assert_eq!(line.slots(), 3);
+    let now = tx.busy_until;
+    tx.send(&mut line, now, Cell::data(1, 1, false)); // the run ended its frame
+    let mut rm = Cell::data(1, 1, false);
+    rm.flags |= flag::RM;
+    let now = tx.busy_until;
+    tx.send(&mut line, now, rm);
+    let now = tx.busy_until;
+    tx.send(&mut line, now, Cell::data(2, 1, false)); // another flow
+    assert_eq!((line.slots(), line.len()), (6, 6));
+}
+
+/// The line against a plain queue of (arrival, cell), under random frames, gaps, RM
+/// cells and takes: the same cells, in the same order, with the same next arrivals.
+#[test]
+fn a_line_of_runs_gives_what_a_plain_queue_gives() {
+    for (case, (rate, prop)) in [
+        (OC3, 1_000_000_000u64),
+        (OC3, 0),
+        (1_000_000_000, 424_000),
+        (1_500_000, 2_000_000),
+        (424_000_000, 5_000),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut rng = RngStream::named(7, &["link", &case.to_string()]);
+        let mut tx = Transmitter::new(rate, prop);
+        let mut line = DelayLine::default();
+        let mut model: VecDeque<(Time, Cell)> = VecDeque::new();
+        let mut frame_no = 0u32;
+        let mut runs_held = false;
+        for _ in 0..20_000 {
+            if rng.below(3) == 0 {
+                // A frame of 1-20 cells, some of them late or preceded by an RM cell.
+                let flow = rng.below(3) as u32;
+                let tag = rng.below(2) as u32;
+                let n = 1 + rng.below(20) as u32;
+                frame_no = frame_no.wrapping_add(1);
+                for i in 0..n {
+                    let mut cell = Cell::data(flow, tag, i + 1 == n);
+                    cell.frame = frame_no;
+                    cell.hop = rng.below(2) as u16;
+                    cell.flags |= (rng.below(4) as u16) << flag::CLASS_SHIFT;
+                    if rng.below(10) == 0 {
+                        cell.flags |= flag::RM;
+                    }
+                    let late = if rng.below(8) == 0 { rng.below(5) } else { 0 };
+                    let now = tx.busy_until + late;
+                    let (arrival, first) = tx.send(&mut line, now, cell);
+                    assert_eq!(first, model.is_empty());
+                    model.push_back((arrival, cell));
+                }
+            } else {
+                for _ in 0..rng.below(12) {
+                    let want = model
+                        .pop_front()
+                        .map(|(_, c)| (c, model.front().map(|(t, _)| *t)));
+                    assert_eq!(line.pop_runs(|| tx.unit), want);
+                }
+            }
+            assert_eq!(line.len(), model.len());
+            runs_held |= line.slots() < line.len();
+        }
+        while let Some((_, c)) = model.pop_front() {
+            let want = Some((c, model.front().map(|(t, _)| *t)));
+            assert_eq!(line.pop_runs(|| tx.unit), want);
+        }
+        assert!(line.pop_runs(|| tx.unit).is_none() && line.is_empty());
+        assert!(runs_held, "the case held no run: it tested nothing of them");
+    }
+}
