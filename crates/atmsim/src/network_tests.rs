@@ -209,7 +209,7 @@ traffic = {{ kind = "tcp" }}
 #[test]
 fn lines_keep_runs_where_they_could_outgrow_the_caches() {
     // The two host ports hold frames (the sender's data, the receiver's ACKs). Lines of
-    // 1 ms at 155.52 Mbit/s could hold 367 cells each, 17.6 KB: runs stay off. Lines of
+    // 1 ms at 155.52 Mbit/s could hold 367 cells each, 17.6 KB together: runs stay off. Lines of
     // 1 s could hold 366 800 cells each, 17.6 MB together: on, at those two ports only.
     let short = Network::build(&one_tcp_pair("1 ms"));
     let held: Vec<usize> = (0..short.ports.len())
