@@ -58,7 +58,11 @@ impl DelayLine {
     #[inline(always)]
     pub fn push(&mut self, arrival: Time, cell: Cell) -> bool {
         debug_assert!(cell.flags & (RUN | COUNT) == 0);
-        debug_assert!(self.cells.back().is_none_or(|(t, _)| *t <= arrival));
+        // (A run's count slot holds the serial clock's remainder, not an arrival.)
+        debug_assert!(self
+            .cells
+            .back()
+            .is_none_or(|(t, c)| c.flags & COUNT != 0 || *t <= arrival));
         self.cells.push_back((arrival, cell));
         self.cells.len() == 1
     }

@@ -595,7 +595,10 @@ impl PortBuffer {
     }
 
     /// Takes the next cell to transmit: highest-priority non-empty class first.
-    #[inline]
+    /// Inline always: once in each of the two kinds of `Sim::start_tx` (its lines keeping
+    /// runs or not), it was otherwise called out of line (2.1 % more instructions on
+    /// `atmsim bench`).
+    #[inline(always)]
     pub fn dequeue(&mut self) -> Option<Cell> {
         if self.nonempty == 0 {
             return None;

@@ -48,6 +48,10 @@ pub enum Ev {
     TxDone(u32),
     /// The head cell of a port's delay line arrives at the far end.
     Arrive(u32),
+    /// [`Ev::TxDone`] of a port whose line keeps runs ([`crate::network::Port::line_runs`]).
+    TxDoneRuns(u32),
+    /// [`Ev::Arrive`] of a line that may hold runs.
+    ArriveRuns(u32),
     /// A connection's application starts.
     Start(u32),
     /// A connection's application stops handing new data.
@@ -82,6 +86,28 @@ pub enum Ev {
     /// The cells held for output port `.0` this instant enter its queue
     /// (`defaults.arrival_order` set; [`arrival_order`]).
     Admit(u32),
+}
+
+impl Ev {
+    /// The transmit-done of port `p`, of the runs' kind if `RUNS` ([`Sim::start_tx`]).
+    #[inline(always)]
+    fn tx_done<const RUNS: bool>(p: usize) -> Ev {
+        if RUNS {
+            Ev::TxDoneRuns(p as u32)
+        } else {
+            Ev::TxDone(p as u32)
+        }
+    }
+
+    /// The arrival at the far end of port `p`'s line, of the runs' kind if `RUNS`.
+    #[inline(always)]
+    fn arrival<const RUNS: bool>(p: usize) -> Ev {
+        if RUNS {
+            Ev::ArriveRuns(p as u32)
+        } else {
+            Ev::Arrive(p as u32)
+        }
+    }
 }
 
 /// Totals the engine counts as it runs.
@@ -273,8 +299,8 @@ impl<'a> Sim<'a> {
     #[inline(always)]
     fn dispatch(&mut self, now: Time, ev: Ev) {
         match ev {
-            Ev::TxDone(p) => self.tx_done(now, p as usize),
-            Ev::Arrive(p) => self.arrive(now, p as usize),
+            Ev::TxDone(p) => self.tx_done::<false>(now, p as usize),
+            Ev::Arrive(p) => self.arrive::<false>(now, p as usize),
             _ => self.dispatch_other(now, ev),
         }
     }
@@ -283,8 +309,10 @@ impl<'a> Sim<'a> {
     #[inline(never)]
     fn dispatch_other(&mut self, now: Time, ev: Ev) {
         match ev {
-            Ev::TxDone(p) => self.tx_done(now, p as usize),
-            Ev::Arrive(p) => self.arrive(now, p as usize),
+            Ev::TxDone(p) => self.tx_done::<false>(now, p as usize),
+            Ev::Arrive(p) => self.arrive::<false>(now, p as usize),
+            Ev::TxDoneRuns(p) => self.tx_done::<true>(now, p as usize),
+            Ev::ArriveRuns(p) => self.arrive::<true>(now, p as usize),
             Ev::Start(c) => {
                 let ci = c as usize;
                 self.net.conns[ci].started = true;

@@ -103,7 +103,7 @@ impl Sim<'_> {
     #[inline(always)]
     fn hint(&self, ev: Ev, stage: usize) {
         match ev {
-            Ev::Arrive(p) => self.hint_arrival(p as usize, stage),
+            Ev::Arrive(p) | Ev::ArriveRuns(p) => self.hint_arrival(p as usize, stage),
             Ev::Send(f, _) => self.hint_send(f, stage),
             _ => {}
         }

@@ -36,6 +36,9 @@ impl<'a> Sim<'a> {
         // frames waiting, if the trace comes mid-run, become cells).
         for port in self.net.ports.iter_mut().filter(|p| p.buf.holds_frames()) {
             port.buf.hold_cells();
+            // Its cells now come one by one (`Sim::admit`): the line keeps no new run (the
+            // runs on it, mid-run, are taken by its pending `Ev::ArriveRuns`).
+            port.line_runs = false;
         }
         // What the TCP and ACR traces compare with: the state at the start.
         for c in 0..self.net.conns.len() {

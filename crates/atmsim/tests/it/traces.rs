@@ -433,3 +433,34 @@ fn a_trace_attached_mid_run_turns_held_frames_into_cells_and_changes_nothing() {
     assert_eq!(fingerprint(&plain), fingerprint(&r));
     assert!(sink.rows(Kind::Queue).count() > 0);
 }
+
+#[test]
+fn a_trace_attached_mid_run_over_lines_holding_runs_changes_nothing() {
+    // Issue 14: with the lines of the frame-holding ports keeping runs, a trace attached
+    // while runs are on a line turns those lines' runs off; the runs already on them
+    // arrive by their own events, and the run ends with the results of a run without runs
+    // and without a trace.
+    let text = support::small_toml().replace("delay = \"5 us\"", "delay = \"2 ms\"");
+    let plain = support::run(&text);
+    let with = format!("{text}\n[trace]\nevents = [\"queue\"]\n");
+    let sc = atmsim::scenario::load_toml(&with).unwrap_or_else(|e| panic!("{e}"));
+    let mut sink = MemorySink::default();
+    let mut sim = atmsim::sim::Sim::new(&sc);
+    sim.net.set_line_runs(true);
+    let runs_on_a_line =
+        |sim: &atmsim::sim::Sim| sim.net.ports.iter().any(|p| p.line.slots() < p.line.len());
+    let step = sc.duration / 5000;
+    let mut t = 0;
+    while !runs_on_a_line(&sim) {
+        t += step;
+        assert!(t < sc.duration, "no line ever held a run");
+        sim.run_until(t);
+    }
+    sim.attach_trace(Box::new(&mut sink));
+    assert!(sim.net.ports.iter().all(|p| !p.line_runs));
+    assert!(runs_on_a_line(&sim));
+    sim.run();
+    sim.finish_trace(sc.duration).expect("trace");
+    let r = atmsim::RunResult::collect(sim, &sc, 0.0);
+    assert_eq!(fingerprint(&plain), fingerprint(&r));
+}
