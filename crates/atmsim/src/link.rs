@@ -146,7 +146,8 @@ impl DelayLine {
     }
 
     /// Takes the head cell; returns it and the arrival time of the next one, if any. For
-    /// a line given no cell with [`DelayLine::push_following`].
+    /// a line that holds no run (the engine takes a line that may with
+    /// [`DelayLine::pop_runs`], by events of their own: `sim::Sim::start_tx`).
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Cell, Option<Time>)> {
         let (_, c) = self.cells.pop_front()?;

@@ -58,7 +58,7 @@ pub struct Port {
 /// but costs instructions on every cell it holds. Measured (docs/performance.md, issue
 /// 14): on `atmsim bench` (30 host lines of 5 ms: 1.3 MB) runs took 8 % more CPU for
 /// memory that fits in the caches; in the UBR row at 10 000 VCs (20 000 lines of 1 ms:
-/// 176 MB) the same CPU (paired 0.99-1.00) and 13 % less memory.
+/// 176 MB) about the same CPU (paired 1.00-1.04) and 12.6 % less memory.
 pub const RUNS_FROM_BYTES: usize = 14 << 20;
 
 /// What the ports of one line rate and propagation delay share: the unit time of a cell at
