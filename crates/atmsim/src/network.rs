@@ -937,9 +937,16 @@ impl Network {
     /// Whether the lines of the ports that hold frames keep the back-to-back cells of a
     /// frame as runs ([`Port::line_runs`]; on by itself from [`RUNS_FROM_BYTES`]). The
     /// same results either way; set before the first cell moves.
+    ///
+    /// # Panics
+    /// If such a port has a cell on its line or a transmit-done pending: its pending
+    /// events would be of the other kind (`sim::Sim::start_tx`).
     pub fn set_line_runs(&mut self, on: bool) {
         for port in self.ports.iter_mut().filter(|p| p.buf.holds_frames()) {
-            debug_assert!(port.line.is_empty(), "line runs set before the run");
+            assert!(
+                port.line.is_empty() && !port.tx_pending,
+                "line runs are set before the port sends"
+            );
             port.line_runs = on;
         }
     }

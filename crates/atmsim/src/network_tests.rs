@@ -225,3 +225,12 @@ fn lines_keep_runs_where_they_could_outgrow_the_caches() {
     let could_hold: usize = held.iter().map(|&p| long.line_bytes_at_most(p)).sum();
     assert!(could_hold >= RUNS_FROM_BYTES);
 }
+
+#[test]
+#[should_panic(expected = "line runs are set before the port sends")]
+fn line_runs_are_not_switched_under_a_sending_port() {
+    let sc = one_tcp_pair("1 ms");
+    let mut sim = crate::sim::Sim::new(&sc);
+    sim.run_until(sc.duration / 2);
+    sim.net.set_line_runs(true);
+}

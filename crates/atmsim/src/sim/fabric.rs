@@ -111,6 +111,11 @@ impl Sim<'_> {
     #[inline(always)]
     pub(super) fn admit(&mut self, now: Time, p: usize, cell: Cell) -> Admission {
         let port = &mut self.net.ports[p];
+        // Its plain events would meet the runs of a line that keeps them (`Sim::start_tx`).
+        debug_assert!(
+            !port.line_runs,
+            "a port whose line keeps runs takes cells only through offer_frame"
+        );
         let free = !port.tx_pending && now >= port.busy_until && port.buf.queued() == 0;
         if free {
             let outcome = port.buf.arrive_to_send(&cell, cell.class());
