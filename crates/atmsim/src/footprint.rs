@@ -174,7 +174,7 @@ fn allocator_bytes_per_vc(cfg: &crate::allocator::AllocatorCfg) -> u64 {
 }
 
 /// Cells a port's link can hold in flight: line rate x propagation delay, plus one.
-fn link_cells(p: &crate::scenario::model::PortCfg) -> u64 {
+pub(crate) fn link_cells(p: &crate::scenario::model::PortCfg) -> u64 {
     let bits = p.settings.rate_bps as u128 * p.settings.prop as u128
         / atmsim_kernel::time::PS_PER_S as u128;
     (bits / (crate::cell::CELL_BITS as u128)).min(u64::MAX as u128) as u64 + 1

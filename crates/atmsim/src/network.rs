@@ -61,6 +61,14 @@ pub struct Port {
 /// 176 MB) about the same CPU (paired 1.00-1.04) and 12.6 % less memory.
 pub const RUNS_FROM_BYTES: usize = 14 << 20;
 
+/// Bytes port `p`'s line holds with as many cells in flight as fit on it (the memory
+/// estimate's [`crate::footprint`] count: line rate x propagation delay, plus one), each in
+/// a slot of its own.
+fn line_bytes_at_most(s: &Scenario, p: usize) -> u64 {
+    let slot = std::mem::size_of::<(Time, Cell)>() as u64;
+    crate::footprint::link_cells(&s.ports[p]).saturating_mul(slot)
+}
+
 /// What the ports of one line rate and propagation delay share: the unit time of a cell at
 /// that rate and the delay.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -918,20 +926,10 @@ impl Network {
                 }
             }
         }
-        let could_hold: usize = held.iter().map(|&p| self.line_bytes_at_most(p)).sum();
-        if could_hold >= RUNS_FROM_BYTES {
+        let could_hold: u64 = held.iter().map(|&p| line_bytes_at_most(s, p)).sum();
+        if could_hold >= RUNS_FROM_BYTES as u64 {
             self.set_line_runs(true);
         }
-    }
-
-    /// Bytes port `p`'s line holds with as many cells in flight as fit on it (line rate x
-    /// propagation delay, plus one), each in a slot of its own.
-    fn line_bytes_at_most(&self, p: usize) -> usize {
-        let t = &self.timings[self.ports[p].timing as usize];
-        let cells = t.prop / t.unit.longest() + 1;
-        usize::try_from(cells)
-            .unwrap_or(usize::MAX)
-            .saturating_mul(std::mem::size_of::<(Time, Cell)>())
     }
 
     /// Whether the lines of the ports that hold frames keep the back-to-back cells of a

@@ -211,19 +211,20 @@ fn lines_keep_runs_where_they_could_outgrow_the_caches() {
     // The two host ports hold frames (the sender's data, the receiver's ACKs). Lines of
     // 1 ms at 155.52 Mbit/s could hold 367 cells each, 17.6 KB together: runs stay off. Lines of
     // 1 s could hold 366 800 cells each, 17.6 MB together: on, at those two ports only.
-    let short = Network::build(&one_tcp_pair("1 ms"));
+    let (short_sc, long_sc) = (one_tcp_pair("1 ms"), one_tcp_pair("1 s"));
+    let short = Network::build(&short_sc);
     let held: Vec<usize> = (0..short.ports.len())
         .filter(|&p| short.ports[p].buf.holds_frames())
         .collect();
     assert_eq!(held.len(), 2);
-    assert_eq!(short.line_bytes_at_most(held[0]), 367 * 24);
+    assert_eq!(line_bytes_at_most(&short_sc, held[0]), 367 * 24);
     assert!(short.ports.iter().all(|p| !p.line_runs));
-    let long = Network::build(&one_tcp_pair("1 s"));
+    let long = Network::build(&long_sc);
     let on: Vec<bool> = long.ports.iter().map(|p| p.line_runs).collect();
     let holds: Vec<bool> = long.ports.iter().map(|p| p.buf.holds_frames()).collect();
     assert_eq!(on, holds);
-    let could_hold: usize = held.iter().map(|&p| long.line_bytes_at_most(p)).sum();
-    assert!(could_hold >= RUNS_FROM_BYTES);
+    let could_hold: u64 = held.iter().map(|&p| line_bytes_at_most(&long_sc, p)).sum();
+    assert!(could_hold >= RUNS_FROM_BYTES as u64);
 }
 
 #[test]

@@ -183,14 +183,13 @@ fn frames_and_cells(text: &str) -> (atmsim::RunResult, atmsim::RunResult, usize)
     )
 }
 
-#[test]
-fn host_ports_holding_frames_change_no_result() {
-    // Issue 14: the same results, time series included, whether a TCP sender's host port
-    // holds frames or cells. The cases: shared and private hosts (ubr_small's three
-    // senders reach one host, whose port carries three ACK flows and holds cells), every
-    // policy at the switches with drops and retransmissions, a periodic writer (frames
-    // handed one at a time to an idle port), and a host port with a finite buffer set
-    // by a [[port]] table (it holds cells).
+/// TCP scenarios for the tests of host ports that hold frames, each with the number of
+/// its ports that hold them: shared and private hosts (ubr_small's three senders reach one
+/// host, whose port carries three ACK flows and holds cells), every policy at the switches
+/// with drops and retransmissions, a periodic writer (frames handed one at a time to an
+/// idle port), and a host port with a finite buffer set by a [[port]] table (it holds
+/// cells).
+fn frame_cases() -> Vec<(String, usize)> {
     let periodic = "traffic = { kind = \"tcp\", application = { kind = \"periodic\", \
                     segment_interval = \"1 ms\", segments = 20, burst = \"5120 B\" } }";
     let mut cases = vec![(support::small_toml(), 3)];
@@ -203,7 +202,14 @@ fn host_ports_holding_frames_change_no_result() {
     let capped = n_source(3, "300 cells", POLICIES[2], "0.1 s", 9)
         + "[[port]]\nnode = \"s1\"\ntoward = \"sw1\"\nbuffer = \"20 cells\"\n";
     cases.push((capped, 5));
-    for (text, ports) in cases {
+    cases
+}
+
+#[test]
+fn host_ports_holding_frames_change_no_result() {
+    // Issue 14: the same results, time series included, whether a TCP sender's host port
+    // holds frames or cells ([`frame_cases`]).
+    for (text, ports) in frame_cases() {
         let (held, cells, holding) = frames_and_cells(&text);
         assert_eq!(holding, ports, "host ports holding frames\n{text}");
         assert!(held.summary.cells_dropped > 0 || text.contains("periodic"));
@@ -215,20 +221,8 @@ fn host_ports_holding_frames_change_no_result() {
 fn lines_keeping_runs_change_no_result() {
     // Issue 14: the same results, time series included, whether the lines of the ports
     // that hold frames keep a frame's back-to-back cells as runs (on by itself only in
-    // networks whose lines could hold `RUNS_FROM_BYTES`) or cell by cell. The cases are
-    // those above: drops and retransmissions under every policy, a periodic writer, a
-    // host port that holds cells.
-    let periodic = "traffic = { kind = \"tcp\", application = { kind = \"periodic\", \
-                    segment_interval = \"1 ms\", segments = 20, burst = \"5120 B\" } }";
-    let mut cases = vec![support::small_toml()];
-    for (i, policy) in POLICIES.iter().enumerate() {
-        cases.push(n_source(4, "300 cells", policy, "0.1 s", i as u64));
-    }
-    cases.push(
-        n_source(2, "1000 cells", POLICIES[0], "60 ms", 5)
-            .replace("traffic = { kind = \"tcp\" }", periodic),
-    );
-    for text in cases {
+    // networks whose lines could hold `RUNS_FROM_BYTES`) or cell by cell ([`frame_cases`]).
+    for (text, _) in frame_cases() {
         // Links of 1 ms hold whole frames in flight (of 5 us, about two cells).
         let text = text.replace("delay = \"5 us\"", "delay = \"1 ms\"");
         let sc = atmsim::scenario::load_toml(&text).unwrap_or_else(|e| panic!("{e}"));
