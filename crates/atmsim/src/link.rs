@@ -16,6 +16,14 @@
 //! 14, docs/performance.md). The cells taken, their order and their arrival times are
 //! those put on the line; a cell that does not follow the one before it back to back, or
 //! belongs to another frame, takes a slot of its own, as before.
+//!
+//! **Runs of one-cell frames.** A cell-level source whose frames are one cell each (a
+//! greedy ABR source: every cell ends its frame) sends cells that differ only in their tag
+//! and frame number, each one more than the cell before it. Sent back to back, such cells
+//! are a run too, of the other kind: its count slot says that each next cell steps the tag
+//! and the frame number by one ([`STEP`]). In the ABR + ERICA rows at 10 000 VCs every
+//! source sends at the line rate and a 1 ms host line holds 367 cells: 31 data cells
+//! between two RM cells take two slots instead of 31 (issue 14, docs/performance.md).
 
 use crate::cell::{flag, Cell};
 use atmsim_kernel::{Fifo, Time, UnitTime};
@@ -24,8 +32,13 @@ use atmsim_kernel::{Fifo, Time, UnitTime};
 const RUN: u16 = 1 << 15;
 /// Marks the second slot of a run: its time field is the serial clock's remainder after
 /// the first cell's transmission, its cell's `flow` the cells left in the run and `tag`
-/// 1 if the run's last cell ends its frame.
+/// the run's kind: [`LAST_EOM`] and [`STEP`] bits.
 const COUNT: u16 = 1 << 14;
+/// In a run's count: the run's last cell ends its frame (a frame's run).
+const LAST_EOM: u32 = 1;
+/// In a run's count: a run of one-cell frames, each cell's tag and frame number one more
+/// than the cell's before it (every cell ends its frame).
+const STEP: u32 = 2;
 const _: () = assert!(
     flag::CLASS_SHIFT + 2 <= 14,
     "cell flags must leave bits 14-15 free"
@@ -50,6 +63,31 @@ fn same_frame(first: &Cell, cell: &Cell) -> bool {
         | u32::from(first.hop ^ cell.hop)
         | u32::from(flags)
         == 0
+}
+
+/// True if `cell` is the cell after `prev` in a run of one-cell frames: both end their
+/// frames, and `cell` is `prev` with the tag and the frame number one more (but for
+/// `prev`'s run mark).
+#[inline(always)]
+fn next_step(prev: &Cell, cell: &Cell) -> bool {
+    let flags = (prev.flags ^ cell.flags) & !RUN;
+    prev.is_eom()
+        & ((prev.flow ^ cell.flow)
+            | (prev.tag.wrapping_add(1) ^ cell.tag)
+            | (prev.frame.wrapping_add(1) ^ cell.frame)
+            | u32::from(prev.hop ^ cell.hop)
+            | u32::from(flags)
+            == 0)
+}
+
+/// The `k`-th cell after `first` in a run of one-cell frames.
+#[inline(always)]
+fn stepped(first: &Cell, k: u32) -> Cell {
+    Cell {
+        tag: first.tag.wrapping_add(k),
+        frame: first.frame.wrapping_add(k),
+        ..*first
+    }
 }
 
 impl DelayLine {
@@ -83,7 +121,8 @@ impl DelayLine {
 
     /// Adds `cell`, sent back to back after the line's last cell, to that cell's run, or
     /// makes a run of the two; false (nothing done) if it is not the next cell of the same
-    /// frame. `acc` is the serial clock's remainder before `cell`'s transmission.
+    /// frame, or of the same run of one-cell frames. `acc` is the serial clock's remainder
+    /// before `cell`'s transmission.
     #[inline(always)]
     fn extend(&mut self, cell: Cell, acc: u64) -> bool {
         let (slots, front, len) = self.cells.slots_mut();
@@ -94,30 +133,42 @@ impl DelayLine {
         let b = (front + len - 1) & mask;
         let back = slots[b].1;
         if back.flags & COUNT == 0 {
-            if back.is_eom() || !same_frame(&back, &cell) {
+            let kind = if !back.is_eom() && same_frame(&back, &cell) {
+                u32::from(cell.is_eom())
+            } else if next_step(&back, &cell) {
+                STEP
+            } else {
                 return false;
-            }
+            };
             slots[b].1.flags |= RUN;
-            self.start_run(cell, acc);
+            self.start_run(kind, acc);
             return true;
         }
         let first = slots[b.wrapping_sub(1) & mask].1;
-        if back.tag != 0 || !same_frame(&first, &cell) {
+        let joins = match back.tag {
+            0 => same_frame(&first, &cell),
+            STEP => next_step(&stepped(&first, back.flow - 1), &cell),
+            _ => false,
+        };
+        if !joins {
             return false;
         }
         let count = &mut slots[b].1;
         count.flow += 1;
-        count.tag = u32::from(cell.is_eom());
+        if back.tag != STEP {
+            count.tag = u32::from(cell.is_eom());
+        }
         true
     }
 
-    /// Puts the count of a new run of two after its first cell (out of line: once a run).
+    /// Puts the count of a new run of two, of `kind` ([`LAST_EOM`], [`STEP`] or neither),
+    /// after its first cell (out of line: once a run).
     #[cold]
     #[inline(never)]
-    fn start_run(&mut self, cell: Cell, acc: u64) {
+    fn start_run(&mut self, kind: u32, acc: u64) {
         let count = Cell {
             flow: 2,
-            tag: u32::from(cell.is_eom()),
+            tag: kind,
             frame: 0,
             hop: 0,
             flags: COUNT,
@@ -168,7 +219,8 @@ impl DelayLine {
 
     /// Takes the head cell of the run whose first slot, (`arrival`, `first`), was just
     /// taken: the run's last cell goes with its count; any other puts the first slot back
-    /// for the run's next cell, arriving one cell time later.
+    /// for the run's next cell, arriving one cell time later (of a run of one-cell frames,
+    /// with the next tag and frame number).
     #[inline]
     fn pop_from_run(&mut self, arrival: Time, first: Cell, unit: UnitTime) -> (Cell, Option<Time>) {
         let mut cell = Cell {
@@ -179,10 +231,11 @@ impl DelayLine {
         if count.flow > 1 {
             count.flow -= 1;
             let next = arrival + unit.next_duration(acc);
-            self.cells.push_front((next, first));
+            let step = u32::from(count.tag == STEP);
+            self.cells.push_front((next, stepped(&first, step)));
             return (cell, Some(next));
         }
-        if count.tag != 0 {
+        if count.tag == LAST_EOM {
             cell.flags |= flag::EOM;
         }
         self.cells.pop_front();
@@ -211,6 +264,14 @@ impl DelayLine {
     /// moment).
     pub fn heap_bytes(&self) -> usize {
         self.cells.capacity() * std::mem::size_of::<(Time, Cell)>()
+    }
+
+    /// Runs of one-cell frames on the line.
+    pub fn step_runs(&self) -> usize {
+        (0..self.cells.len())
+            .filter_map(|i| self.cells.get(i))
+            .filter(|(_, c)| c.flags & COUNT != 0 && c.tag == STEP)
+            .count()
     }
 
     /// Slots of the ring in use (a cell of its own takes one, a run two).

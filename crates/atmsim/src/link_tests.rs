@@ -103,8 +103,50 @@ fn a_gap_another_frame_or_an_rm_cell_starts_a_new_slot() {
     assert_eq!((line.slots(), line.len()), (6, 6));
 }
 
-/// The line against a plain queue of (arrival, cell), under random frames, gaps, RM
-/// cells and takes: the same cells, in the same order, with the same next arrivals.
+#[test]
+fn one_cell_frames_sent_back_to_back_are_one_run() {
+    // A greedy source's cells, each its own frame, tag and frame number counting up (and
+    // wrapping): two slots, each cell off the line as it went on. An RM cell between them
+    // takes a slot of its own and the cells after it start a new run; a tag that skips
+    // one, or a cell of a frame not ended, starts a new slot.
+    let mut tx = Transmitter::new(OC3, 1_000_000_000);
+    let mut line = DelayLine::default();
+    let mut sent = Vec::new();
+    let mut send = |line: &mut DelayLine, cell: Cell| {
+        let now = tx.busy_until;
+        sent.push((tx.send(line, now, cell).0, cell));
+    };
+    let one = |n: u32| Cell {
+        frame: n,
+        ..Cell::data(5, n, true)
+    };
+    for n in u32::MAX - 3..=u32::MAX {
+        send(&mut line, one(n));
+    }
+    for n in 0..6 {
+        send(&mut line, one(n));
+    }
+    assert_eq!((line.slots(), line.len(), line.step_runs()), (2, 10, 1));
+    let mut rm = one(6);
+    rm.flags |= flag::RM;
+    send(&mut line, rm);
+    send(&mut line, one(6));
+    send(&mut line, one(7));
+    assert_eq!((line.slots(), line.len(), line.step_runs()), (5, 13, 2));
+    send(&mut line, one(9)); // a step off
+    send(&mut line, Cell::data(5, 10, false)); // a frame not ended
+    send(&mut line, Cell::data(5, 10, true)); // its frame's run, ended
+    assert_eq!((line.slots(), line.len(), line.step_runs()), (8, 16, 2));
+    let unit = tx.unit;
+    for (i, &(_, cell)) in sent.iter().enumerate() {
+        let next = sent.get(i + 1).map(|(t, _)| *t);
+        assert_eq!(line.pop_runs(|| unit), Some((cell, next)), "cell {i}");
+    }
+    assert!(line.is_empty());
+}
+
+/// The line against a plain queue of (arrival, cell), under random frames, runs of
+/// one-cell frames, gaps, RM cells and takes: the same cells, in the same order, with the same next arrivals.
 #[test]
 fn a_line_of_runs_gives_what_a_plain_queue_gives() {
     for (case, (rate, prop)) in [
@@ -123,8 +165,34 @@ fn a_line_of_runs_gives_what_a_plain_queue_gives() {
         let mut model: VecDeque<(Time, Cell)> = VecDeque::new();
         let mut frame_no = 0u32;
         let mut runs_held = false;
+        let mut steps_held = false;
         for _ in 0..20_000 {
-            if rng.below(3) == 0 {
+            if rng.below(6) == 0 {
+                // One-cell frames of 1-40 cells, each tag and frame number one more than
+                // the last (a greedy cell-level source), some late, some an RM cell, some
+                // a step off.
+                let flow = rng.below(3) as u32;
+                let n = 1 + rng.below(40) as u32;
+                for _ in 0..n {
+                    let mut cell = Cell::data(flow, 0, true);
+                    frame_no = frame_no.wrapping_add(1 + u32::from(rng.below(12) == 0));
+                    cell.frame = frame_no;
+                    cell.tag = if rng.below(4) == 0 {
+                        frame_no ^ 1
+                    } else {
+                        frame_no
+                    };
+                    cell.hop = rng.below(2) as u16;
+                    if rng.below(16) == 0 {
+                        cell.flags |= flag::RM;
+                    }
+                    let late = if rng.below(10) == 0 { rng.below(5) } else { 0 };
+                    let now = tx.busy_until + late;
+                    let (arrival, first) = tx.send(&mut line, now, cell);
+                    assert_eq!(first, model.is_empty());
+                    model.push_back((arrival, cell));
+                }
+            } else if rng.below(3) == 0 {
                 // A frame of 1-20 cells, some of them late or preceded by an RM cell.
                 let flow = rng.below(3) as u32;
                 let tag = rng.below(2) as u32;
@@ -154,6 +222,7 @@ fn a_line_of_runs_gives_what_a_plain_queue_gives() {
             }
             assert_eq!(line.len(), model.len());
             runs_held |= line.slots() < line.len();
+            steps_held |= line.step_runs() > 0;
         }
         while let Some((_, c)) = model.pop_front() {
             let want = Some((c, model.front().map(|(t, _)| *t)));
@@ -161,5 +230,6 @@ fn a_line_of_runs_gives_what_a_plain_queue_gives() {
         }
         assert!(line.pop_runs(|| tx.unit).is_none() && line.is_empty());
         assert!(runs_held, "the case held no run: it tested nothing of them");
+        assert!(steps_held, "the case held no run of one-cell frames");
     }
 }

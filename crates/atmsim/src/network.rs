@@ -42,8 +42,9 @@ pub struct Port {
     pub tx_pending: bool,
     /// True for switch ports (reported in results and time series).
     pub is_switch: bool,
-    /// The line holds cells sent back to back of one frame as a run (`crate::link`): at
-    /// ports that hold frames, whose cells leave back to back, in a network whose lines
+    /// The line holds cells sent back to back of one frame, or of a run of one-cell
+    /// frames, as a run (`crate::link`): at host ports, whose cells leave back to back
+    /// (a TCP segment, a greedy source at the line rate), in a network whose host lines
     /// could hold [`RUNS_FROM_BYTES`] or more ([`Network::set_line_runs`]).
     pub line_runs: bool,
     /// The link's propagation part.
@@ -52,13 +53,14 @@ pub struct Port {
     pub buf: PortBuffer,
 }
 
-/// The bytes the lines of the ports that hold frames could take, cell by cell, from which
-/// they keep a frame's back-to-back cells as runs ([`Port::line_runs`], `crate::link`).
-/// A run makes ring memory of a TCP sender's line scale with its frames, not its cells,
-/// but costs instructions on every cell it holds. Measured (docs/performance.md, issue
-/// 14): on `atmsim bench` (30 host lines of 5 ms: 1.3 MB) runs took 8 % more CPU for
-/// memory that fits in the caches; in the UBR row at 10 000 VCs (20 000 lines of 1 ms:
-/// 176 MB) about the same CPU (paired 1.00-1.04) and 12.6 % less memory.
+/// The bytes the lines of the host ports could take, cell by cell, from which they keep
+/// back-to-back cells as runs ([`Port::line_runs`], `crate::link`). A run makes ring
+/// memory of a host's line scale with its frames (or the RM cells between a greedy
+/// source's cells), not its cells, but costs instructions on every cell it holds.
+/// Measured (docs/performance.md, issue 14): on `atmsim bench` (30 host lines of 5 ms:
+/// 1.3 MB) runs took 8 % more CPU for memory that fits in the caches; in the UBR row at
+/// 10 000 VCs (20 000 lines of 1 ms: 176 MB) about the same CPU (paired 1.00-1.04) and
+/// 12.6 % less memory.
 pub const RUNS_FROM_BYTES: usize = 14 << 20;
 
 /// Bytes port `p`'s line holds with as many cells in flight as fit on it (the memory
@@ -893,6 +895,7 @@ impl Network {
             timings: timings.list,
         };
         net.hold_tcp_frames(s);
+        net.keep_line_runs(s);
         net
     }
 
@@ -901,7 +904,6 @@ impl Network {
     /// difference: a buffer of one VC, unlimited, with tail drop and no allocator, and no
     /// fault injected there (a fault looks at each cell offered).
     fn hold_tcp_frames(&mut self, s: &Scenario) {
-        let mut held = Vec::new();
         for (c, conn) in self.conns.iter().enumerate() {
             if !matches!(&conn.ends, Ends::Tcp(t) if t.dirs.is_none()) {
                 continue;
@@ -922,25 +924,30 @@ impl Network {
                     let mut template = Cell::data(f.raw(), 0, false);
                     template.flags |= flow.class_flags;
                     port.buf.hold_frames(template);
-                    held.push(p);
                 }
             }
         }
-        let could_hold: u64 = held.iter().map(|&p| line_bytes_at_most(s, p)).sum();
+    }
+
+    /// Host lines keep runs where together they could hold [`RUNS_FROM_BYTES`] or more.
+    fn keep_line_runs(&mut self, s: &Scenario) {
+        let hosts = (0..self.ports.len()).filter(|&p| !self.ports[p].is_switch);
+        let could_hold: u64 = hosts.map(|p| line_bytes_at_most(s, p)).sum();
         if could_hold >= RUNS_FROM_BYTES as u64 {
             self.set_line_runs(true);
         }
     }
 
-    /// Whether the lines of the ports that hold frames keep the back-to-back cells of a
-    /// frame as runs ([`Port::line_runs`]; on by itself from [`RUNS_FROM_BYTES`]). The
-    /// same results either way; set before the first cell moves.
+    /// Whether the lines of the host ports keep back-to-back cells as runs
+    /// ([`Port::line_runs`]; on by itself from [`RUNS_FROM_BYTES`]). The same results
+    /// either way; set before the first cell moves. A switch port's line keeps none: its
+    /// cells come from the lines before it, one by one.
     ///
     /// # Panics
-    /// If such a port has a cell on its line or a transmit-done pending: its pending
+    /// If a host port has a cell on its line or a transmit-done pending: its pending
     /// events would be of the other kind (`sim::Sim::start_tx`).
     pub fn set_line_runs(&mut self, on: bool) {
-        for port in self.ports.iter_mut().filter(|p| p.buf.holds_frames()) {
+        for port in self.ports.iter_mut().filter(|p| !p.is_switch) {
             assert!(
                 port.line.is_empty() && !port.tx_pending,
                 "line runs are set before the port sends"

@@ -15,9 +15,16 @@ impl Sim<'_> {
     /// Offers a cell to port `p` and starts the transmitter if it is idle. With tracing on,
     /// [`Sim::offer_traced`] does the same and records what happened; the untraced path
     /// pays one branch.
+    ///
+    /// The end systems' cells come this way: a host port whose line keeps runs
+    /// ([`Port::line_runs`]) takes them with its runs' events ([`Sim::start_tx`]).
     #[inline(never)]
     pub(super) fn offer(&mut self, now: Time, p: usize, cell: Cell) {
-        self.offer_inline(now, p, cell);
+        if self.net.ports[p].line_runs {
+            self.offer_inline::<true>(now, p, cell);
+        } else {
+            self.offer_inline::<false>(now, p, cell);
+        }
     }
 
     /// [`Sim::offer`], inlined in its caller with the whole admission: the arrival of a
@@ -29,8 +36,9 @@ impl Sim<'_> {
     /// function), cachegrind counted 4.9 % fewer instructions on the bench scenario
     /// (UBR + FBA, 2 s), 2.5 % fewer on abr-buffers-3 and 0.6 % fewer on erica-testing-3,
     /// together with the smaller changes of the same commit.
+    /// `RUNS`: the port's line keeps runs ([`Sim::start_tx`]).
     #[inline(always)]
-    fn offer_inline(&mut self, now: Time, p: usize, mut cell: Cell) {
+    fn offer_inline<const RUNS: bool>(&mut self, now: Time, p: usize, mut cell: Cell) {
         if self.trace.on {
             return self.offer_traced(now, p, cell);
         }
@@ -40,7 +48,7 @@ impl Sim<'_> {
         if self.net.ports[p].alloc.is_active() {
             self.allocate(now, p, &mut cell);
         }
-        self.admit(now, p, cell);
+        self.admit::<RUNS>(now, p, cell);
     }
 
     /// Offers the `n` cells of a frame (`(tag, emission number)`) at once to port `p`, which
@@ -108,13 +116,14 @@ impl Sim<'_> {
     /// counts, events and order as queueing it and taking it back out.
     ///
     /// [`PortBuffer::arrive_to_send`]: crate::port::PortBuffer::arrive_to_send
+    /// `RUNS`: the port's line keeps runs ([`Sim::start_tx`]).
     #[inline(always)]
-    pub(super) fn admit(&mut self, now: Time, p: usize, cell: Cell) -> Admission {
+    pub(super) fn admit<const RUNS: bool>(&mut self, now: Time, p: usize, cell: Cell) -> Admission {
         let port = &mut self.net.ports[p];
         // Its plain events would meet the runs of a line that keeps them (`Sim::start_tx`).
         debug_assert!(
-            !port.line_runs,
-            "a port whose line keeps runs takes cells only through offer_frame"
+            RUNS || !port.line_runs,
+            "a port whose line keeps runs takes cells through offer or offer_frame"
         );
         let free = !port.tx_pending && now >= port.busy_until && port.buf.queued() == 0;
         if free {
@@ -122,7 +131,7 @@ impl Sim<'_> {
             match outcome {
                 Admission::Enqueued => {
                     let timing = &self.net.timings[port.timing as usize];
-                    transmit::<false>(port, timing, &mut self.q, &mut self.totals, now, p, cell);
+                    transmit::<RUNS>(port, timing, &mut self.q, &mut self.totals, now, p, cell);
                     self.after_transmit(now, p, &cell);
                 }
                 Admission::Dropped(_) => self.count_drop(&cell),
@@ -131,7 +140,7 @@ impl Sim<'_> {
         }
         let outcome = port.buf.arrive(cell, cell.class());
         match outcome {
-            Admission::Enqueued => self.serve_queue::<false>(now, p),
+            Admission::Enqueued => self.serve_queue::<RUNS>(now, p),
             Admission::Dropped(_) => self.count_drop(&cell),
         }
         outcome
@@ -148,10 +157,10 @@ impl Sim<'_> {
     /// line keeps runs ([`Port::line_runs`]): its cells sent back to back may join a run,
     /// and its events are the runs' own ([`Ev::TxDoneRuns`], [`Ev::ArriveRuns`]), so that
     /// every other port's per-cell code is what it was without runs (a test of the port's
-    /// flag there cost 3.5 % more instructions on `atmsim bench`). Only a port that holds
-    /// frames keeps runs, and its cells come through [`Sim::offer_frame`]; a trace
-    /// attached mid-run turns its runs off (`trace_hooks`), and a transmit-done of the
-    /// runs' kind pending then goes the plain way.
+    /// flag there cost 3.5 % more instructions on `atmsim bench`). Only a host port keeps
+    /// runs, and its cells come through [`Sim::offer_frame`] or [`Sim::offer`], never
+    /// from a line; a trace attached mid-run turns its runs off (`trace_hooks`), and a
+    /// transmit-done of the runs' kind pending then goes the plain way.
     #[inline]
     pub(super) fn start_tx<const RUNS: bool>(&mut self, now: Time, p: usize) {
         if RUNS && !self.net.ports[p].line_runs {
@@ -227,7 +236,7 @@ impl Sim<'_> {
             }
             let np = self.net.route_ports[route_start + hop] as usize;
             if self.staging.is_none() {
-                self.offer_inline(now, np, cell);
+                self.offer_inline::<false>(now, np, cell);
             } else {
                 self.hold(now, np, p, cell);
             }

@@ -34,10 +34,13 @@ impl<'a> Sim<'a> {
         self.trace = t;
         // Traces see each cell offered to a port: host ports hold cells, not frames (the
         // frames waiting, if the trace comes mid-run, become cells).
-        for port in self.net.ports.iter_mut().filter(|p| p.buf.holds_frames()) {
-            port.buf.hold_cells();
-            // Its cells now come one by one (`Sim::admit`): the line keeps no new run (the
-            // runs on it, mid-run, are taken by its pending `Ev::ArriveRuns`).
+        for port in self.net.ports.iter_mut() {
+            if port.buf.holds_frames() {
+                port.buf.hold_cells();
+            }
+            // Cells now come one by one through the traced path (`Sim::admit` of a plain
+            // line): the line keeps no new run (the runs on it, mid-run, are taken by its
+            // pending `Ev::ArriveRuns`).
             port.line_runs = false;
         }
         // What the TCP and ACR traces compare with: the state at the start.
@@ -92,7 +95,7 @@ impl<'a> Sim<'a> {
             let rates = [cell.ccr(), er_in, cell.er()];
             self.trace_feedback(now, p, cell.connection(), rates, false);
         }
-        match self.admit(now, p, cell) {
+        match self.admit::<false>(now, p, cell) {
             Admission::Enqueued => self.trace_queue(now, p),
             Admission::Dropped(reason) => self.trace_drop(now, p, &cell, Some(reason)),
         }

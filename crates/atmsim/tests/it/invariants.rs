@@ -217,6 +217,88 @@ fn host_ports_holding_frames_change_no_result() {
     }
 }
 
+/// Runs `sc` with the host lines keeping runs, in slices; returns the results and how many
+/// slices ended with a run of one-cell frames on a line.
+fn run_with_line_runs(sc: &atmsim::scenario::Scenario) -> (atmsim::RunResult, usize) {
+    let mut runs = atmsim::sim::Sim::new(sc);
+    runs.net.set_line_runs(true);
+    let mut step_slices = 0;
+    for k in 1..=50 {
+        runs.run_until(sc.duration / 50 * k);
+        step_slices += usize::from(runs.net.ports.iter().any(|p| p.line.step_runs() > 0));
+    }
+    runs.run();
+    (atmsim::RunResult::collect(runs, sc, 0.0), step_slices)
+}
+
+#[test]
+fn lines_of_cell_level_sources_keeping_runs_change_no_result() {
+    // Issue 14: the same results, time series included, whether the host lines of ABR
+    // sources keep their back-to-back cells as runs (a greedy source's one-cell frames at
+    // the line rate; on by itself in networks whose host lines could hold
+    // `RUNS_FROM_BYTES`) or cell by cell: every rate allocator on the ABR grid's
+    // topologies (greedy, request/response, parking lot, two bottlenecks, TCP over ABR),
+    // with access links of 1 ms so that many cells are in flight, and a lone greedy source
+    // starting at the line rate, which holds runs until the allocator's feedback slows it.
+    use crate::grid::abr::{
+        allocators, bursty, parking_lot, tcp_over_abr, two_bottlenecks, two_sources,
+    };
+    let topologies: [fn(&str) -> String; 5] = [
+        two_sources,
+        bursty,
+        parking_lot,
+        two_bottlenecks,
+        tcp_over_abr,
+    ];
+    let mut cases = Vec::new();
+    for (_, allocator) in allocators() {
+        for build in topologies {
+            cases.push(build(&allocator).replace("length = \"1 km\"", "delay = \"1 ms\""));
+        }
+    }
+    let ms = "delay = \"1 ms\"";
+    let lone = crate::support::scenario::Net::new(
+        "lone greedy source at the line rate",
+        3,
+        "duration = \"20 ms\"\nsample_interval = \"1 ms\"",
+        "allocator = { kind = \"erica\" }\nabr = { icr = \"155.52 Mbps\" }",
+    )
+    .switches(&["sw1", "sw2"])
+    .link("sw1", "sw2", ms)
+    .connection(
+        "c1",
+        "sw1",
+        "sw2",
+        ms,
+        "service = \"abr\"\ntraffic = { kind = \"persistent\" }",
+    )
+    .text();
+    cases.push(lone);
+    let mut step_slices = 0;
+    for text in &cases {
+        let sc = atmsim::scenario::load_toml(text).unwrap_or_else(|e| panic!("{e}"));
+        let (with_runs, slices) = run_with_line_runs(&sc);
+        step_slices += slices;
+        let mut cells = atmsim::sim::Sim::new(&sc);
+        assert!(cells.net.ports.iter().all(|p| !p.line_runs), "small: off");
+        cells.run();
+        let plain = atmsim::RunResult::collect(cells, &sc, 0.0);
+        assert_eq!(fingerprint(&with_runs), fingerprint(&plain), "\n{text}");
+    }
+    let (_, lone_slices) = run_with_line_runs(
+        &atmsim::scenario::load_toml(cases.last().expect("the lone source")).expect("valid"),
+    );
+    // At the line rate until ERICA's feedback (a 0.95 target) comes back: 17 of the 50.
+    assert!(
+        lone_slices >= 10,
+        "the lone greedy source held runs in {lone_slices} of 50 slices"
+    );
+    assert!(
+        step_slices > cases.len(),
+        "runs of one-cell frames in {step_slices} slices"
+    );
+}
+
 #[test]
 fn lines_keeping_runs_change_no_result() {
     // Issue 14: the same results, time series included, whether the lines of the ports
