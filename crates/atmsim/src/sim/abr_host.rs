@@ -87,7 +87,7 @@ impl Sim<'_> {
         }
         self.totals.cells_sent += 1;
         let p = self.net.source_port(f);
-        self.offer(now, p, cell);
+        self.offer_at_host(now, p, cell);
     }
 
     /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1). Its source's MCR and
@@ -104,7 +104,7 @@ impl Sim<'_> {
         self.net.flow_mut(f).cells_sent += 1;
         self.totals.cells_sent += 1;
         let p = self.net.source_port(f);
-        self.offer(now, p, cell);
+        self.offer_at_host(now, p, cell);
     }
 
     /// An RM cell reaches the end of its route (cell-level traffic or TCP over ABR):
@@ -139,7 +139,7 @@ impl Sim<'_> {
             self.net.flow_mut(back).cells_sent += 1;
             self.totals.cells_sent += 1;
             let p = self.net.source_port(back);
-            self.offer(now, p, b);
+            self.offer_at_host(now, p, b);
         }
     }
 

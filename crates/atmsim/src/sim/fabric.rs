@@ -15,16 +15,29 @@ impl Sim<'_> {
     /// Offers a cell to port `p` and starts the transmitter if it is idle. With tracing on,
     /// [`Sim::offer_traced`] does the same and records what happened; the untraced path
     /// pays one branch.
-    ///
-    /// The end systems' cells come this way: a host port whose line keeps runs
-    /// ([`Port::line_runs`]) takes them with its runs' events ([`Sim::start_tx`]).
     #[inline(never)]
     pub(super) fn offer(&mut self, now: Time, p: usize, cell: Cell) {
+        self.offer_inline::<false>(now, p, cell);
+    }
+
+    /// An end system offers a cell to its host port `p`: [`Sim::offer`], or at a port
+    /// whose line keeps runs ([`Port::line_runs`]) the same with the runs' events
+    /// ([`Sim::start_tx`]). The test is the caller's and the two paths are separate
+    /// functions: one `offer` holding both cost every cell of a cell-level source 26 more
+    /// instructions, runs on or off (KVR, 10 VCs: 1.3 % of the run).
+    #[inline(always)]
+    pub(super) fn offer_at_host(&mut self, now: Time, p: usize, cell: Cell) {
         if self.net.ports[p].line_runs {
-            self.offer_inline::<true>(now, p, cell);
+            self.offer_runs(now, p, cell);
         } else {
-            self.offer_inline::<false>(now, p, cell);
+            self.offer(now, p, cell);
         }
+    }
+
+    /// [`Sim::offer`] at a host port whose line keeps runs.
+    #[inline(never)]
+    fn offer_runs(&mut self, now: Time, p: usize, cell: Cell) {
+        self.offer_inline::<true>(now, p, cell);
     }
 
     /// [`Sim::offer`], inlined in its caller with the whole admission: the arrival of a
