@@ -929,19 +929,55 @@ impl Network {
         }
     }
 
-    /// Host lines keep runs where together they could hold [`RUNS_FROM_BYTES`] or more.
+    /// The lines of the host ports whose cells leave back to back from the start keep runs,
+    /// where together they could hold [`RUNS_FROM_BYTES`] or more
+    /// ([`Network::back_to_back_ports`]).
     fn keep_line_runs(&mut self, s: &Scenario) {
-        let hosts = (0..self.ports.len()).filter(|&p| !self.ports[p].is_switch);
-        let could_hold: u64 = hosts.map(|p| line_bytes_at_most(s, p)).sum();
+        let ports = self.back_to_back_ports(s);
+        let could_hold: u64 = ports.iter().map(|&p| line_bytes_at_most(s, p)).sum();
         if could_hold >= RUNS_FROM_BYTES as u64 {
-            self.set_line_runs(true);
+            for p in ports {
+                self.ports[p].line_runs = true;
+            }
         }
     }
 
+    /// The host ports whose cells leave back to back from the start, so that their lines
+    /// would hold runs: a port that holds TCP frames, or where an ABR source starting at the
+    /// port's line rate sends (ICR = PCR = line rate, TM 4.0's default). Runs elsewhere
+    /// would cost their instructions for nothing: the ABR + KVR row at 10 000 VCs, whose
+    /// UCSC sources start at PCR/50, took 1.03x the CPU with runs on every host line
+    /// (paired).
+    fn back_to_back_ports(&self, s: &Scenario) -> Vec<usize> {
+        let cells_per_s = |p: usize| s.ports[p].settings.rate_bps as f64 / CELL_BITS_F64;
+        let mut at_line_rate = vec![false; self.ports.len()];
+        for (c, conn) in self.conns.iter().enumerate() {
+            for f in [FlowId::forward(c), FlowId::reverse(c)] {
+                let flow = &self.flows[f.index()];
+                if flow.route_len == 0 {
+                    continue;
+                }
+                let p = self.route_ports[flow.route_start as usize] as usize;
+                let dir = match &conn.ends {
+                    Ends::Cells(cc) => Some(&cc.dirs[f.dir()]),
+                    Ends::Tcp(t) => t.dirs.as_ref().map(|d| &d[f.dir()]),
+                };
+                let icr = dir.and_then(CellDir::abr).map(|src| src.acr);
+                at_line_rate[p] |= icr.is_some_and(|acr| acr >= cells_per_s(p));
+            }
+        }
+        let ports = self.ports.iter().enumerate();
+        ports
+            .filter(|(p, port)| !port.is_switch && (port.buf.holds_frames() || at_line_rate[*p]))
+            .map(|(p, _)| p)
+            .collect()
+    }
+
     /// Whether the lines of the host ports keep back-to-back cells as runs
-    /// ([`Port::line_runs`]; on by itself from [`RUNS_FROM_BYTES`]). The same results
-    /// either way; set before the first cell moves. A switch port's line keeps none: its
-    /// cells come from the lines before it, one by one.
+    /// ([`Port::line_runs`]; on by itself from [`RUNS_FROM_BYTES`] where cells leave back
+    /// to back: `Network::build`). The same results either way; set before the first cell
+    /// moves. A switch port's line keeps none: its cells come from the lines before it, one
+    /// by one.
     ///
     /// # Panics
     /// If a host port has a cell on its line or a transmit-done pending: its pending

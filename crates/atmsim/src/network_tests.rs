@@ -228,6 +228,64 @@ fn lines_keep_runs_where_they_could_outgrow_the_caches() {
     assert!(could_hold >= RUNS_FROM_BYTES as u64);
 }
 
+/// Two greedy ABR connections, each from its own host, over host links of 1 s, their
+/// sources starting at `icr` (None: TM 4.0's default, PCR = the line rate).
+fn two_greedy_abr_pairs(icr: Option<&str>) -> Scenario {
+    let abr = icr.map_or(String::new(), |r| {
+        format!("[defaults.abr]\nicr = \"{r}\"\n")
+    });
+    let mut text = format!("[measurement]\nduration = \"10 ms\"\n{abr}");
+    text += "[[node]]\nname = \"sw\"\nkind = \"switch\"\n";
+    for i in 0..2 {
+        text += &format!(
+            r#"
+[[node]]
+name = "s{i}"
+kind = "host"
+[[node]]
+name = "d{i}"
+kind = "host"
+[[link]]
+between = ["s{i}", "sw"]
+delay = "1 s"
+[[link]]
+between = ["sw", "d{i}"]
+delay = "1 s"
+[[connection]]
+name = "c{i}"
+from = "s{i}"
+to = "d{i}"
+service = "abr"
+traffic = {{ kind = "persistent" }}
+"#
+        );
+    }
+    crate::scenario::load_toml(&text).expect("valid scenario")
+}
+
+#[test]
+fn lines_keep_runs_where_sources_start_at_the_line_rate() {
+    // Sources starting at the line rate send back to back: their two host lines, 17.6 MB
+    // together, keep runs. The destinations' lines (backward RM cells only) and the
+    // switch's do not; nor any line when the sources start below the line rate.
+    let net = Network::build(&two_greedy_abr_pairs(None));
+    let sources: Vec<bool> = (0..net.ports.len())
+        .map(|p| {
+            !net.ports[p].is_switch
+                && net
+                    .conns
+                    .iter()
+                    .enumerate()
+                    .any(|(c, _)| net.source_port(crate::cell::FlowId::forward(c)) == p)
+        })
+        .collect();
+    let on: Vec<bool> = net.ports.iter().map(|p| p.line_runs).collect();
+    assert_eq!(on, sources);
+    assert_eq!(on.iter().filter(|&&x| x).count(), 2);
+    let slow = Network::build(&two_greedy_abr_pairs(Some("100 Mbps")));
+    assert!(slow.ports.iter().all(|p| !p.line_runs));
+}
+
 #[test]
 #[should_panic(expected = "line runs are set before the port sends")]
 fn line_runs_are_not_switched_under_a_sending_port() {
