@@ -929,14 +929,14 @@ impl Network {
         }
     }
 
-    /// The lines of the host ports whose cells leave back to back from the start keep runs,
-    /// where together they could hold [`RUNS_FROM_BYTES`] or more
+    /// In a network whose host lines could hold [`RUNS_FROM_BYTES`] or more, the lines of
+    /// the host ports whose cells leave back to back from the start keep runs
     /// ([`Network::back_to_back_ports`]).
     fn keep_line_runs(&mut self, s: &Scenario) {
-        let ports = self.back_to_back_ports(s);
-        let could_hold: u64 = ports.iter().map(|&p| line_bytes_at_most(s, p)).sum();
+        let hosts = (0..self.ports.len()).filter(|&p| !self.ports[p].is_switch);
+        let could_hold: u64 = hosts.map(|p| line_bytes_at_most(s, p)).sum();
         if could_hold >= RUNS_FROM_BYTES as u64 {
-            for p in ports {
+            for p in self.back_to_back_ports(s) {
                 self.ports[p].line_runs = true;
             }
         }

@@ -265,9 +265,10 @@ traffic = {{ kind = "persistent" }}
 
 #[test]
 fn lines_keep_runs_where_sources_start_at_the_line_rate() {
-    // Sources starting at the line rate send back to back: their two host lines, 17.6 MB
-    // together, keep runs. The destinations' lines (backward RM cells only) and the
-    // switch's do not; nor any line when the sources start below the line rate.
+    // The four host lines could hold 35.2 MB. The sources starting at the line rate send
+    // back to back: their two lines keep runs. The destinations' lines (backward RM cells
+    // only) and the switch's do not; nor any line when the sources start below the line
+    // rate.
     let net = Network::build(&two_greedy_abr_pairs(None));
     let sources: Vec<bool> = (0..net.ports.len())
         .map(|p| {
