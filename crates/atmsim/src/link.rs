@@ -145,11 +145,14 @@ impl DelayLine {
             return true;
         }
         let first = slots[b.wrapping_sub(1) & mask].1;
-        let joins = match back.tag {
-            0 => same_frame(&first, &cell),
-            STEP => next_step(&stepped(&first, back.flow - 1), &cell),
-            _ => false,
-        };
+        // A run holds at most `u32::MAX` cells (a run of one-cell frames has no frame to end
+        // it: 2^32 cells back to back on one line would wrap its count; from the review).
+        let joins = back.flow < u32::MAX
+            && match back.tag {
+                0 => same_frame(&first, &cell),
+                STEP => next_step(&stepped(&first, back.flow - 1), &cell),
+                _ => false,
+            };
         if !joins {
             return false;
         }

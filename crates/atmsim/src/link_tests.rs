@@ -145,6 +145,32 @@ fn one_cell_frames_sent_back_to_back_are_one_run() {
     assert!(line.is_empty());
 }
 
+#[test]
+fn a_run_stops_growing_at_the_largest_count() {
+    // A run of one-cell frames has no frame to end it: at `u32::MAX` cells the next cell
+    // starts a slot of its own instead of wrapping the count (a run that long is set up
+    // here by hand).
+    let mut tx = Transmitter::new(OC3, 1_000_000_000);
+    let mut line = DelayLine::default();
+    let one = |n: u32| Cell {
+        frame: n,
+        ..Cell::data(5, n, true)
+    };
+    for n in 0..2 {
+        let now = tx.busy_until;
+        tx.send(&mut line, now, one(n));
+    }
+    let big = u32::MAX - 1;
+    line.cells.back_mut().expect("the count").1.flow = big;
+    for n in big..=big + 1 {
+        let now = tx.busy_until;
+        tx.send(&mut line, now, one(n));
+    }
+    assert_eq!(line.slots(), 3, "the count joined one cell, then stopped");
+    assert_eq!(line.cells.get(1).map(|(_, c)| c.flow), Some(u32::MAX));
+    assert_eq!(line.len(), u32::MAX as usize + 1);
+}
+
 /// The line against a plain queue of (arrival, cell), under random frames, runs of
 /// one-cell frames, gaps, RM cells and takes: the same cells, in the same order, with the same next arrivals.
 #[test]

@@ -100,7 +100,9 @@ impl AbrSource {
     }
 
     /// Rule 1: the earliest time at or after `now` when the next in-rate cell may go:
-    /// one 1/ACR after the last in-rate cell. None if ACR is 0.
+    /// one 1/ACR after the last in-rate cell. None if ACR is 0. An ACR decreased towards 0
+    /// (MCR 0) can put it past the end of time: the time saturates (found by fuzzing: the
+    /// sum wrapped, and the event went into the past).
     #[inline]
     pub fn next_opportunity(&self, now: Time) -> Option<Time> {
         if self.acr <= 0.0 {
@@ -108,7 +110,7 @@ impl AbrSource {
         }
         Some(match self.last_send.get() {
             None => now,
-            Some(t) => now.max(t + cell_interval(self.acr)),
+            Some(t) => now.max(t.saturating_add(cell_interval(self.acr))),
         })
     }
 
@@ -126,7 +128,7 @@ impl AbrSource {
                 None => return Some(now), // nothing sent yet: may go at once
             },
         };
-        Some(now.max(last + cell_interval(self.p.tcr)))
+        Some(now.max(last.saturating_add(cell_interval(self.p.tcr))))
     }
 
     /// True for seed 004's UCSC source policy.

@@ -62,6 +62,22 @@ fn cell_interval_is_one_over_rate_in_ps() {
 // ---------------------------------------------------------------- rule 1
 
 #[test]
+fn an_acr_near_zero_puts_the_next_cell_at_the_end_of_time() {
+    // MCR 0 lets ACR decrease towards 0: 1/ACR in ps then passes what a time holds, and
+    // the next opportunity saturates instead of wrapping into the past (found by fuzzing:
+    // the EFCI allocator, a debug build's overflow, a release build's abort).
+    let mut s = AbrSource::new(p1000());
+    s.send_frm(5 * MS);
+    s.acr = 1e-12;
+    assert_eq!(s.next_opportunity(6 * MS), Some(Time::MAX));
+    s.acr = 1e-7; // 1e19 ps: it fits
+    assert_eq!(
+        s.next_opportunity(6 * MS),
+        Some(5 * MS + 10_000_000 * PS_PER_S)
+    );
+}
+
+#[test]
 fn rule1_acr_bounds_and_pacing() {
     // ICR above PCR is held to PCR, ICR below MCR is raised to MCR.
     let mut p = p1000();

@@ -354,3 +354,59 @@ fn efficiency_stays_at_most_one_with_request_response() {
     let c = conn(&r, "c2");
     assert!((c.goodput_bps / (c.throughput_bps * 48.0 / 53.0) - 1.0).abs() < 1e-9);
 }
+
+#[test]
+fn a_source_whose_acr_collapses_runs_to_the_end() {
+    // Found by fuzzing (issue 14's review): under the EFCI allocator a source's ACR, with
+    // MCR 0, decreased until 1/ACR no longer fit a time, and its next opportunity wrapped
+    // (a debug build's overflow; a release build aborted on a 4 GiB allocation).
+    let text = r#"
+seed = 81
+[measurement]
+duration = "23261 us"
+sample_interval = "684 us"
+[defaults]
+link_rate = "1000000000 bps"
+allocator = { kind = "efci", threshold = "50 cells" }
+arrival_order = "random"
+[[node]]
+name = "sw0"
+kind = "switch"
+[[node]]
+name = "h0"
+kind = "host"
+[[node]]
+name = "h1"
+kind = "host"
+[[link]]
+between = ["h0", "sw0"]
+delay = "1 ms"
+rate = "100000000 bps"
+[[link]]
+between = ["h1", "sw0"]
+delay = "1 ms"
+[[port]]
+node = "h0"
+toward = "sw0"
+buffer = "9 cells"
+[[connection]]
+name = "c0"
+from = "h1"
+to = "h0"
+service = "abr"
+abr = { pcr = "3122883024 bps", icr = "3091654194 bps", nrm = 31 }
+traffic = { kind = "request_response", request = "4 cells", response = "581 cells", think_time = "454 us" }
+[[connection]]
+name = "c1"
+from = "h1"
+to = "h0"
+service = "abr"
+setup = "pre_established"
+abr = { pcr = "1842007866 bps", icr = "1842007865 bps", nrm = 2 }
+traffic = { kind = "persistent" }
+"#;
+    let (a, b) = (run(text), run(text));
+    support::check_conservation(&a, "ACR collapse under EFCI");
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+    assert!(a.connections.iter().all(|c| c.rm_cells_sent.unwrap() > 0));
+}
