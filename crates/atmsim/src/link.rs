@@ -24,21 +24,42 @@
 //! and the frame number by one ([`STEP`]). In the ABR + ERICA rows at 10 000 VCs every
 //! source sends at the line rate and a 1 ms host line holds 367 cells: 31 data cells
 //! between two RM cells take two slots instead of 31 (issue 14, docs/performance.md).
+//!
+//! **RM cells in a run of one-cell frames.** Such a source also sends a forward RM cell
+//! every Nrm cells (seed 003, TM 4.0 source rule 3), and while its ACR stays where it is
+//! every one of them is the same cell (the same ER and CCR). An RM cell that follows a run
+//! of one-cell frames back to back joins it as a third slot, the RM slot, which holds the
+//! RM cell and the run's period: the cells of the run before it, plus one. From then on the
+//! run takes that RM cell again every period and the next one-cell frame between (the
+//! cells after the RM cell keep counting the tag and frame number from the cell before it),
+//! and anything else starts a slot of its own. A 1 ms host line of such a source at
+//! 155.52 Mbit/s is then one run of three slots behind one RM cell, where it was 35 slots
+//! (issue 14, docs/performance.md).
 
 use crate::cell::{flag, Cell};
 use atmsim_kernel::{Fifo, Time, UnitTime};
 
 /// Marks the first slot of a run (a flag bit no cell carries: `cell::flag` uses 0-9).
 const RUN: u16 = 1 << 15;
-/// Marks the second slot of a run: its time field is the serial clock's remainder after
-/// the first cell's transmission, its cell's `flow` the cells left in the run and `tag`
-/// the run's kind: [`LAST_EOM`] and [`STEP`] bits.
+/// Marks the last slot of a run, its count: its time field is the serial clock's
+/// remainder after the first cell's transmission, its cell's `flow` the cells left in the
+/// run and `tag` the run's kind: [`LAST_EOM`], [`STEP`] and [`WITH_RM`] bits. Both marks
+/// together make the RM slot of a run of one-cell frames with RM cells, between the first
+/// slot and the count.
 const COUNT: u16 = 1 << 14;
 /// In a run's count: the run's last cell ends its frame (a frame's run).
 const LAST_EOM: u32 = 1;
 /// In a run's count: a run of one-cell frames, each cell's tag and frame number one more
 /// than the cell's before it (every cell ends its frame).
 const STEP: u32 = 2;
+/// In a run's count, with [`STEP`]: the run takes the cell of its RM slot every period.
+/// The count's `frame` is then the one-cell frames left in the run, and its `hop` the
+/// frames to come before the next RM cell at the run's back. The RM slot's time field is
+/// the period (high 32 bits) and the frames before the next RM cell at the run's front
+/// (low 32 bits).
+const WITH_RM: u32 = 4;
+/// A run of one-cell frames with RM cells: [`STEP`] and [`WITH_RM`].
+const STEP_RM: u32 = STEP | WITH_RM;
 const _: () = assert!(
     flag::CLASS_SHIFT + 2 <= 14,
     "cell flags must leave bits 14-15 free"
@@ -78,6 +99,26 @@ fn next_step(prev: &Cell, cell: &Cell) -> bool {
             | u32::from(prev.hop ^ cell.hop)
             | u32::from(flags)
             == 0)
+}
+
+/// True if `cell` is the RM cell of a run's RM slot `rm` (the same cell, but for the slot's
+/// marks).
+#[inline(always)]
+fn same_rm(rm: &Cell, cell: &Cell) -> bool {
+    let flags = (rm.flags & !(RUN | COUNT)) ^ cell.flags;
+    (rm.flow ^ cell.flow)
+        | (rm.tag ^ cell.tag)
+        | (rm.frame ^ cell.frame)
+        | u32::from(rm.hop ^ cell.hop)
+        | u32::from(flags)
+        == 0
+}
+
+/// The time field of an RM slot: the run's period and the one-cell frames before the next
+/// RM cell at the run's front.
+#[inline(always)]
+fn rm_slot_time(period: u32, ahead: u32) -> u64 {
+    (u64::from(period) << 32) | u64::from(ahead)
 }
 
 /// The `k`-th cell after `first` in a run of one-cell frames.
@@ -144,24 +185,73 @@ impl DelayLine {
             self.start_run(kind, acc);
             return true;
         }
-        let first = slots[b.wrapping_sub(1) & mask].1;
         // A run holds at most `u32::MAX` cells (a run of one-cell frames has no frame to end
         // it: 2^32 cells back to back on one line would wrap its count; from the review).
-        let joins = back.flow < u32::MAX
-            && match back.tag {
-                0 => same_frame(&first, &cell),
-                STEP => next_step(&stepped(&first, back.flow - 1), &cell),
-                _ => false,
-            };
-        if !joins {
+        if back.flow == u32::MAX {
             return false;
         }
+        let first = slots[b.wrapping_sub(1) & mask].1;
         let count = &mut slots[b].1;
-        count.flow += 1;
-        if back.tag != STEP {
-            count.tag = u32::from(cell.is_eom());
+        match back.tag {
+            0 if same_frame(&first, &cell) => count.tag = u32::from(cell.is_eom()),
+            STEP if next_step(&stepped(&first, back.flow - 1), &cell) => {}
+            STEP_RM => return Self::extend_rm_run(slots, b, mask, cell),
+            STEP if cell.is_rm() && back.flow < u32::from(u16::MAX) => {
+                self.take_rm_into_run(cell);
+                return true;
+            }
+            _ => return false,
         }
+        count.flow += 1;
         true
+    }
+
+    /// Adds `cell` to the run of one-cell frames with RM cells whose count is in slot `b`:
+    /// the RM cell, where the period puts one, or else the next one-cell frame. False
+    /// (nothing done) for any other cell.
+    #[inline(always)]
+    fn extend_rm_run(slots: &mut [(Time, Cell)], b: usize, mask: usize, cell: Cell) -> bool {
+        let (period_ahead, rm) = slots[b.wrapping_sub(1) & mask];
+        let first = slots[b.wrapping_sub(2) & mask].1;
+        let count = &mut slots[b].1;
+        if count.hop == 0 {
+            if !same_rm(&rm, &cell) {
+                return false;
+            }
+            count.hop = ((period_ahead >> 32) - 1) as u16;
+        } else {
+            let last = stepped(&first, count.frame.wrapping_sub(1));
+            if !next_step(&last, &cell) {
+                return false;
+            }
+            count.hop -= 1;
+            count.frame += 1;
+        }
+        count.flow += 1;
+        true
+    }
+
+    /// An RM cell follows a run of one-cell frames back to back: the run takes it into an
+    /// RM slot before its count, with the period of the cells it holds, plus one (out of
+    /// line: once a run).
+    #[cold]
+    #[inline(never)]
+    fn take_rm_into_run(&mut self, cell: Cell) {
+        let (acc, count) = *self.cells.back().expect("a run's count");
+        let frames = count.flow;
+        let rm = Cell {
+            flags: cell.flags | RUN | COUNT,
+            ..cell
+        };
+        *self.cells.back_mut().expect("a run's count") = (rm_slot_time(frames + 1, frames), rm);
+        let count = Cell {
+            flow: frames + 1,
+            tag: STEP_RM,
+            frame: frames,
+            hop: frames as u16,
+            flags: COUNT,
+        };
+        self.cells.push_back((acc, count));
     }
 
     /// Puts the count of a new run of two, of `kind` ([`LAST_EOM`], [`STEP`] or neither),
@@ -231,6 +321,9 @@ impl DelayLine {
             ..first
         };
         let (acc, count) = self.cells.front_mut().expect("a run's count");
+        if count.flags & RUN != 0 {
+            return self.pop_from_rm_run(arrival, first, unit);
+        }
         if count.flow > 1 {
             count.flow -= 1;
             let next = arrival + unit.next_duration(acc);
@@ -241,6 +334,49 @@ impl DelayLine {
         if count.tag == LAST_EOM {
             cell.flags |= flag::EOM;
         }
+        self.cells.pop_front();
+        (cell, self.cells.front().map(|(t, _)| *t))
+    }
+
+    /// [`DelayLine::pop_from_run`] of a run of one-cell frames with RM cells, whose RM slot
+    /// is now at the front: its RM cell, if the period puts one next, or else the one-cell
+    /// frame of the first slot. The first slot goes back with the next frame (the same, after
+    /// an RM cell), arriving one cell time later.
+    #[inline]
+    fn pop_from_rm_run(
+        &mut self,
+        arrival: Time,
+        first: Cell,
+        unit: UnitTime,
+    ) -> (Cell, Option<Time>) {
+        let (slots, front, _) = self.cells.slots_mut();
+        let mask = slots.len() - 1;
+        let (period_ahead, rm) = slots[front];
+        let (period, ahead) = ((period_ahead >> 32) as u32, period_ahead as u32);
+        let takes_rm = ahead == 0;
+        let (cell, ahead, next_first) = if takes_rm {
+            let rm = Cell {
+                flags: rm.flags & !(RUN | COUNT),
+                ..rm
+            };
+            (rm, period - 1, first)
+        } else {
+            let cell = Cell {
+                flags: first.flags & !RUN,
+                ..first
+            };
+            (cell, ahead - 1, stepped(&first, 1))
+        };
+        let (acc, count) = &mut slots[(front + 1) & mask];
+        if count.flow > 1 {
+            count.flow -= 1;
+            count.frame -= u32::from(!takes_rm);
+            let next = arrival + unit.next_duration(acc);
+            slots[front].0 = rm_slot_time(period, ahead);
+            self.cells.push_front((next, next_first));
+            return (cell, Some(next));
+        }
+        self.cells.pop_front();
         self.cells.pop_front();
         (cell, self.cells.front().map(|(t, _)| *t))
     }
@@ -269,11 +405,21 @@ impl DelayLine {
         self.cells.capacity() * std::mem::size_of::<(Time, Cell)>()
     }
 
-    /// Runs of one-cell frames on the line.
+    /// Runs of one-cell frames on the line, with RM cells or without.
     pub fn step_runs(&self) -> usize {
+        self.runs_of(|kind| kind & STEP != 0)
+    }
+
+    /// Runs of one-cell frames with RM cells on the line.
+    pub fn rm_runs(&self) -> usize {
+        self.runs_of(|kind| kind == STEP_RM)
+    }
+
+    /// Runs on the line whose kind passes `is`.
+    fn runs_of(&self, is: impl Fn(u32) -> bool) -> usize {
         (0..self.cells.len())
             .filter_map(|i| self.cells.get(i))
-            .filter(|(_, c)| c.flags & COUNT != 0 && c.tag == STEP)
+            .filter(|(_, c)| c.flags & (RUN | COUNT) == COUNT && is(c.tag))
             .count()
     }
 

@@ -106,8 +106,8 @@ fn a_gap_another_frame_or_an_rm_cell_starts_a_new_slot() {
 #[test]
 fn one_cell_frames_sent_back_to_back_are_one_run() {
     // A greedy source's cells, each its own frame, tag and frame number counting up (and
-    // wrapping): two slots, each cell off the line as it went on. An RM cell between them
-    // takes a slot of its own and the cells after it start a new run; a tag that skips
+    // wrapping): two slots, each cell off the line as it went on. An RM cell after them
+    // joins the run as its third slot, and the cells after it join too; a tag that skips
     // one, or a cell of a frame not ended, starts a new slot.
     let mut tx = Transmitter::new(OC3, 1_000_000_000);
     let mut line = DelayLine::default();
@@ -132,11 +132,119 @@ fn one_cell_frames_sent_back_to_back_are_one_run() {
     send(&mut line, rm);
     send(&mut line, one(6));
     send(&mut line, one(7));
-    assert_eq!((line.slots(), line.len(), line.step_runs()), (5, 13, 2));
+    assert_eq!((line.slots(), line.len(), line.rm_runs()), (3, 13, 1));
     send(&mut line, one(9)); // a step off
     send(&mut line, Cell::data(5, 10, false)); // a frame not ended
     send(&mut line, Cell::data(5, 10, true)); // its frame's run, ended
-    assert_eq!((line.slots(), line.len(), line.step_runs()), (8, 16, 2));
+    assert_eq!((line.slots(), line.len(), line.step_runs()), (6, 16, 1));
+    let unit = tx.unit;
+    for (i, &(_, cell)) in sent.iter().enumerate() {
+        let next = sent.get(i + 1).map(|(t, _)| *t);
+        assert_eq!(line.pop_runs(|| unit), Some((cell, next)), "cell {i}");
+    }
+    assert!(line.is_empty());
+}
+
+/// A greedy ABR source's cells: one-cell frames counting up from `start` (and wrapping),
+/// with `rm` after every `gap` of them.
+fn greedy(flow: u32, start: u32, gap: u32, rm: Cell, cells: u32) -> Vec<Cell> {
+    let mut out = Vec::new();
+    let mut n = start;
+    for i in 0..cells {
+        if i % (gap + 1) == gap {
+            out.push(rm);
+        } else {
+            out.push(Cell {
+                frame: n,
+                ..Cell::data(flow, n, true)
+            });
+            n = n.wrapping_add(1);
+        }
+    }
+    out
+}
+
+/// An RM cell of flow `flow` with ER and CCR fields `er` and `ccr`.
+fn rm_cell(flow: u32, er: f32, ccr: f32) -> Cell {
+    let mut rm = Cell::data(flow, 0, false);
+    rm.flags |= flag::RM;
+    rm.set_er(er);
+    rm.set_ccr(ccr);
+    rm
+}
+
+#[test]
+fn a_greedy_sources_rm_cells_join_its_run() {
+    // 31 one-cell frames, then the same RM cell, again and again (Nrm = 32), back to back:
+    // one run of three slots however long, each cell off the line as it went on, at its
+    // time. Taking cells as they go on (a short line) keeps it one run.
+    let rm = rm_cell(4, 353_207.5, 353_207.5);
+    for (start, prop) in [
+        (0, 1_000_000_000),
+        (u32::MAX - 40, 1_000_000_000),
+        (7, 3_000_000),
+    ] {
+        let mut tx = Transmitter::new(OC3, prop);
+        let mut line = DelayLine::default();
+        let mut sent: VecDeque<(Time, Cell)> = VecDeque::new();
+        let unit = tx.unit;
+        for cell in greedy(4, start, 31, rm, 367) {
+            let now = tx.busy_until;
+            while sent.front().is_some_and(|(t, _)| *t <= now) {
+                let (_, c) = sent.pop_front().unwrap();
+                let next = sent.front().map(|(t, _)| *t);
+                assert_eq!(line.pop_runs(|| unit), Some((c, next)));
+            }
+            sent.push_back((tx.send(&mut line, now, cell).0, cell));
+            assert_eq!(line.len(), sent.len());
+        }
+        assert!(line.slots() <= 3, "prop {prop}: {} slots", line.slots());
+        assert!(prop < 1_000_000_000 || line.rm_runs() == 1);
+        while let Some((_, c)) = sent.pop_front() {
+            let next = sent.front().map(|(t, _)| *t);
+            assert_eq!(line.pop_runs(|| unit), Some((c, next)));
+            assert_eq!(line.len(), sent.len());
+        }
+        assert!(line.is_empty());
+    }
+}
+
+#[test]
+fn a_different_rm_cell_or_a_frame_out_of_place_ends_the_run() {
+    // The run's RM cell is the first one's: an RM cell with another CCR, an RM cell where
+    // a frame is due, or a frame where the RM cell is due, takes a slot of its own (and
+    // what follows starts again); every cell comes off as it went on.
+    let rm = rm_cell(2, 1e5, 1e5);
+    let mut tx = Transmitter::new(OC3, 1_000_000_000);
+    let mut line = DelayLine::default();
+    let mut sent = Vec::new();
+    let mut send = |line: &mut DelayLine, cell: Cell| {
+        let now = tx.busy_until;
+        sent.push((tx.send(line, now, cell).0, cell));
+    };
+    for cell in greedy(2, 0, 3, rm, 7) {
+        send(&mut line, cell);
+    }
+    assert_eq!((line.slots(), line.len(), line.rm_runs()), (3, 7, 1));
+    send(
+        &mut line,
+        Cell {
+            frame: 6,
+            ..Cell::data(2, 6, true)
+        },
+    ); // the RM cell is due
+    assert_eq!((line.slots(), line.len()), (4, 8));
+    for cell in greedy(2, 7, 3, rm, 4) {
+        send(&mut line, cell); // a new run from the frame before
+    }
+    assert_eq!((line.slots(), line.len(), line.rm_runs()), (6, 12, 2));
+    send(&mut line, rm_cell(2, 1e5, 9e4)); // another CCR
+    assert_eq!((line.slots(), line.len()), (7, 13));
+    for cell in greedy(2, 10, 2, rm, 3) {
+        send(&mut line, cell); // period 3 now
+    }
+    send(&mut line, rm); // where a frame is due
+    assert_eq!((line.slots(), line.len(), line.rm_runs()), (11, 17, 3));
     let unit = tx.unit;
     for (i, &(_, cell)) in sent.iter().enumerate() {
         let next = sent.get(i + 1).map(|(t, _)| *t);
@@ -172,7 +280,7 @@ fn a_run_stops_growing_at_the_largest_count() {
 }
 
 /// The line against a plain queue of (arrival, cell), under random frames, runs of
-/// one-cell frames, gaps, RM cells and takes: the same cells, in the same order, with the same next arrivals.
+/// one-cell frames (with RM cells every few cells, or none), gaps, RM cells and takes: the same cells, in the same order, with the same next arrivals.
 #[test]
 fn a_line_of_runs_gives_what_a_plain_queue_gives() {
     for (case, (rate, prop)) in [
@@ -192,7 +300,8 @@ fn a_line_of_runs_gives_what_a_plain_queue_gives() {
         let mut frame_no = 0u32;
         let mut runs_held = false;
         let mut steps_held = false;
-        for _ in 0..20_000 {
+        let mut rms_held = false;
+        for i in 0..20_000 {
             if rng.below(6) == 0 {
                 // One-cell frames of 1-40 cells, each tag and frame number one more than
                 // the last (a greedy cell-level source), some late, some an RM cell, some
@@ -213,6 +322,33 @@ fn a_line_of_runs_gives_what_a_plain_queue_gives() {
                         cell.flags |= flag::RM;
                     }
                     let late = if rng.below(10) == 0 { rng.below(5) } else { 0 };
+                    let now = tx.busy_until + late;
+                    let (arrival, first) = tx.send(&mut line, now, cell);
+                    assert_eq!(first, model.is_empty());
+                    model.push_back((arrival, cell));
+                }
+            } else if rng.below(5) == 0 {
+                // A greedy source's one-cell frames with its RM cell every 2-9 cells, 1-60
+                // cells, some late, some a step off, some RM cells of another CCR or out
+                // of place.
+                let flow = rng.below(3) as u32;
+                let gap = 1 + rng.below(8) as u32;
+                let ccr = 1e5 + rng.below(2) as f32;
+                let n = 1 + rng.below(60) as u32;
+                let mut phase = rng.below(u64::from(gap) + 1) as u32;
+                for _ in 0..n {
+                    let rm_due = phase == gap || rng.below(40) == 0;
+                    phase = if phase == gap { 0 } else { phase + 1 };
+                    let cell = if rm_due {
+                        rm_cell(flow, 3e5, ccr + (rng.below(30) == 0) as u32 as f32)
+                    } else {
+                        frame_no = frame_no.wrapping_add(1 + u32::from(rng.below(30) == 0));
+                        Cell {
+                            frame: frame_no,
+                            ..Cell::data(flow, frame_no, true)
+                        }
+                    };
+                    let late = if rng.below(30) == 0 { rng.below(5) } else { 0 };
                     let now = tx.busy_until + late;
                     let (arrival, first) = tx.send(&mut line, now, cell);
                     assert_eq!(first, model.is_empty());
@@ -239,7 +375,7 @@ fn a_line_of_runs_gives_what_a_plain_queue_gives() {
                     model.push_back((arrival, cell));
                 }
             } else {
-                for _ in 0..rng.below(12) {
+                for _ in 0..rng.below(56) {
                     let want = model
                         .pop_front()
                         .map(|(_, c)| (c, model.front().map(|(t, _)| *t)));
@@ -248,7 +384,10 @@ fn a_line_of_runs_gives_what_a_plain_queue_gives() {
             }
             assert_eq!(line.len(), model.len());
             runs_held |= line.slots() < line.len();
-            steps_held |= line.step_runs() > 0;
+            if i % 8 == 0 {
+                steps_held |= line.step_runs() > 0;
+                rms_held |= line.rm_runs() > 0;
+            }
         }
         while let Some((_, c)) = model.pop_front() {
             let want = Some((c, model.front().map(|(t, _)| *t)));
@@ -257,5 +396,9 @@ fn a_line_of_runs_gives_what_a_plain_queue_gives() {
         assert!(line.pop_runs(|| tx.unit).is_none() && line.is_empty());
         assert!(runs_held, "the case held no run: it tested nothing of them");
         assert!(steps_held, "the case held no run of one-cell frames");
+        assert!(
+            rms_held,
+            "the case held no run of one-cell frames with RM cells"
+        );
     }
 }
