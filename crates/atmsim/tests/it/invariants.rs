@@ -219,16 +219,23 @@ fn host_ports_holding_frames_change_no_result() {
 
 /// Runs `sc` with the host lines keeping runs, in slices; returns the results and how many
 /// slices ended with a run of one-cell frames on a line.
-fn run_with_line_runs(sc: &atmsim::scenario::Scenario) -> (atmsim::RunResult, usize) {
+/// Runs `sc` with runs on at every host line; returns the result and in how many of 50
+/// slices some line held a run of one-cell frames, and one with RM cells.
+fn run_with_line_runs(sc: &atmsim::scenario::Scenario) -> (atmsim::RunResult, usize, usize) {
     let mut runs = atmsim::sim::Sim::new(sc);
     runs.net.set_line_runs(true);
-    let mut step_slices = 0;
+    let (mut step_slices, mut rm_slices) = (0, 0);
     for k in 1..=50 {
         runs.run_until(sc.duration / 50 * k);
         step_slices += usize::from(runs.net.ports.iter().any(|p| p.line.step_runs() > 0));
+        rm_slices += usize::from(runs.net.ports.iter().any(|p| p.line.rm_runs() > 0));
     }
     runs.run();
-    (atmsim::RunResult::collect(runs, sc, 0.0), step_slices)
+    (
+        atmsim::RunResult::collect(runs, sc, 0.0),
+        step_slices,
+        rm_slices,
+    )
 }
 
 #[test]
@@ -277,7 +284,7 @@ fn lines_of_cell_level_sources_keeping_runs_change_no_result() {
     let mut step_slices = 0;
     for text in &cases {
         let sc = atmsim::scenario::load_toml(text).unwrap_or_else(|e| panic!("{e}"));
-        let (with_runs, slices) = run_with_line_runs(&sc);
+        let (with_runs, slices, _) = run_with_line_runs(&sc);
         step_slices += slices;
         let mut cells = atmsim::sim::Sim::new(&sc);
         assert!(cells.net.ports.iter().all(|p| !p.line_runs), "small: off");
@@ -285,13 +292,18 @@ fn lines_of_cell_level_sources_keeping_runs_change_no_result() {
         let plain = atmsim::RunResult::collect(cells, &sc, 0.0);
         assert_eq!(fingerprint(&with_runs), fingerprint(&plain), "\n{text}");
     }
-    let (_, lone_slices) = run_with_line_runs(
+    let (_, lone_slices, lone_rm_slices) = run_with_line_runs(
         &atmsim::scenario::load_toml(cases.last().expect("the lone source")).expect("valid"),
     );
     // At the line rate until ERICA's feedback (a 0.95 target) comes back: 17 of the 50.
     assert!(
         lone_slices >= 10,
         "the lone greedy source held runs in {lone_slices} of 50 slices"
+    );
+    // Its RM cells join its runs: a run with RM cells in each of those slices.
+    assert_eq!(
+        lone_rm_slices, lone_slices,
+        "slices holding runs with RM cells"
     );
     assert!(
         step_slices > cases.len(),
