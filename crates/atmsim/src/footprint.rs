@@ -637,7 +637,7 @@ mod tests {
     #[test]
     fn every_allocator_with_per_vc_tables_reports_their_size() {
         use crate::allocator::{AllocatorCfg, EricaCfg, GwCfg, KvrCfg};
-        assert!(AllocatorCfg::Erica(EricaCfg::default()).bytes_per_vc() >= 32);
+        assert!(AllocatorCfg::Erica(EricaCfg::default().into()).bytes_per_vc() >= 32);
         assert!(AllocatorCfg::Gw(GwCfg::default()).bytes_per_vc() >= 16);
         assert!(AllocatorCfg::Kvr(KvrCfg::default()).bytes_per_vc() >= 16);
         assert_eq!(AllocatorCfg::None(Default::default()).bytes_per_vc(), 0);

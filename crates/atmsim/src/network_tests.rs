@@ -264,6 +264,30 @@ traffic = {{ kind = "persistent" }}
 }
 
 #[test]
+fn erica_ports_of_the_same_settings_share_one_configuration() {
+    // Issue 14: an `Erica` holds a pointer to its configuration (120 bytes), not a copy of
+    // it, at every port.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/abr_two_sources.toml"
+    ))
+    .expect("the example");
+    let sc = crate::scenario::load_toml(&text).expect("valid scenario");
+    let net = Network::build(&sc);
+    let cfgs: Vec<*const crate::allocator::EricaCfg> = net
+        .ports
+        .iter()
+        .filter_map(|p| match &p.alloc {
+            AnyAllocator::Erica(e) => Some(std::ptr::from_ref(e.cfg())),
+            _ => None,
+        })
+        .collect();
+    assert!(cfgs.len() >= 4, "{} ERICA ports", cfgs.len());
+    assert!(cfgs.iter().all(|&c| std::ptr::eq(c, cfgs[0])));
+    assert!(std::mem::size_of::<crate::allocator::Erica>() <= 208);
+}
+
+#[test]
 fn lines_keep_runs_where_sources_start_at_the_line_rate() {
     // The four host lines could hold 35.2 MB. The sources starting at the line rate send
     // back to back: their two lines keep runs. The destinations' lines (backward RM cells

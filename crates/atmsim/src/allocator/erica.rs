@@ -36,6 +36,7 @@ use super::RateAllocator;
 use crate::cell::{flag, Cell, ServiceClass};
 use crate::port::VcSlots;
 use atmsim_kernel::{time, Time};
+use std::sync::Arc;
 
 /// How the load factor is averaged across intervals (spec 2.5).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -157,7 +158,8 @@ pub struct EricaState {
 /// ERICA (and ERICA+) at one output port.
 #[derive(Debug)]
 pub struct Erica {
-    cfg: EricaCfg,
+    /// The configuration, shared by the ports of the same settings.
+    cfg: Arc<EricaCfg>,
     link_rate: f64,
     slots: VcSlots,
     vcs: Vec<Vc>,
@@ -181,13 +183,19 @@ pub struct Erica {
 impl Erica {
     /// ERICA for a port of `link_rate` cells/s and `flows` flows, numbered by their flow
     /// index.
-    pub fn new(cfg: EricaCfg, link_rate: f64, flows: usize) -> Erica {
+    pub fn new(cfg: impl Into<Arc<EricaCfg>>, link_rate: f64, flows: usize) -> Erica {
         Self::with_slots(cfg, link_rate, flows, VcSlots::Identity)
     }
 
     /// ERICA for a port of `link_rate` cells/s holding state for the `vcs` VCs routed
     /// through it, numbered by `slots`.
-    pub fn with_slots(cfg: EricaCfg, link_rate: f64, vcs: usize, slots: VcSlots) -> Erica {
+    pub fn with_slots(
+        cfg: impl Into<Arc<EricaCfg>>,
+        link_rate: f64,
+        vcs: usize,
+        slots: VcSlots,
+    ) -> Erica {
+        let cfg = cfg.into();
         let u = if cfg.plus.is_some() {
             1.0
         } else {

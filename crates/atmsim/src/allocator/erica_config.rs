@@ -13,6 +13,7 @@ use crate::units::{CellCount, Duration};
 use atmsim_kernel::{time, PS_PER_MS};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// ERICA and ERICA+ options (seed 003 sections 4.1-4.4; spec sections 2 and 3).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
@@ -119,16 +120,23 @@ impl Default for EricaCfg {
 }
 
 impl Resolve<()> for EricaSpec {
-    type Cfg = EricaCfg;
-    fn resolve(&self, path: &str, _: &()) -> Result<EricaCfg, ConfigError> {
+    /// Shared by every port of the same settings (each `Erica` holds the pointer, not a
+    /// copy: issue 14, memory per VC).
+    type Cfg = Arc<EricaCfg>;
+    fn resolve(&self, path: &str, _: &()) -> Result<Arc<EricaCfg>, ConfigError> {
         refuse_plus_keys(path, self)?;
-        self.resolve_common(path)
+        self.resolve_common(path).map(Arc::new)
     }
 }
 
-impl Build<EricaCfg, PortEnv<'_>> for Erica {
-    fn build(cfg: &EricaCfg, env: &PortEnv) -> Self {
-        Erica::with_slots(cfg.clone(), env.link_rate, env.vcs.len(), env.slots.clone())
+impl Build<Arc<EricaCfg>, PortEnv<'_>> for Erica {
+    fn build(cfg: &Arc<EricaCfg>, env: &PortEnv) -> Self {
+        Erica::with_slots(
+            Arc::clone(cfg),
+            env.link_rate,
+            env.vcs.len(),
+            env.slots.clone(),
+        )
     }
 }
 

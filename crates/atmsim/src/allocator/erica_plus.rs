@@ -60,8 +60,8 @@ impl Default for QueueControl {
 pub struct EricaPlusSpec(pub EricaSpec);
 
 impl Resolve<()> for EricaPlusSpec {
-    type Cfg = EricaCfg;
-    fn resolve(&self, path: &str, _: &()) -> Result<EricaCfg, ConfigError> {
+    type Cfg = std::sync::Arc<EricaCfg>;
+    fn resolve(&self, path: &str, _: &()) -> Result<Self::Cfg, ConfigError> {
         let e = &self.0;
         if e.target_utilization.is_some() {
             return err(
@@ -72,7 +72,7 @@ impl Resolve<()> for EricaPlusSpec {
         let mut cfg = e.resolve_common(path)?;
         cfg.target_utilization = 1.0;
         cfg.plus = Some(e.queue_control(path)?);
-        Ok(cfg)
+        Ok(cfg.into())
     }
 }
 

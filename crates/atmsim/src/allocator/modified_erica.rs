@@ -30,8 +30,8 @@ impl ModifiedEricaSpec {
 }
 
 impl Resolve<()> for ModifiedEricaSpec {
-    type Cfg = EricaCfg;
-    fn resolve(&self, path: &str, ctx: &()) -> Result<EricaCfg, ConfigError> {
+    type Cfg = std::sync::Arc<EricaCfg>;
+    fn resolve(&self, path: &str, ctx: &()) -> Result<Self::Cfg, ConfigError> {
         self.preset().resolve(path, ctx)
     }
 }

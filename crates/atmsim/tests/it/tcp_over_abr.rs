@@ -569,7 +569,7 @@ fn modified_erica_resolves_with_its_defaults() {
     let inner = |v: Vec<AllocatorCfg>| -> Vec<atmsim::allocator::EricaCfg> {
         v.into_iter()
             .map(|a| match a {
-                AllocatorCfg::Erica(e) | AllocatorCfg::ModifiedErica(e) => e,
+                AllocatorCfg::Erica(e) | AllocatorCfg::ModifiedErica(e) => (*e).clone(),
                 other => panic!("ERICA expected: {other:?}"),
             })
             .collect()
