@@ -445,6 +445,8 @@ impl<E: Copy> EventQueue<E> {
         let mut first_key = self.key(newest);
         let mut last_key = first_key;
         let mut i = std::mem::replace(&mut self.nodes[newest as usize].next, NIL);
+        // The node after which the last node linked at the back, or just before it, went.
+        let mut back_hint = NIL;
         let mut n = 1;
         while i != NIL {
             let next = self.nodes[i as usize].next;
@@ -455,7 +457,10 @@ impl<E: Copy> EventQueue<E> {
             } else if key > last_key {
                 self.nodes[i as usize].next = NIL;
                 self.nodes[last as usize].next = i;
+                back_hint = last;
                 (last, last_key) = (i, key);
+            } else if self.goes_right_after(back_hint, key) {
+                self.link_after(back_hint, i);
             } else if let Some(p) = self.last_before(first, key) {
                 self.link_after(p, i);
             } else if self.stragglers.len() < MAX_STRAGGLERS {
@@ -541,6 +546,18 @@ impl<E: Copy> EventQueue<E> {
             p = q;
         }
         None
+    }
+
+    /// True if an event of `key` goes right after node `p` of a sorted list (`p` is earlier,
+    /// the node after it, which must exist, later); false if `p` is `NIL`. In
+    /// [`EventQueue::take_bucket`], `p` is the node after which the last node linked at the
+    /// back, or just before it, went: old events later than the rest of their bucket, taken
+    /// newest first, each go right before the one taken before them. Issue 14: at 10 000 VCs
+    /// the ERICA row's buckets of 10 000 sources in step had 100 such events behind them,
+    /// more than [`MAX_STRAGGLERS`], and each was copied and sorted, every slot from 2 ms on.
+    #[inline(always)]
+    fn goes_right_after(&self, p: u32, key: u128) -> bool {
+        p != NIL && self.key(p) < key && key < self.key(self.nodes[p as usize].next)
     }
 
     /// Links node `i` into a list right after node `p`.

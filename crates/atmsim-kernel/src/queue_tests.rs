@@ -218,6 +218,35 @@ fn old_late_events_behind_a_long_bucket_pop_in_the_heap_order() {
     }
 }
 
+/// 100 old events at one time later than a long bucket of sources in step, scheduled long
+/// before them (the ERICA row at 10 000 VCs): taken newest first, each goes right before
+/// the one taken before it, and the bucket is relinked in place, not sorted in `near`.
+#[test]
+fn many_old_events_of_one_later_time_are_relinked_not_sorted() {
+    let slot = 1u64 << SLOT_SHIFT;
+    for (old, times) in [(100u64, 1u64), (100, 3), (500, 1), (9, 2)] {
+        let mut q = EventQueue::with_capacity(16);
+        let mut r = Reference::default();
+        let base = 20 * slot;
+        for k in 0..old {
+            r.schedule_both(&mut q, base + slot / 2 + k * times / old);
+        }
+        for k in 0..4000u64 {
+            r.schedule_both(&mut q, base + slot / 4 + k / 1000);
+        }
+        let near = q.near.capacity();
+        while let Some(x) = r.pop() {
+            assert_eq!(q.pop(), Some(x), "old {old}, times {times}");
+        }
+        assert!(q.is_empty());
+        assert_eq!(
+            (q.near.capacity(), q.scratch.capacity()),
+            (near, 0),
+            "old {old}, times {times}: the bucket was sorted"
+        );
+    }
+}
+
 #[test]
 fn pop_until_stops_at_the_limit_and_keeps_the_rest() {
     let mut q = EventQueue::default();
