@@ -28,10 +28,10 @@
 //! that of one binary heap (checked against one by randomized differential tests). When the
 //! current slot runs dry, `cur` moves to the next non-empty slot and its bucket's list
 //! becomes the run: taken newest first, each node goes in front of the run (scheduling
-//! order is usually time order) or after the last earlier node, at most `MAX_STEPS` steps
-//! on; up to `MAX_STRAGGLERS` nodes needing more are merged in at the end, and a bucket
-//! with more (far out of order) is sorted by sub-slots in `near` and written back into its
-//! own nodes. Then overflow events that now fall inside the wheel's span move into it. An
+//! order is usually time order), after the last node, right before the node that went
+//! after the last one, or after the last earlier node, at most `MAX_STEPS` steps on; up to
+//! `MAX_STRAGGLERS` nodes needing more are merged in at the end, and a bucket with more (far
+//! out of order) is sorted by sub-slots in `near` and written back into its own nodes. Then overflow events that now fall inside the wheel's span move into it. An
 //! event scheduled into the current slot goes after the run's last node, before its first
 //! (an event at `now`: the first node takes it and a new node what it held), or after the
 //! last earlier node, looked for from the node linked in last (usually right before it) or
@@ -430,8 +430,9 @@ impl<E: Copy> EventQueue<E> {
 
     /// Makes the bucket list `newest` (newest first) the current slot's run, relinked in
     /// `(time, seq)` order: each node, taken newest first, goes in front of the run (usual:
-    /// scheduling order is time order), after its last node, or after the last earlier one
-    /// at most [`MAX_STEPS`] steps in. Up to [`MAX_STRAGGLERS`] nodes that would need more
+    /// scheduling order is time order), after its last node, right before the node that went
+    /// there last ([`EventQueue::goes_right_after`]), or after the last earlier one at most
+    /// [`MAX_STEPS`] steps in. Up to [`MAX_STRAGGLERS`] nodes that would need more
     /// steps are merged in at the end, in one pass over the run; a bucket with more (far out
     /// of order) goes to `near` whole, sorted there once, so it stays O(n log n).
     ///
@@ -445,7 +446,8 @@ impl<E: Copy> EventQueue<E> {
         let mut first_key = self.key(newest);
         let mut last_key = first_key;
         let mut i = std::mem::replace(&mut self.nodes[newest as usize].next, NIL);
-        // The node after which the last node linked at the back, or just before it, went.
+        // Where the last event that went after the run's back, or right before such an
+        // event, was linked: the node before it.
         let mut back_hint = NIL;
         let mut n = 1;
         while i != NIL {

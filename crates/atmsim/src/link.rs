@@ -28,13 +28,15 @@
 //! **RM cells in a run of one-cell frames.** Such a source also sends a forward RM cell
 //! every Nrm cells (seed 003, TM 4.0 source rule 3), and while its ACR stays where it is
 //! every one of them is the same cell (the same ER and CCR). An RM cell that follows a run
-//! of one-cell frames back to back joins it as a third slot, the RM slot, which holds the
-//! RM cell and the run's period: the cells of the run before it, plus one. From then on the
-//! run takes that RM cell again every period and the next one-cell frame between (the
-//! cells after the RM cell keep counting the tag and frame number from the cell before it),
-//! and anything else starts a slot of its own. A 1 ms host line of such a source at
-//! 155.52 Mbit/s is then one run of three slots behind one RM cell, where it was 35 slots
-//! (issue 14, docs/performance.md).
+//! of one-cell frames back to back, where that run began right after the same RM cell (a
+//! slot of its own), joins it as a third slot, the RM slot, which holds the RM cell and the
+//! run's period: the run's frames, plus one. From then on the run takes that RM cell again
+//! every period, with the one-cell frames between (the frames after an RM cell keep
+//! counting the tag and frame number from the frame before it), and anything else starts a
+//! slot of its own. A run that began elsewhere (after a late cell) leaves the RM cell a slot
+//! of its own, and the run after it takes the next one. A 1 ms host line of such a source at
+//! 155.52 Mbit/s is then one run of three slots behind its first RM cell, where it was about
+//! 35 slots (issue 14, docs/performance.md).
 
 use crate::cell::{flag, Cell};
 use atmsim_kernel::{Fifo, Time, UnitTime};
@@ -114,6 +116,23 @@ fn same_rm(rm: &Cell, cell: &Cell) -> bool {
         == 0
 }
 
+/// True if RM cell `rm`, following back to back a run of `frames` one-cell frames whose first
+/// cell is `first` and whose slot before is `before`, joins the run as its RM slot with the
+/// period `frames + 1`: the run began right after the same RM cell (`before`, a slot of its
+/// own), so that period is the source's, and the cells are of one flow and hop (a run's front
+/// cell names them for cache hints). A run that began elsewhere (after a late cell, or with
+/// its first cells already taken) would learn a wrong period and break at every RM cell; the
+/// RM cell then takes a slot of its own, and the run after it, which began right after it,
+/// takes the next one (from the review). The count slot's `hop` holds up to `frames`.
+#[inline(always)]
+fn starts_period(before: &Cell, first: &Cell, rm: &Cell, frames: u32) -> bool {
+    rm.is_rm()
+        && *before == *rm
+        && rm.flow == first.flow
+        && rm.hop == first.hop
+        && frames <= u32::from(u16::MAX)
+}
+
 /// The time field of an RM slot: the run's period and the one-cell frames before the next
 /// RM cell at the run's front.
 #[inline(always)]
@@ -147,8 +166,9 @@ impl DelayLine {
     }
 
     /// Puts on a line that keeps runs a cell whose transmission began as the previous one
-    /// ended (back to back): it joins the run of its frame, or starts one with the previous
-    /// cell, or takes a slot of its own ([`DelayLine::push`]). `acc` is the port's
+    /// ended (back to back): it joins the run of its frame or of one-cell frames (and their
+    /// RM cells), or starts one with the previous cell, or takes a slot of its own
+    /// ([`DelayLine::push`]). `acc` is the port's
     /// serial-clock remainder before this cell's transmission. Returns what `push` returns.
     /// Only a line taken with [`DelayLine::pop_runs`] may be given cells this way.
     #[inline(always)]
@@ -162,8 +182,9 @@ impl DelayLine {
 
     /// Adds `cell`, sent back to back after the line's last cell, to that cell's run, or
     /// makes a run of the two; false (nothing done) if it is not the next cell of the same
-    /// frame, or of the same run of one-cell frames. `acc` is the serial clock's remainder
-    /// before `cell`'s transmission.
+    /// frame, or of the same run of one-cell frames (its next frame, or the RM cell its
+    /// period puts next, or an RM cell that starts a period: [`starts_period`]). `acc` is the
+    /// serial clock's remainder before `cell`'s transmission.
     #[inline(always)]
     fn extend(&mut self, cell: Cell, acc: u64) -> bool {
         let (slots, front, len) = self.cells.slots_mut();
@@ -196,7 +217,9 @@ impl DelayLine {
             0 if same_frame(&first, &cell) => count.tag = u32::from(cell.is_eom()),
             STEP if next_step(&stepped(&first, back.flow - 1), &cell) => {}
             STEP_RM => return Self::extend_rm_run(slots, b, mask, cell),
-            STEP if cell.is_rm() && back.flow < u32::from(u16::MAX) => {
+            STEP if len >= 3
+                && starts_period(&slots[b.wrapping_sub(2) & mask].1, &first, &cell, back.flow) =>
+            {
                 self.take_rm_into_run(cell);
                 return true;
             }
@@ -270,7 +293,8 @@ impl DelayLine {
     }
 
     /// The head cell, if any (read by cache hints; [`DelayLine::pop`] takes it). Of a run,
-    /// its flow and hop are right; its flags may carry the run's mark.
+    /// its flow and hop are right; its flags may carry the run's mark, and where a run's RM
+    /// cell is due next, the rest is the run's next one-cell frame.
     #[inline(always)]
     pub fn front(&self) -> Option<&Cell> {
         self.cells.front().map(|(_, c)| c)
@@ -423,7 +447,8 @@ impl DelayLine {
             .count()
     }
 
-    /// Slots of the ring in use (a cell of its own takes one, a run two).
+    /// Slots of the ring in use (a cell of its own takes one, a run two, a run with RM cells
+    /// three).
     pub fn slots(&self) -> usize {
         self.cells.len()
     }

@@ -106,9 +106,10 @@ fn a_gap_another_frame_or_an_rm_cell_starts_a_new_slot() {
 #[test]
 fn one_cell_frames_sent_back_to_back_are_one_run() {
     // A greedy source's cells, each its own frame, tag and frame number counting up (and
-    // wrapping): two slots, each cell off the line as it went on. An RM cell after them
-    // joins the run as its third slot, and the cells after it join too; a tag that skips
-    // one, or a cell of a frame not ended, starts a new slot.
+    // wrapping): two slots, each cell off the line as it went on. An RM cell after them, with
+    // no RM cell before the run to say where a period starts, takes a slot of its own and the
+    // cells after it start a new run; a tag that skips one, or a cell of a frame not ended,
+    // starts a new slot.
     let mut tx = Transmitter::new(OC3, 1_000_000_000);
     let mut line = DelayLine::default();
     let mut sent = Vec::new();
@@ -132,11 +133,11 @@ fn one_cell_frames_sent_back_to_back_are_one_run() {
     send(&mut line, rm);
     send(&mut line, one(6));
     send(&mut line, one(7));
-    assert_eq!((line.slots(), line.len(), line.rm_runs()), (3, 13, 1));
+    assert_eq!((line.slots(), line.len(), line.step_runs()), (5, 13, 2));
     send(&mut line, one(9)); // a step off
     send(&mut line, Cell::data(5, 10, false)); // a frame not ended
     send(&mut line, Cell::data(5, 10, true)); // its frame's run, ended
-    assert_eq!((line.slots(), line.len(), line.step_runs()), (6, 16, 1));
+    assert_eq!((line.slots(), line.len(), line.step_runs()), (8, 16, 2));
     let unit = tx.unit;
     for (i, &(_, cell)) in sent.iter().enumerate() {
         let next = sent.get(i + 1).map(|(t, _)| *t);
@@ -145,13 +146,13 @@ fn one_cell_frames_sent_back_to_back_are_one_run() {
     assert!(line.is_empty());
 }
 
-/// A greedy ABR source's cells: one-cell frames counting up from `start` (and wrapping),
-/// with `rm` after every `gap` of them.
+/// A greedy ABR source's cells: `rm` first (TM 4.0 source rule 3a), then again after every
+/// `gap` one-cell frames, which count up from `start` (and wrap).
 fn greedy(flow: u32, start: u32, gap: u32, rm: Cell, cells: u32) -> Vec<Cell> {
     let mut out = Vec::new();
     let mut n = start;
     for i in 0..cells {
-        if i % (gap + 1) == gap {
+        if i % (gap + 1) == 0 {
             out.push(rm);
         } else {
             out.push(Cell {
@@ -175,9 +176,9 @@ fn rm_cell(flow: u32, er: f32, ccr: f32) -> Cell {
 
 #[test]
 fn a_greedy_sources_rm_cells_join_its_run() {
-    // 31 one-cell frames, then the same RM cell, again and again (Nrm = 32), back to back:
-    // one run of three slots however long, each cell off the line as it went on, at its
-    // time. Taking cells as they go on (a short line) keeps it one run.
+    // The RM cell, then 31 one-cell frames, again and again (Nrm = 32), back to back: the
+    // first RM cell, then one run of three slots however long, each cell off the line as it
+    // went on, at its time. Taking cells as they go on (a short line) keeps it one run.
     let rm = rm_cell(4, 353_207.5, 353_207.5);
     for (start, prop) in [
         (0, 1_000_000_000),
@@ -198,7 +199,7 @@ fn a_greedy_sources_rm_cells_join_its_run() {
             sent.push_back((tx.send(&mut line, now, cell).0, cell));
             assert_eq!(line.len(), sent.len());
         }
-        assert!(line.slots() <= 3, "prop {prop}: {} slots", line.slots());
+        assert!(line.slots() <= 4, "prop {prop}: {} slots", line.slots());
         assert!(prop < 1_000_000_000 || line.rm_runs() == 1);
         while let Some((_, c)) = sent.pop_front() {
             let next = sent.front().map(|(t, _)| *t);
@@ -210,11 +211,47 @@ fn a_greedy_sources_rm_cells_join_its_run() {
 }
 
 #[test]
+fn a_late_cell_costs_a_period_not_the_rest_of_the_run() {
+    // One cell a picosecond late breaks the run; the run after it began after a late cell,
+    // not after an RM cell, so the next RM cell takes a slot of its own, and the run after
+    // that one takes the RM cells again, with the source's period (from the review: a run
+    // that learned its period from where it began kept breaking at every RM cell, 36-39
+    // slots for the rest of the line's life instead of 3).
+    let rm = rm_cell(4, 353_207.5, 353_207.5);
+    for late_at in [100, 1010] {
+        let mut tx = Transmitter::new(OC3, 1_000_000_000);
+        let mut line = DelayLine::default();
+        let mut sent: VecDeque<(Time, Cell)> = VecDeque::new();
+        let unit = tx.unit;
+        let mut most_after = 0;
+        for (i, cell) in greedy(4, 0, 31, rm, 20_000).into_iter().enumerate() {
+            let now = tx.busy_until + u64::from(i == late_at);
+            while sent.front().is_some_and(|(t, _)| *t <= now) {
+                let (_, c) = sent.pop_front().unwrap();
+                let next = sent.front().map(|(t, _)| *t);
+                assert_eq!(line.pop_runs(|| unit), Some((c, next)));
+            }
+            sent.push_back((tx.send(&mut line, now, cell).0, cell));
+            if i > late_at + 64 + 400 {
+                most_after = most_after.max(line.slots());
+            }
+        }
+        assert!(most_after <= 4, "late at {late_at}: {most_after} slots");
+        while let Some((_, c)) = sent.pop_front() {
+            let next = sent.front().map(|(t, _)| *t);
+            assert_eq!(line.pop_runs(|| unit), Some((c, next)));
+        }
+    }
+}
+
+#[test]
 fn a_different_rm_cell_or_a_frame_out_of_place_ends_the_run() {
-    // The run's RM cell is the first one's: an RM cell with another CCR, an RM cell where
-    // a frame is due, or a frame where the RM cell is due, takes a slot of its own (and
-    // what follows starts again); every cell comes off as it went on.
+    // A run takes an RM cell into its RM slot only where a period starts: right after the
+    // same RM cell. Then a frame where the RM cell is due, an RM cell of another CCR, or an
+    // RM cell where a frame is due, takes a slot of its own (and what follows starts again);
+    // every cell comes off as it went on.
     let rm = rm_cell(2, 1e5, 1e5);
+    let other = rm_cell(2, 1e5, 9e4);
     let mut tx = Transmitter::new(OC3, 1_000_000_000);
     let mut line = DelayLine::default();
     let mut sent = Vec::new();
@@ -222,29 +259,28 @@ fn a_different_rm_cell_or_a_frame_out_of_place_ends_the_run() {
         let now = tx.busy_until;
         sent.push((tx.send(line, now, cell).0, cell));
     };
-    for cell in greedy(2, 0, 3, rm, 7) {
-        send(&mut line, cell);
+    let one = |n: u32| Cell {
+        frame: n,
+        ..Cell::data(2, n, true)
+    };
+    for cell in greedy(2, 0, 3, rm, 8) {
+        send(&mut line, cell); // RM, 3 frames, RM, 3 frames
     }
-    assert_eq!((line.slots(), line.len(), line.rm_runs()), (3, 7, 1));
-    send(
-        &mut line,
-        Cell {
-            frame: 6,
-            ..Cell::data(2, 6, true)
-        },
-    ); // the RM cell is due
-    assert_eq!((line.slots(), line.len()), (4, 8));
+    assert_eq!((line.slots(), line.len(), line.rm_runs()), (4, 8, 1));
+    send(&mut line, one(6)); // the RM cell is due
+    assert_eq!((line.slots(), line.len()), (5, 9));
     for cell in greedy(2, 7, 3, rm, 4) {
-        send(&mut line, cell); // a new run from the frame before
+        send(&mut line, cell); // no run takes the RM cell: none began right after it
     }
-    assert_eq!((line.slots(), line.len(), line.rm_runs()), (6, 12, 2));
-    send(&mut line, rm_cell(2, 1e5, 9e4)); // another CCR
-    assert_eq!((line.slots(), line.len()), (7, 13));
-    for cell in greedy(2, 10, 2, rm, 3) {
-        send(&mut line, cell); // period 3 now
+    assert_eq!((line.slots(), line.len(), line.rm_runs()), (8, 13, 1));
+    send(&mut line, other); // another CCR
+    assert_eq!((line.slots(), line.len(), line.rm_runs()), (9, 14, 1));
+    for cell in [one(10), one(11), other, one(12), one(13), other] {
+        send(&mut line, cell); // period 3, after the RM cell before the run
     }
+    assert_eq!((line.slots(), line.len(), line.rm_runs()), (12, 20, 2));
     send(&mut line, rm); // where a frame is due
-    assert_eq!((line.slots(), line.len(), line.rm_runs()), (11, 17, 3));
+    assert_eq!((line.slots(), line.len(), line.rm_runs()), (13, 21, 2));
     let unit = tx.unit;
     for (i, &(_, cell)) in sent.iter().enumerate() {
         let next = sent.get(i + 1).map(|(t, _)| *t);
