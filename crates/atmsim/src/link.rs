@@ -79,11 +79,23 @@ pub struct DelayLine {
 /// busy port's line most cells follow one of another frame.
 #[inline(always)]
 fn same_frame(first: &Cell, cell: &Cell) -> bool {
-    let flags = (first.flags ^ cell.flags) & !(RUN | flag::EOM);
-    (first.flow ^ cell.flow)
-        | (first.tag ^ cell.tag)
-        | (first.frame ^ cell.frame)
-        | u32::from(first.hop ^ cell.hop)
+    same_fields(
+        first,
+        cell,
+        0,
+        (first.flags ^ cell.flags) & !(RUN | flag::EOM),
+    )
+}
+
+/// True if `b` has `a`'s flow and hop, and its tag and frame number `step` more (wrapping),
+/// and `flags`, the two cells' flags' difference as the caller masks it, is 0. Without
+/// branches.
+#[inline(always)]
+fn same_fields(a: &Cell, b: &Cell, step: u32, flags: u16) -> bool {
+    (a.flow ^ b.flow)
+        | (a.tag.wrapping_add(step) ^ b.tag)
+        | (a.frame.wrapping_add(step) ^ b.frame)
+        | u32::from(a.hop ^ b.hop)
         | u32::from(flags)
         == 0
 }
@@ -93,27 +105,14 @@ fn same_frame(first: &Cell, cell: &Cell) -> bool {
 /// `prev`'s run mark).
 #[inline(always)]
 fn next_step(prev: &Cell, cell: &Cell) -> bool {
-    let flags = (prev.flags ^ cell.flags) & !RUN;
-    prev.is_eom()
-        & ((prev.flow ^ cell.flow)
-            | (prev.tag.wrapping_add(1) ^ cell.tag)
-            | (prev.frame.wrapping_add(1) ^ cell.frame)
-            | u32::from(prev.hop ^ cell.hop)
-            | u32::from(flags)
-            == 0)
+    prev.is_eom() & same_fields(prev, cell, 1, (prev.flags ^ cell.flags) & !RUN)
 }
 
 /// True if `cell` is the RM cell of a run's RM slot `rm` (the same cell, but for the slot's
 /// marks).
 #[inline(always)]
 fn same_rm(rm: &Cell, cell: &Cell) -> bool {
-    let flags = (rm.flags & !(RUN | COUNT)) ^ cell.flags;
-    (rm.flow ^ cell.flow)
-        | (rm.tag ^ cell.tag)
-        | (rm.frame ^ cell.frame)
-        | u32::from(rm.hop ^ cell.hop)
-        | u32::from(flags)
-        == 0
+    same_fields(rm, cell, 0, (rm.flags & !(RUN | COUNT)) ^ cell.flags)
 }
 
 /// True if RM cell `rm`, following back to back a run of `frames` one-cell frames whose first

@@ -117,10 +117,7 @@ fn one_cell_frames_sent_back_to_back_are_one_run() {
         let now = tx.busy_until;
         sent.push((tx.send(line, now, cell).0, cell));
     };
-    let one = |n: u32| Cell {
-        frame: n,
-        ..Cell::data(5, n, true)
-    };
+    let one = |n: u32| frame_cell(5, n);
     for n in u32::MAX - 3..=u32::MAX {
         send(&mut line, one(n));
     }
@@ -146,6 +143,14 @@ fn one_cell_frames_sent_back_to_back_are_one_run() {
     assert!(line.is_empty());
 }
 
+/// A one-cell frame of flow `flow` whose tag and frame number are `n`.
+fn frame_cell(flow: u32, n: u32) -> Cell {
+    Cell {
+        frame: n,
+        ..Cell::data(flow, n, true)
+    }
+}
+
 /// A greedy ABR source's cells: `rm` first (TM 4.0 source rule 3a), then again after every
 /// `gap` one-cell frames, which count up from `start` (and wrap).
 fn greedy(flow: u32, start: u32, gap: u32, rm: Cell, cells: u32) -> Vec<Cell> {
@@ -155,10 +160,7 @@ fn greedy(flow: u32, start: u32, gap: u32, rm: Cell, cells: u32) -> Vec<Cell> {
         if i % (gap + 1) == 0 {
             out.push(rm);
         } else {
-            out.push(Cell {
-                frame: n,
-                ..Cell::data(flow, n, true)
-            });
+            out.push(frame_cell(flow, n));
             n = n.wrapping_add(1);
         }
     }
@@ -259,10 +261,7 @@ fn a_different_rm_cell_or_a_frame_out_of_place_ends_the_run() {
         let now = tx.busy_until;
         sent.push((tx.send(line, now, cell).0, cell));
     };
-    let one = |n: u32| Cell {
-        frame: n,
-        ..Cell::data(2, n, true)
-    };
+    let one = |n: u32| frame_cell(2, n);
     for cell in greedy(2, 0, 3, rm, 8) {
         send(&mut line, cell); // RM, 3 frames, RM, 3 frames
     }
@@ -296,10 +295,7 @@ fn a_run_stops_growing_at_the_largest_count() {
     // here by hand).
     let mut tx = Transmitter::new(OC3, 1_000_000_000);
     let mut line = DelayLine::default();
-    let one = |n: u32| Cell {
-        frame: n,
-        ..Cell::data(5, n, true)
-    };
+    let one = |n: u32| frame_cell(5, n);
     for n in 0..2 {
         let now = tx.busy_until;
         tx.send(&mut line, now, one(n));
