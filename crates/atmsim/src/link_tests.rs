@@ -54,6 +54,22 @@ impl Transmitter {
         };
         (arrival, first)
     }
+
+    /// Sends `cell` back to back after the last one onto `line`; returns its arrival and it.
+    fn follow(&mut self, line: &mut DelayLine, cell: Cell) -> (Time, Cell) {
+        let now = self.busy_until;
+        (self.send(line, now, cell).0, cell)
+    }
+}
+
+/// Takes every cell of `line`, which holds the cells `sent` (with their arrivals), checking
+/// each comes off as it went on, with the next one's arrival; the line is then empty.
+fn comes_off_as_sent(line: &mut DelayLine, sent: &[(Time, Cell)], unit: UnitTime) {
+    for (i, &(_, cell)) in sent.iter().enumerate() {
+        let next = sent.get(i + 1).map(|(t, _)| *t);
+        assert_eq!(line.pop_runs(|| unit), Some((cell, next)), "cell {i}");
+    }
+    assert!(line.is_empty());
 }
 
 #[test]
@@ -113,10 +129,7 @@ fn one_cell_frames_sent_back_to_back_are_one_run() {
     let mut tx = Transmitter::new(OC3, 1_000_000_000);
     let mut line = DelayLine::default();
     let mut sent = Vec::new();
-    let mut send = |line: &mut DelayLine, cell: Cell| {
-        let now = tx.busy_until;
-        sent.push((tx.send(line, now, cell).0, cell));
-    };
+    let mut send = |line: &mut DelayLine, cell: Cell| sent.push(tx.follow(line, cell));
     let one = |n: u32| frame_cell(5, n);
     for n in u32::MAX - 3..=u32::MAX {
         send(&mut line, one(n));
@@ -135,12 +148,7 @@ fn one_cell_frames_sent_back_to_back_are_one_run() {
     send(&mut line, Cell::data(5, 10, false)); // a frame not ended
     send(&mut line, Cell::data(5, 10, true)); // its frame's run, ended
     assert_eq!((line.slots(), line.len(), line.step_runs()), (8, 16, 2));
-    let unit = tx.unit;
-    for (i, &(_, cell)) in sent.iter().enumerate() {
-        let next = sent.get(i + 1).map(|(t, _)| *t);
-        assert_eq!(line.pop_runs(|| unit), Some((cell, next)), "cell {i}");
-    }
-    assert!(line.is_empty());
+    comes_off_as_sent(&mut line, &sent, tx.unit);
 }
 
 /// A one-cell frame of flow `flow` whose tag and frame number are `n`.
@@ -257,10 +265,7 @@ fn a_different_rm_cell_or_a_frame_out_of_place_ends_the_run() {
     let mut tx = Transmitter::new(OC3, 1_000_000_000);
     let mut line = DelayLine::default();
     let mut sent = Vec::new();
-    let mut send = |line: &mut DelayLine, cell: Cell| {
-        let now = tx.busy_until;
-        sent.push((tx.send(line, now, cell).0, cell));
-    };
+    let mut send = |line: &mut DelayLine, cell: Cell| sent.push(tx.follow(line, cell));
     let one = |n: u32| frame_cell(2, n);
     for cell in greedy(2, 0, 3, rm, 8) {
         send(&mut line, cell); // RM, 3 frames, RM, 3 frames
@@ -280,12 +285,7 @@ fn a_different_rm_cell_or_a_frame_out_of_place_ends_the_run() {
     assert_eq!((line.slots(), line.len(), line.rm_runs()), (12, 20, 2));
     send(&mut line, rm); // where a frame is due
     assert_eq!((line.slots(), line.len(), line.rm_runs()), (13, 21, 2));
-    let unit = tx.unit;
-    for (i, &(_, cell)) in sent.iter().enumerate() {
-        let next = sent.get(i + 1).map(|(t, _)| *t);
-        assert_eq!(line.pop_runs(|| unit), Some((cell, next)), "cell {i}");
-    }
-    assert!(line.is_empty());
+    comes_off_as_sent(&mut line, &sent, tx.unit);
 }
 
 #[test]
