@@ -456,6 +456,29 @@ def test_run_many_on_each_backend_matches_atmsim_run():
             assert_same_run(ref[k], got[k])
 
 
+def _child_pids(pid):
+    """The child processes of `pid` (Linux /proc; empty elsewhere). A thread or the process
+    may end while they are read: what vanished has no children left to count."""
+    kids = []
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except FileNotFoundError:
+        return kids
+    for t in tasks:
+        try:
+            kids += [int(c) for c in (t / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return kids
+
+
+def _running(pid):
+    """True if process `pid` exists and is not a zombie (it may end while it is looked at)."""
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc (Linux)")
 def test_kill_9_then_resume(tmp_path):
     """kill -9 of a running sweep: the worker processes exit by themselves, the finished
@@ -479,18 +502,15 @@ def test_kill_9_then_resume(tmp_path):
         if len(done) >= 3:
             break
         time.sleep(0.05)
-    children = [int(c) for t in Path(f"/proc/{p.pid}/task").iterdir()
-                for c in (t / "children").read_text().split()] if Path(f"/proc/{p.pid}").exists() else []
+    children = _child_pids(p.pid)
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
     assert 3 <= len(done) < 16, len(done)
     # the orphaned workers notice and exit
     deadline = time.time() + 10
-    while time.time() < deadline and any(Path(f"/proc/{c}").exists() and
-                                         "zombie" not in Path(f"/proc/{c}/status").read_text().lower()
-                                         for c in children):
+    while time.time() < deadline and any(_running(c) for c in children):
         time.sleep(0.1)
-    alive = [c for c in children if Path(f"/proc/{c}").exists() and "zombie" not in Path(f"/proc/{c}/status").read_text().lower()]
+    alive = [c for c in children if _running(c)]
     assert not alive, alive
     kept = {d.name for d in (out / "points").iterdir() if not d.name.startswith(".") and (d / "point.json").exists()}
     rc, stdout, err = run_cli(["sweep", str(f), "--out", str(out), "--no-progress"])
