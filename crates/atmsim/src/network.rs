@@ -11,9 +11,9 @@ use crate::cell::{Cell, FlowId, CELL_BITS, CELL_BITS_F64};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
 use crate::port::{PortBuffer, PortFlows, SlotTable, VcSlots};
-use crate::scenario::Scenario;
+use crate::scenario::{ConnectionCfg, Scenario};
 use crate::tcp::{TcpReceiver, TcpSender};
-use crate::traffic::AnyTraffic;
+use crate::traffic::{AnyTraffic, CellApp};
 use atmsim_kernel::{MaybeTime, RngStream, Time, UnitTime};
 
 /// An output port: buffer, transmitter and the delay line of its link direction.
@@ -182,32 +182,41 @@ impl Connection {
 
     /// The source/destination pair of direction `d` (0 forward, 1 reverse): a cell-level
     /// connection's, or the ABR end systems of a TCP connection over ABR (engine
-    /// invariant: only called for those).
+    /// invariant: only called for those, and for a cell-level connection's reverse
+    /// direction only if it sends: [`CellConn::rev`]).
     #[inline]
     pub fn dir_mut(&mut self, d: usize) -> &mut CellDir {
         match &mut self.ends {
-            Ends::Cells(c) => &mut c.dirs[d],
+            Ends::Cells(c) => c.dir_mut(d),
             Ends::Tcp(t) => &mut t.dirs.as_mut().expect("TCP over ABR")[d],
         }
     }
 
-    /// Where direction `d`'s source state is (the TCP ends for a TCP connection), for a
-    /// cache hint ([`atmsim_kernel::prefetch`]).
+    /// Where direction `d`'s source state is (the TCP ends for a TCP connection; the
+    /// forward direction for a one-way connection's reverse), for a cache hint
+    /// ([`atmsim_kernel::prefetch`]).
     #[inline(always)]
     pub fn dir_ptr(&self, d: usize) -> *const u8 {
         match &self.ends {
-            Ends::Cells(c) => (&c.dirs[d & 1] as *const CellDir).cast(),
+            Ends::Cells(c) => {
+                let dir = match (d & 1, &c.rev) {
+                    (1, Some(rev)) => &**rev,
+                    _ => &c.fwd,
+                };
+                (dir as *const CellDir).cast()
+            }
             Ends::Tcp(t) => (&**t as *const TcpConn).cast(),
         }
     }
 
-    /// Both directions' source/destination pairs, if the connection has them (cell-level
-    /// traffic, or TCP over ABR).
+    /// Direction `d`'s source/destination pair, if the connection has one: cell-level
+    /// traffic (the reverse direction only if it sends, [`CellConn::rev`]), or TCP over
+    /// ABR.
     #[inline]
-    pub fn dirs(&self) -> Option<&[CellDir; 2]> {
+    pub fn dir(&self, d: usize) -> Option<&CellDir> {
         match &self.ends {
-            Ends::Cells(c) => Some(&c.dirs),
-            Ends::Tcp(t) => t.dirs.as_deref(),
+            Ends::Cells(c) => c.dir(d),
+            Ends::Tcp(t) => t.dirs.as_deref().map(|dirs| &dirs[d]),
         }
     }
 
@@ -595,19 +604,88 @@ impl CellDir {
     }
 }
 
-/// The two directions of a cell-level connection and its application.
+/// The directions of a cell-level connection and its application.
 ///
 /// The forward direction comes first, on a cache-line bound, so that its send path's two
 /// lines ([`CellDir`]) are whole lines.
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct CellConn {
-    /// Forward (0) and reverse (1) directions.
-    pub dirs: [CellDir; 2],
+    /// The forward direction (0).
+    pub fwd: CellDir,
+    /// The reverse direction (1), only for an application that sends on it
+    /// ([`crate::traffic::TrafficCfg::reverse_sends`]: request/response). A one-way
+    /// connection's reverse flow carries only its forward direction's backward RM cells,
+    /// which that direction's destination sends and its source takes, so it has no
+    /// direction state of its own (issue 14: 280 bytes of every one-way VC, a third of its
+    /// end systems, were never read).
+    pub rev: Option<Box<CellDir>>,
     /// The application: the running traffic source ([`crate::traffic`]).
     pub source: AnyTraffic,
     /// Random stream of the application (sessions: period lengths; video: first phase).
     pub rng: RngStream,
+}
+
+impl CellConn {
+    /// The ends of cell-level connection `c` running `app`, whose directions' messages are
+    /// `frame_cells` cells (the reverse direction only if `app` sends on it).
+    fn new(s: &Scenario, c: &ConnectionCfg, app: &CellApp, frame_cells: [u32; 2]) -> Self {
+        let dir = |ports_of: &[u32], frame_cells: u32| {
+            let line_rate = s.ports[ports_of[0] as usize].settings.rate_bps as f64 / CELL_BITS_F64;
+            let abr = c.abr.as_ref().map(|p| AbrSource::new(p.clone()));
+            let mut d = CellDir::new(abr, line_rate, frame_cells);
+            if let Some(p) = &c.abr {
+                d.line_rate = p.pcr;
+            }
+            d
+        };
+        let mut fwd = dir(c.fwd_ports(), frame_cells[0]);
+        fwd.shaper = app.shaper().map(Box::new);
+        let rev = app
+            .reverse_sends()
+            .then(|| Box::new(dir(c.bwd_ports(), frame_cells[1])));
+        CellConn {
+            source: app.build(s.seed, &c.name),
+            fwd,
+            rev,
+            rng: RngStream::named(s.seed, &["app/", &c.name]),
+        }
+    }
+
+    /// Direction `d`'s state (0 forward, 1 reverse), if the connection has it.
+    #[inline]
+    pub fn dir(&self, d: usize) -> Option<&CellDir> {
+        match d {
+            0 => Some(&self.fwd),
+            _ => self.rev.as_deref(),
+        }
+    }
+
+    /// Direction `d`'s state (engine invariant: the reverse direction only for an
+    /// application that sends on it).
+    #[inline]
+    pub fn dir_mut(&mut self, d: usize) -> &mut CellDir {
+        self.dir_and_source(d).0
+    }
+
+    /// Direction `d`'s state and the application, to hand one to the other (engine
+    /// invariant as [`CellConn::dir_mut`]).
+    #[inline]
+    pub fn dir_and_source(&mut self, d: usize) -> (&mut CellDir, &mut AnyTraffic) {
+        let dir = match d {
+            0 => &mut self.fwd,
+            _ => self
+                .rev
+                .as_deref_mut()
+                .expect("the reverse direction of a connection that sends on it"),
+        };
+        (dir, &mut self.source)
+    }
+
+    /// The directions the connection has, forward first.
+    pub fn dirs_mut(&mut self) -> impl Iterator<Item = &mut CellDir> {
+        std::iter::once(&mut self.fwd).chain(self.rev.as_deref_mut())
+    }
 }
 
 /// A TCP connection: the sender at `from`, the receiver at `to`.
@@ -833,31 +911,7 @@ impl Network {
             }
             let ends = match (&c.tcp, &c.app) {
                 (Some(tcp), _) => Ends::Tcp(Box::new(TcpConn::new(s, c, tcp))),
-                (None, Some(app)) => {
-                    let rate = |ports_of: &[u32]| {
-                        s.ports[ports_of[0] as usize].settings.rate_bps as f64 / CELL_BITS_F64
-                    };
-                    let reverse_sends = app.reverse_sends();
-                    let abr_src = |sends: bool| {
-                        c.abr
-                            .as_ref()
-                            .filter(|_| sends)
-                            .map(|p| AbrSource::new(p.clone()))
-                    };
-                    let mut d0 = CellDir::new(abr_src(true), rate(c.fwd_ports()), frame_cells[0]);
-                    d0.shaper = app.shaper().map(Box::new);
-                    let mut d1 =
-                        CellDir::new(abr_src(reverse_sends), rate(c.bwd_ports()), frame_cells[1]);
-                    if let Some(p) = &c.abr {
-                        d0.line_rate = p.pcr;
-                        d1.line_rate = p.pcr;
-                    }
-                    Ends::Cells(Box::new(CellConn {
-                        source: app.build(s.seed, &c.name),
-                        dirs: [d0, d1],
-                        rng: RngStream::named(s.seed, &["app/", &c.name]),
-                    }))
-                }
+                (None, Some(app)) => Ends::Cells(Box::new(CellConn::new(s, c, app, frame_cells))),
                 (None, None) => unreachable!("resolve gives every connection traffic"),
             };
             conns.push(Connection {
@@ -958,11 +1012,7 @@ impl Network {
                     continue;
                 }
                 let p = self.route_ports[flow.route_start as usize] as usize;
-                let dir = match &conn.ends {
-                    Ends::Cells(cc) => Some(&cc.dirs[f.dir()]),
-                    Ends::Tcp(t) => t.dirs.as_ref().map(|d| &d[f.dir()]),
-                };
-                let icr = dir.and_then(CellDir::abr).map(|src| src.acr);
+                let icr = conn.dir(f.dir()).and_then(CellDir::abr).map(|src| src.acr);
                 at_line_rate[p] |= icr.is_some_and(|acr| acr >= cells_per_s(p));
             }
         }
@@ -1065,22 +1115,28 @@ impl Network {
         }
     }
 
-    /// Bytes of the per-port and per-connection state the event loop reads (ports, flows,
-    /// end systems; not the cells queued or in flight): whether it fits in a processor's
-    /// caches ([`crate::sim::Sim::look_ahead`]).
+    /// Bytes of the per-port and per-connection state the event loop reads (ports with
+    /// their allocators' records, flows, end systems; not the cells queued or in flight):
+    /// whether it fits in a processor's caches ([`crate::sim::Sim::look_ahead`]).
     pub fn state_bytes(&self) -> usize {
         use std::mem::size_of;
         let ends: usize = self
             .conns
             .iter()
             .map(|c| match &c.ends {
-                Ends::Cells(_) => size_of::<CellConn>(),
+                Ends::Cells(cc) => {
+                    size_of::<CellConn>() + cc.rev.as_ref().map_or(0, |_| size_of::<CellDir>())
+                }
                 Ends::Tcp(t) => {
                     size_of::<TcpConn>() + t.dirs.as_ref().map_or(0, |_| size_of::<[CellDir; 2]>())
                 }
             })
             .sum();
-        self.ports.len() * size_of::<Port>() + self.flows.len() * size_of::<Flow>() + ends
+        let allocators: usize = self.ports.iter().map(|p| p.alloc.record_bytes()).sum();
+        self.ports.len() * size_of::<Port>()
+            + allocators
+            + self.flows.len() * size_of::<Flow>()
+            + ends
     }
 
     /// Cells queued in ports or travelling on lines.

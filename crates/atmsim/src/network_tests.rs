@@ -99,7 +99,7 @@ fn a_sources_per_cell_state_is_two_whole_lines() {
     use crate::abr::source::{AbrSource, SourceCounters};
     use std::mem::offset_of;
     assert_eq!(std::mem::align_of::<CellConn>(), 64);
-    assert_eq!(offset_of!(CellConn, dirs), 0);
+    assert_eq!(offset_of!(CellConn, fwd), 0);
     assert_eq!(offset_of!(CellDir, abr), 64);
     for end in [
         offset_of!(CellDir, send_at) + 8,
@@ -231,6 +231,11 @@ fn lines_keep_runs_where_they_could_outgrow_the_caches() {
 /// Two greedy ABR connections, each from its own host, over host links of 1 s, their
 /// sources starting at `icr` (None: TM 4.0's default, PCR = the line rate).
 fn two_greedy_abr_pairs(icr: Option<&str>) -> Scenario {
+    two_greedy_abr_pairs_with(icr, r#"{ kind = "persistent" }"#)
+}
+
+/// [`two_greedy_abr_pairs`] with the connections' `traffic`.
+fn two_greedy_abr_pairs_with(icr: Option<&str>, traffic: &str) -> Scenario {
     let abr = icr.map_or(String::new(), |r| {
         format!("[defaults.abr]\nicr = \"{r}\"\n")
     });
@@ -256,11 +261,34 @@ name = "c{i}"
 from = "s{i}"
 to = "d{i}"
 service = "abr"
-traffic = {{ kind = "persistent" }}
+traffic = {traffic}
 "#
         );
     }
     crate::scenario::load_toml(&text).expect("valid scenario")
+}
+
+#[test]
+fn only_a_connection_that_sends_back_has_a_reverse_direction() {
+    // Issue 14: a one-way connection's reverse flow carries only the backward RM cells of
+    // its forward direction, so it keeps no direction state of its own (280 bytes).
+    let one_way = two_greedy_abr_pairs(None);
+    let rr = r#"{ kind = "request_response", request = "16 cells", response = "128 cells" }"#;
+    let net = Network::build(&one_way);
+    for conn in &net.conns {
+        let cc = conn.cells().expect("cell-level");
+        assert!(cc.rev.is_none() && conn.dir(1).is_none());
+        assert!(conn.dir(0).and_then(CellDir::abr).is_some());
+    }
+    assert!(std::mem::size_of::<CellConn>() <= 448);
+    let two_way = two_greedy_abr_pairs_with(None, rr);
+    let net = Network::build(&two_way);
+    for conn in &net.conns {
+        let rev = conn
+            .dir(1)
+            .expect("a request/response connection's reverse direction");
+        assert!(rev.abr().is_some(), "the server's ABR source");
+    }
 }
 
 #[test]

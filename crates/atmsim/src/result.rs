@@ -332,8 +332,7 @@ impl RunResult {
                         r.throughput_bps = r.goodput_bps * (cells as f64 * 53.0) / tp.mss as f64;
                     }
                     (None, Some(cc)) => {
-                        let d0 = &cc.dirs[0];
-                        let rr = c.app.as_ref().is_some_and(|a| a.reverse_sends());
+                        let d0 = &cc.fwd;
                         // Goodput is the forward direction's (the reverse direction of a
                         // request/response exchange crosses other links; it is reported
                         // in reverse_throughput_bps), so efficiency stays a share of one link.
@@ -342,18 +341,16 @@ impl RunResult {
                         r.goodput_bps = rx as f64 * 384.0 / measured;
                         r.throughput_bps =
                             d0.data_received_warm() as f64 * CELL_BITS_F64 / measured;
-                        if rr {
-                            r.reverse_throughput_bps = Some(
-                                cc.dirs[1].data_received_warm() as f64 * CELL_BITS_F64 / measured,
-                            );
-                            r.reverse_acr_final_bps =
-                                cc.dirs[1].abr().map(|s| s.acr * CELL_BITS_F64);
+                        // The reverse direction of a connection whose traffic sends on it.
+                        if let Some(rev) = cc.rev.as_deref() {
+                            r.reverse_throughput_bps =
+                                Some(rev.data_received_warm() as f64 * CELL_BITS_F64 / measured);
+                            r.reverse_acr_final_bps = rev.abr().map(|s| s.acr * CELL_BITS_F64);
                         }
                     }
                     (None, None) => unreachable!(),
                 }
-                if let Some(dirs) = conn.dirs() {
-                    let d0 = &dirs[0];
+                if let Some(d0) = conn.dir(0) {
                     if let Some(src) = d0.abr() {
                         let area = d0.acr_area_until(sc.duration, sc.warmup);
                         r.acr_final_bps = Some(src.acr * CELL_BITS_F64);
@@ -364,10 +361,11 @@ impl RunResult {
                         r.rule5_resets = Some(k.rule5_resets);
                         r.rule6_cuts = Some(k.rule6_cuts);
                     }
-                    if conn.tcp_ref().is_some() {
-                        r.reverse_acr_final_bps = dirs[1].abr().map(|s| s.acr * CELL_BITS_F64);
+                    // TCP over ABR: both directions (data and ACKs).
+                    if let (Some(_), Some(d1)) = (conn.tcp_ref(), conn.dir(1)) {
+                        r.reverse_acr_final_bps = d1.abr().map(|s| s.acr * CELL_BITS_F64);
                         r.source_queue_max_cells = Some(d0.max_backlog());
-                        r.source_queue_cells = Some(d0.backlog() + dirs[1].backlog());
+                        r.source_queue_cells = Some(d0.backlog() + d1.backlog());
                     }
                 }
                 r

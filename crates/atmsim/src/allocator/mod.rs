@@ -204,6 +204,32 @@ impl AllocatorCfg {
     }
 }
 
+impl AnyAllocator {
+    /// Bytes of the allocator's record outside its port (its box; not the per-VC tables
+    /// it points to): what [`crate::network::Network::state_bytes`] counts of it.
+    pub fn record_bytes(&self) -> usize {
+        dispatch_allocator!(self, a => OutOfLine::bytes(a))
+    }
+}
+
+/// The bytes of a running allocator kept outside its port: the boxed record of an
+/// algorithm with state, nothing for [`NoAllocator`].
+trait OutOfLine {
+    fn bytes(&self) -> usize;
+}
+
+impl<T> OutOfLine for Box<T> {
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
+}
+
+impl OutOfLine for NoAllocator {
+    fn bytes(&self) -> usize {
+        0
+    }
+}
+
 impl RateAllocator for AnyAllocator {
     #[inline]
     fn is_active(&self) -> bool {

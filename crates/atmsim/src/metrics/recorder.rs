@@ -79,17 +79,15 @@ impl Recorder {
         let mut abr = Vec::new();
         let mut abr_names = Vec::new();
         for (c, conn) in net.conns.iter().enumerate() {
-            if let Some(dirs) = conn.dirs() {
-                for (d, dir) in dirs.iter().enumerate() {
-                    if dir.abr().is_some() {
-                        abr.push((c, d));
-                        let n = &sc.connections[c].name;
-                        abr_names.push(if d == 0 {
-                            n.clone()
-                        } else {
-                            smol_str::format_smolstr!("{n} (reverse)")
-                        });
-                    }
+            for d in 0..2 {
+                if conn.dir(d).is_some_and(|dir| dir.abr().is_some()) {
+                    abr.push((c, d));
+                    let n = &sc.connections[c].name;
+                    abr_names.push(if d == 0 {
+                        n.clone()
+                    } else {
+                        smol_str::format_smolstr!("{n} (reverse)")
+                    });
                 }
             }
         }
@@ -170,14 +168,14 @@ impl Recorder {
                 }
                 (None, Some(cc)) => {
                     self.ts.cwnd_bytes[c].push(0);
-                    self.ts.cells_received[c].push(cc.dirs[0].data_received());
-                    self.ts.delivered_bytes[c].push(cc.dirs[0].data_received() * 48);
+                    self.ts.cells_received[c].push(cc.fwd.data_received());
+                    self.ts.delivered_bytes[c].push(cc.fwd.data_received() * 48);
                 }
                 (None, None) => unreachable!(),
             }
         }
         for (k, &(c, d)) in self.abr.iter().enumerate() {
-            let dir = &net.conns[c].dirs().expect("ABR directions")[d];
+            let dir = net.conns[c].dir(d).expect("ABR directions");
             let acr = dir.abr().map_or(0.0, |s| s.acr);
             self.ts.acr_mbps[k].push((acr * CELL_MBITS) as f32);
             self.ts.abr_cells_received[k].push(dir.data_received());

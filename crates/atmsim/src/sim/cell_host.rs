@@ -15,11 +15,11 @@ impl Sim<'_> {
     pub(super) fn start_cells(&mut self, now: Time, c: usize) {
         let warmup = self.sc.warmup;
         let cc = self.net.conns[c].cells_mut();
-        for d in &mut cc.dirs {
+        for d in cc.dirs_mut() {
             d.start(now, warmup);
         }
         let f = FlowId::forward(c);
-        match cc.source.start(now, &mut cc.dirs[0], &mut cc.rng) {
+        match cc.source.start(now, &mut cc.fwd, &mut cc.rng) {
             Start::Kick => self.kick(now, f),
             Start::GenAt(t) => self.q.schedule(t, Ev::Gen(f)),
             Start::Session => self.session_toggle(now, c),
@@ -29,11 +29,11 @@ impl Sim<'_> {
     /// The application of connection `c` stops handing cells (a session in progress
     /// closes).
     pub(super) fn stop_cells(&mut self, now: Time, c: usize) {
-        let open = self.net.conns[c].cells_mut().dirs[0].is_session_open();
-        for d in &mut self.net.conns[c].cells_mut().dirs {
+        let cc = self.net.conns[c].cells_mut();
+        let (open, abr) = (cc.fwd.is_session_open(), cc.fwd.abr().is_some());
+        for d in cc.dirs_mut() {
             d.stop();
         }
-        let abr = self.net.conns[c].cells_mut().dirs[0].abr().is_some();
         if open && abr {
             self.signal(now, FlowId::forward(c), 0, SIG_CLOSE);
         }
@@ -45,12 +45,12 @@ impl Sim<'_> {
     pub(super) fn session_toggle(&mut self, now: Time, c: usize) {
         let warmup = self.sc.warmup;
         let cc = self.net.conns[c].cells_mut();
-        if cc.dirs[0].is_stopped() {
+        if cc.fwd.is_stopped() {
             return;
         }
-        let opening = !cc.dirs[0].is_session_open();
+        let opening = !cc.fwd.is_session_open();
         let len = cc.source.next_period(opening, &mut cc.rng);
-        let dir = &mut cc.dirs[0];
+        let dir = &mut cc.fwd;
         let abr = dir.abr().is_some();
         dir.set_session_open(opening);
         if opening {
@@ -74,12 +74,11 @@ impl Sim<'_> {
 
     /// The application of flow `f` hands more cells (its `Gen` event).
     pub(super) fn on_gen(&mut self, now: Time, f: FlowId) {
-        let cc = self.net.conns[f.conn()].cells_mut();
-        let dir = &mut cc.dirs[f.dir()];
+        let (dir, source) = self.net.conns[f.conn()].cells_mut().dir_and_source(f.dir());
         if dir.is_stopped() {
             return;
         }
-        if let Some(n) = cc.source.on_gen(now, dir) {
+        if let Some(n) = source.on_gen(now, dir) {
             self.q.schedule(n, Ev::Gen(f));
         }
         self.kick(now, f);
@@ -88,10 +87,10 @@ impl Sim<'_> {
     /// A request/response client's think time ended: it sends the next request.
     pub(super) fn on_think(&mut self, now: Time, c: usize) {
         let cc = self.net.conns[c].cells_mut();
-        if cc.dirs[0].is_stopped() {
+        if cc.fwd.is_stopped() {
             return;
         }
-        cc.source.on_think(&mut cc.dirs[0]);
+        cc.source.on_think(&mut cc.fwd);
         self.kick(now, FlowId::forward(c));
     }
 
@@ -106,11 +105,14 @@ impl Sim<'_> {
         let warm = now >= self.sc.warmup;
         self.net.reassemble(f, &cell);
         let cc = self.net.conns[c].cells_mut();
-        let dir = &mut cc.dirs[f.dir()];
+        let dir = cc.dir_mut(f.dir());
         dir.receive_data(&cell, warm);
         if cell.is_eom() {
             dir.message_received();
-            match cc.source.on_message(now, f.is_reverse(), &mut cc.dirs) {
+            match cc
+                .source
+                .on_message(now, f.is_reverse(), cc.rev.as_deref_mut())
+            {
                 OnMessage::Nothing => {}
                 OnMessage::KickReverse => self.kick(now, f.opposite()),
                 OnMessage::ThinkUntil(t) => self.q.schedule(t, Ev::Think(c as u32)),

@@ -33,8 +33,8 @@ impl Sim<'_> {
         }
         for d in 0..2 {
             let has_abr = self.net.conns[c]
-                .dirs()
-                .is_some_and(|ds| ds[d].abr().is_some());
+                .dir(d)
+                .is_some_and(|dir| dir.abr().is_some());
             if has_abr {
                 let action = if open { SIG_OPEN } else { SIG_CLOSE };
                 self.signal(now, FlowId::of(c, d), 0, action);

@@ -5,7 +5,6 @@
 use super::Sim;
 use crate::allocator::RateAllocator;
 use crate::cell::{Cell, FlowId};
-use crate::network::Ends;
 use crate::port::{Admission, DropReason};
 use crate::tcp::congestion::Recovery;
 use crate::trace::{self, mbps, AllocatorView, Kind, TcpTrack, TraceSink, Tracer};
@@ -48,15 +47,9 @@ impl<'a> Sim<'a> {
             if self.net.conns[c].tcp_ref().is_some() {
                 self.trace.tcp[c] = self.tcp_seen(c);
             }
-            let dirs = match &self.net.conns[c].ends {
-                Ends::Cells(_) => true,
-                Ends::Tcp(t) => t.dirs.is_some(),
-            };
             for f in [FlowId::forward(c), FlowId::reverse(c)] {
-                if let Some(acr) = dirs
-                    .then(|| self.net.dir_mut(f).abr().map(|s| s.acr))
-                    .flatten()
-                {
+                let dir = self.net.conns[c].dir(f.dir());
+                if let Some(acr) = dir.and_then(|d| d.abr()).map(|s| s.acr) {
                     self.trace.acr[f.index()] = acr;
                 }
             }
@@ -247,7 +240,8 @@ impl<'a> Sim<'a> {
     #[inline(never)]
     pub(super) fn trace_acr(&mut self, now: Time, f: FlowId, brm: Option<&Cell>) {
         let c = f.conn();
-        let Some(acr) = self.net.dir_mut(f).abr().map(|s| s.acr) else {
+        let dir = self.net.conns[c].dir(f.dir());
+        let Some(acr) = dir.and_then(|d| d.abr()).map(|s| s.acr) else {
             return;
         };
         let last = std::mem::replace(&mut self.trace.acr[f.index()], acr);

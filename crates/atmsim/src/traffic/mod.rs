@@ -185,8 +185,10 @@ pub trait TrafficModel {
     /// A `Think` event: the client's think time ended.
     fn on_think(&mut self, _fwd: &mut CellDir) {}
 
-    /// The last cell of a message of direction `reverse` reached its destination.
-    fn on_message(&mut self, _now: Time, _reverse: bool, _dirs: &mut [CellDir; 2]) -> OnMessage {
+    /// The last cell of a message of direction `reverse` reached its destination. `rev` is
+    /// the reverse direction, which a connection has only if its traffic sends on it
+    /// ([`TrafficCfg::reverse_sends`]).
+    fn on_message(&mut self, _now: Time, _reverse: bool, _rev: Option<&mut CellDir>) -> OnMessage {
         OnMessage::Nothing
     }
 
@@ -284,8 +286,8 @@ impl TrafficModel for AnyTraffic {
         dispatch_traffic!(self, m => m.on_think(fwd))
     }
     #[inline]
-    fn on_message(&mut self, now: Time, reverse: bool, dirs: &mut [CellDir; 2]) -> OnMessage {
-        dispatch_traffic!(self, m => m.on_message(now, reverse, dirs))
+    fn on_message(&mut self, now: Time, reverse: bool, rev: Option<&mut CellDir>) -> OnMessage {
+        dispatch_traffic!(self, m => m.on_message(now, reverse, rev))
     }
     #[inline]
     fn next_period(&mut self, opening: bool, rng: &mut RngStream) -> Time {

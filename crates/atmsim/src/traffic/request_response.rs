@@ -110,16 +110,17 @@ impl TrafficModel for RequestResponse {
         fwd.add_backlog(self.cfg.request as u64);
     }
 
-    fn on_message(&mut self, now: Time, reverse: bool, dirs: &mut [CellDir; 2]) -> OnMessage {
+    fn on_message(&mut self, now: Time, reverse: bool, rev: Option<&mut CellDir>) -> OnMessage {
         if reverse {
             // The response arrived: the client thinks, then asks again.
             return OnMessage::ThinkUntil(now + self.cfg.think);
         }
-        // The request arrived: the server answers.
-        if dirs[1].is_stopped() {
+        // The request arrived: the server answers (on the reverse direction, which the
+        // connection has: `reverse_sends`).
+        let Some(server) = rev.filter(|r| !r.is_stopped()) else {
             return OnMessage::Nothing;
-        }
-        dirs[1].add_backlog(self.cfg.response as u64);
+        };
+        server.add_backlog(self.cfg.response as u64);
         OnMessage::KickReverse
     }
 }

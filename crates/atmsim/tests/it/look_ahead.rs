@@ -64,11 +64,12 @@ fn hints_change_no_result() {
     }
 }
 
-/// `n` greedy ABR VCs, one host pair each, across sw1 -> sw2 (the scale benchmark's
-/// bottleneck), run for 1 us.
+/// `n` greedy ABR VCs, one host pair each, across sw1 -> sw2 with ERICA at the switch ports
+/// (the scale benchmark's ERICA bottleneck row), run for 1 us.
 fn host_pairs(n: usize) -> String {
     let mut t = String::from(
         "name = \"pairs\"\nseed = 1\n[measurement]\nduration = \"1 us\"\nsample_interval = \"0 s\"\n\
+         [defaults]\nallocator = { kind = \"erica\" }\n\
          [[node]]\nname = \"sw1\"\nkind = \"switch\"\n[[node]]\nname = \"sw2\"\nkind = \"switch\"\n\
          [[link]]\nbetween = [\"sw1\", \"sw2\"]\ndelay = \"1 ms\"\n",
     );
