@@ -22,7 +22,10 @@ use atmsim_kernel::prefetch::prefetch;
 /// 32 MiB last-level cache of the machine the scale table was measured on, with 256-byte
 /// ports; the ports are 192 bytes since the twenty-eighth session, and 14 MiB leaves the
 /// same networks on each side (the ABR rows at 10 000 VCs 16.0 MB, 18.6 MB before; the UBR
-/// row, whose hints did not pay, 12.7 MB, 15.3 MB before). Only time depends on it.
+/// row, whose hints did not pay, 12.7 MB, 15.3 MB before). Since the thirty-second session a
+/// one-way connection keeps no reverse direction and the state counts the allocators'
+/// records, which every cell their ports take reads: the ABR rows 17.6 MB (ERICA) and 17.0
+/// MB (KVR), the UBR row the same. Only time depends on it.
 pub const LOOK_AHEAD_BYTES: usize = 14 << 20;
 
 /// Whether cache hints pay for `net`: its state is larger than [`LOOK_AHEAD_BYTES`].
