@@ -248,6 +248,44 @@ fn many_old_events_of_one_later_time_are_relinked_not_sorted() {
 }
 
 #[test]
+fn old_events_of_one_time_among_ones_of_rising_times_are_merged_not_sorted() {
+    // Issue 14, the ERICA row at 10 000 VCs: a slot holds the 20 000 switch ports' interval
+    // timers, armed a millisecond before at rising times, and among them, one every 100,
+    // the trunk port's timers, all of one later time, armed as its intervals ended by
+    // count; then the sources' events, later still. Taken newest first, each trunk timer
+    // goes right before the one taken before it, 100 nodes in from the run's front: more
+    // than `MAX_STEPS`, so a straggler. With 100 of them (more than 8) every such bucket was
+    // copied and sorted, about one slot in four in that row.
+    let slot = 1u64 << SLOT_SHIFT;
+    for (trunk, between) in [(100u64, 100u64), (MAX_STRAGGLERS as u64, 30), (20, 1000)] {
+        let mut q = EventQueue::with_capacity(16);
+        let mut r = Reference::default();
+        let base = 20 * slot;
+        let late = base + slot / 2;
+        for k in 0..trunk {
+            for j in 0..between {
+                r.schedule_both(&mut q, base + k * between + j);
+            }
+            r.schedule_both(&mut q, late);
+        }
+        for _ in 0..4000 {
+            r.schedule_both(&mut q, base + 3 * slot / 4);
+        }
+        r.schedule_both(&mut q, late);
+        let near = q.near.capacity();
+        while let Some(x) = r.pop() {
+            assert_eq!(q.pop(), Some(x), "{trunk} trunk timers");
+        }
+        assert!(q.is_empty());
+        assert_eq!(
+            (q.near.capacity(), q.scratch.capacity()),
+            (near, 0),
+            "{trunk} trunk timers: the bucket was sorted"
+        );
+    }
+}
+
+#[test]
 fn pop_until_stops_at_the_limit_and_keeps_the_rest() {
     let mut q = EventQueue::default();
     let span = (SLOTS as u64) << SLOT_SHIFT;
