@@ -218,6 +218,21 @@ fn old_late_events_behind_a_long_bucket_pop_in_the_heap_order() {
     }
 }
 
+/// Pops every event of `q` in the order of the reference `r`, and checks that no bucket
+/// went to `near` to be sorted (its vectors did not grow).
+fn pops_in_order_without_a_sort(mut q: EventQueue<u32>, mut r: Reference, what: &str) {
+    let near = q.near.capacity();
+    while let Some(x) = r.pop() {
+        assert_eq!(q.pop(), Some(x), "{what}");
+    }
+    assert!(q.is_empty());
+    assert_eq!(
+        (q.near.capacity(), q.scratch.capacity()),
+        (near, 0),
+        "{what}: the bucket was sorted"
+    );
+}
+
 /// 100 old events at one time later than a long bucket of sources in step, scheduled long
 /// before them (the ERICA row at 10 000 VCs): taken newest first, each goes right before
 /// the one taken before it, and the bucket is relinked in place, not sorted in `near`.
@@ -234,16 +249,7 @@ fn many_old_events_of_one_later_time_are_relinked_not_sorted() {
         for k in 0..4000u64 {
             r.schedule_both(&mut q, base + slot / 4 + k / 1000);
         }
-        let near = q.near.capacity();
-        while let Some(x) = r.pop() {
-            assert_eq!(q.pop(), Some(x), "old {old}, times {times}");
-        }
-        assert!(q.is_empty());
-        assert_eq!(
-            (q.near.capacity(), q.scratch.capacity()),
-            (near, 0),
-            "old {old}, times {times}: the bucket was sorted"
-        );
+        pops_in_order_without_a_sort(q, r, &format!("old {old}, times {times}"));
     }
 }
 
@@ -272,16 +278,7 @@ fn old_events_of_one_time_among_ones_of_rising_times_are_merged_not_sorted() {
             r.schedule_both(&mut q, base + 3 * slot / 4);
         }
         r.schedule_both(&mut q, late);
-        let near = q.near.capacity();
-        while let Some(x) = r.pop() {
-            assert_eq!(q.pop(), Some(x), "{trunk} trunk timers");
-        }
-        assert!(q.is_empty());
-        assert_eq!(
-            (q.near.capacity(), q.scratch.capacity()),
-            (near, 0),
-            "{trunk} trunk timers: the bucket was sorted"
-        );
+        pops_in_order_without_a_sort(q, r, &format!("{trunk} trunk timers"));
     }
 }
 
