@@ -454,16 +454,10 @@ impl<E: Copy> EventQueue<E> {
         // Where the last event that went after the run's back, or right before such an
         // event, was linked: the node before it.
         let mut back_hint = NIL;
-        // Where the last node placed inside the run by a search went: the node before it.
-        let mut mid_hint = NIL;
-        // Steps the searches past `MAX_STEPS` may still take: at most four per node taken,
-        // so the bucket stays O(n).
-        let mut far_budget = 0;
         let mut n = 1;
         while i != NIL {
             let next = self.nodes[i as usize].next;
             let key = self.key(i);
-            far_budget += 4;
             if key < first_key {
                 self.nodes[i as usize].next = first;
                 (first, first_key) = (i, key);
@@ -474,14 +468,8 @@ impl<E: Copy> EventQueue<E> {
                 (last, last_key) = (i, key);
             } else if self.goes_right_after(back_hint, key) {
                 self.link_after(back_hint, i);
-            } else if self.goes_right_after(mid_hint, key) {
-                self.link_after(mid_hint, i);
             } else if let Some(p) = self.last_before(first, key) {
                 self.link_after(p, i);
-                mid_hint = p;
-            } else if let Some(p) = self.last_before_within(first, key, &mut far_budget) {
-                self.link_after(p, i);
-                mid_hint = p;
             } else if self.stragglers.len() < MAX_STRAGGLERS {
                 self.stragglers.push(i);
             } else {
@@ -558,28 +546,6 @@ impl<E: Copy> EventQueue<E> {
     fn last_before(&self, start: u32, key: u128) -> Option<u32> {
         let mut p = start;
         for _ in 0..=MAX_STEPS {
-            let q = self.nodes[p as usize].next;
-            if q == NIL || self.key(q) > key {
-                return Some(p);
-            }
-            p = q;
-        }
-        None
-    }
-
-    /// In the sorted list from `start`, whose first key is below `key`, the last node with
-    /// a key below `key`, if it is at most `budget` steps on; the steps taken come off the
-    /// budget (a search that fails takes them all). In [`EventQueue::take_bucket`]: the
-    /// first of many events of one time that go far inside the run finds its place once,
-    /// and the others go right before it ([`EventQueue::goes_right_after`] the same node).
-    /// Issue 14: at each millisecond of the ERICA row at 10 000 VCs, the 20 000 switch ports'
-    /// interval timers, all of one time, came behind 10 000-20 000 events of the sources
-    /// around that time, and each bucket of them was copied and sorted.
-    #[cold]
-    fn last_before_within(&self, start: u32, key: u128, budget: &mut usize) -> Option<u32> {
-        let mut p = start;
-        while *budget > 0 {
-            *budget -= 1;
             let q = self.nodes[p as usize].next;
             if q == NIL || self.key(q) > key {
                 return Some(p);

@@ -283,35 +283,6 @@ fn old_events_of_one_time_among_ones_of_rising_times_are_merged_not_sorted() {
 }
 
 #[test]
-fn many_old_events_of_one_time_inside_the_run_are_placed_not_sorted() {
-    // Issue 14, the ERICA row at 10 000 VCs, at each millisecond: the 20 000 switch ports'
-    // interval timers, all of that time (armed a millisecond before), behind thousands of
-    // the sources' events just before and just after it. Taken newest first, the first
-    // timer's place is thousands of nodes in: it is searched for once, and every other
-    // timer goes right before the one placed before it. More than `MAX_STRAGGLERS` of them
-    // sent every such bucket to be sorted.
-    let slot = 1u64 << SLOT_SHIFT;
-    for (timers, around) in [
-        (500u64, 2000u64),
-        (3 * MAX_STRAGGLERS as u64, 100),
-        (2000, 5000),
-    ] {
-        let mut q = EventQueue::with_capacity(16);
-        let mut r = Reference::default();
-        let base = 20 * slot;
-        let at = base + slot / 2;
-        for _ in 0..timers {
-            r.schedule_both(&mut q, at);
-        }
-        for k in 0..around {
-            r.schedule_both(&mut q, base + k);
-            r.schedule_both(&mut q, at + 1 + k);
-        }
-        pops_in_order_without_a_sort(q, r, &format!("{timers} timers, {around} around"));
-    }
-}
-
-#[test]
 fn pop_until_stops_at_the_limit_and_keeps_the_rest() {
     let mut q = EventQueue::default();
     let span = (SLOTS as u64) << SLOT_SHIFT;
