@@ -31,7 +31,8 @@
 //! order is usually time order), after the last node, right before the node that went
 //! after the last one, or after the last earlier node, at most `MAX_STEPS` steps on; up to
 //! `MAX_STRAGGLERS` nodes needing more are merged in at the end, and a bucket with more (far
-//! out of order) is sorted by sub-slots in `near` and written back into its own nodes. Then overflow events that now fall inside the wheel's span move into it. An
+//! out of order) is sorted by sub-slots in `near` and written back into its own nodes.
+//! Then overflow events that now fall inside the wheel's span move into it. An
 //! event scheduled into the current slot goes after the run's last node, before its first
 //! (an event at `now`: the first node takes it and a new node what it held), or after the
 //! last earlier node, looked for from the node linked in last (usually right before it) or
