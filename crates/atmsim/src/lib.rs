@@ -275,16 +275,25 @@ fn budgeted_result(
     check_invariants(r)
 }
 
-/// Cell conservation and every port's counter identities: a violation is a bug.
+/// Cell conservation, every port's counter identity, and the ports' cells sent against the
+/// transmissions: a violation is a bug. (A port's cells sent are its cells admitted and no
+/// longer queued, `PortBuffer::sent`, so they are checked against the run's own count of
+/// transmissions, `cell_hops`, which every port that sends a cell adds to.)
 fn check_invariants(r: RunResult) -> Result<RunResult, RunError> {
     for p in &r.ports {
-        if p.received != p.enqueued + p.dropped || p.enqueued != p.sent + p.final_queue_cells as u64
-        {
+        if p.received != p.enqueued + p.dropped {
             return Err(RunError::Invariant(format!(
-                "port {} counters: received {} != enqueued {} + dropped {}, or enqueued != sent {} + queued {}",
-                p.name, p.received, p.enqueued, p.dropped, p.sent, p.final_queue_cells
+                "port {} counters: received {} != enqueued {} + dropped {}",
+                p.name, p.received, p.enqueued, p.dropped
             )));
         }
+    }
+    let sent: u64 = r.ports.iter().map(|p| p.sent).sum();
+    if sent != r.summary.cell_hops {
+        return Err(RunError::Invariant(format!(
+            "the ports sent {sent} cells, but {} were transmitted (cell hops)",
+            r.summary.cell_hops
+        )));
     }
     if !r.summary.conservation_ok {
         let s = &r.summary;
@@ -360,5 +369,32 @@ mod tests {
         .expect("no error");
         assert!(r.is_none());
         assert_eq!(calls, 3);
+    }
+
+    #[test]
+    fn each_invariant_check_refuses_counts_that_break_it() {
+        let sc = scenario::load_toml(SMALL).expect("example is valid");
+        let good = run(&sc).expect("runs");
+        assert!(good.ports.iter().any(|p| p.sent > 0));
+        // A port's arrivals that are neither admitted nor dropped.
+        let mut r = good.clone();
+        r.ports[0].received += 1;
+        let e = check_invariants(r).expect_err("a lost arrival").to_string();
+        assert!(e.contains("received"), "{e}");
+        // A cell sent that was never transmitted (or the other way round).
+        let mut r = good.clone();
+        let p = r
+            .ports
+            .iter_mut()
+            .find(|p| p.sent > 0)
+            .expect("a port sent");
+        p.sent -= 1;
+        let e = check_invariants(r)
+            .expect_err("a lost transmission")
+            .to_string();
+        assert!(e.contains("transmitted"), "{e}");
+        let mut r = good;
+        r.summary.conservation_ok = false;
+        assert!(check_invariants(r).is_err());
     }
 }

@@ -10,22 +10,25 @@ use crate::allocator::{AnyAllocator, PortEnv, RateAllocator, RmFields};
 use crate::cell::{Cell, FlowId, CELL_BITS, CELL_BITS_F64};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
-use crate::port::{PortBuffer, PortFlows, SlotTable, VcSlots};
+use crate::port::{BufferTables, PortBuffer, PortFlows, SlotTable, VcSlots};
+use crate::scenario::model::PortSettings;
 use crate::scenario::{ConnectionCfg, Scenario};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::traffic::{AnyTraffic, CellApp};
 use atmsim_kernel::{MaybeTime, RngStream, Time, UnitTime};
+use std::sync::Arc;
 
 /// An output port: buffer, transmitter and the delay line of its link direction.
 ///
-/// 192 bytes on cache-line bounds: the transmitter, the allocator and the delay line in the
-/// first line, the buffer in the other two ([`PortBuffer`]; its queues and drop counts are
-/// boxed on first use, so a port that never queues nor drops a cell is these three lines).
-/// A cell that finds the transmitter free and the buffer empty touches the three (issue 14:
-/// at 10 000 VCs most cells do, and each line is a cache miss; 312 bytes in the compiler's
-/// order straddled five or six, and 256 bytes with the queues inline were four lines of
-/// every port). What ports share, the line rate's
-/// unit time and the propagation delay, is in [`Network::timings`]; the RM and VBR cells
+/// 128 bytes on cache-line bounds: the transmitter, the allocator and the delay line in the
+/// first line, the buffer in the second ([`PortBuffer`]; its queues, drop counts and
+/// high-water marks are boxed on first use, so a port that never queues nor drops a cell is
+/// these two lines). A cell that finds the transmitter free and the buffer empty touches the
+/// two (issue 14: at 10 000 VCs most cells do, and each line is a cache miss; 312 bytes in
+/// the compiler's order straddled five or six, 256 bytes with the queues inline were four
+/// lines of every port, and 192 bytes with the slot table, the policy and the marks inline
+/// three). What ports share, the line rate's unit time and the propagation delay, is in
+/// [`Network::timings`]; the slot table and the drop policies in [`Network::buffers`]; the RM and VBR cells
 /// sent since the last sample are in [`Network::special_sent`], touched only for those cells.
 #[derive(Debug)]
 #[repr(C, align(64))]
@@ -796,6 +799,8 @@ pub struct Network {
     pub conns: Vec<Connection>,
     /// The distinct line timings of the ports ([`Port::timing`] indexes it).
     pub timings: Vec<LineTiming>,
+    /// What the ports' buffers share: the VCs' slots and the distinct drop policies.
+    pub buffers: BufferTables,
     /// Per port: the RM and VBR cells sent since the last time-series sample (empty in a
     /// run without samples).
     pub special_sent: Vec<SpecialSent>,
@@ -819,6 +824,30 @@ impl Timings {
             });
             (list.len() - 1) as u32
         })
+    }
+}
+
+/// The distinct drop policies of a network being built, each given an index once: by the
+/// port's shared settings first (most ports share a few), else by the policy's value.
+#[derive(Default)]
+struct Policies {
+    by_settings: rustc_hash::FxHashMap<*const PortSettings, u16>,
+    by_value: rustc_hash::FxHashMap<String, u16>,
+}
+
+impl Policies {
+    /// The index in `tables` of the drop policy of a port with `settings`.
+    fn of(&mut self, settings: &Arc<PortSettings>, tables: &mut BufferTables) -> u16 {
+        let by_value = &mut self.by_value;
+        *self
+            .by_settings
+            .entry(Arc::as_ptr(settings))
+            .or_insert_with(|| {
+                let cfg = &settings.policy;
+                *by_value
+                    .entry(format!("{cfg:?}"))
+                    .or_insert_with(|| tables.add_policy(AnyPolicy::build(cfg, &())))
+            })
     }
 }
 
@@ -846,17 +875,21 @@ impl Network {
         let (slots, port_flows) = port_slots(s);
         let rm_fields = rm_fields(s);
         let mut timings = Timings::default();
+        let mut policies = Policies::default();
+        let mut buffers = BufferTables {
+            slots: slots.clone(),
+            policies: Vec::new(),
+        };
         let ports: Vec<Port> = s
             .ports
             .iter()
             .enumerate()
             .map(|(pi, p)| (p, port_flows.of(pi)))
             .map(|(p, here)| Port {
-                buf: PortBuffer::with_slots(
+                buf: PortBuffer::with_policy(
                     p.settings.buffer,
-                    AnyPolicy::build(&p.settings.policy, &()),
+                    policies.of(&p.settings, &mut buffers),
                     here.len(),
-                    slots.clone(),
                 ),
                 line: DelayLine::default(),
                 clock_acc: 0,
@@ -947,6 +980,7 @@ impl Network {
             peer_ports,
             conns,
             timings: timings.list,
+            buffers,
         };
         net.hold_tcp_frames(s);
         net.keep_line_runs(s);
@@ -971,13 +1005,13 @@ impl Network {
                 let port = &mut self.ports[p];
                 let faulted = s.faults.iter().any(|x| x.port == p);
                 if port.buf.vcs_held() == 1
-                    && port.buf.takes_every_cell()
+                    && port.buf.takes_every_cell(&self.buffers)
                     && !port.alloc.is_active()
                     && !faulted
                 {
                     let mut template = Cell::data(f.raw(), 0, false);
                     template.flags |= flow.class_flags;
-                    port.buf.hold_frames(template);
+                    port.buf.hold_frames(template, &self.buffers);
                 }
             }
         }

@@ -71,13 +71,13 @@ traffic = {{ kind = "cbr", rate = "1 Mbps" }}
 }
 
 #[test]
-fn a_port_is_three_whole_cache_lines() {
-    // A cell's admission and transmission touch most of its port: on line bounds, 192
-    // bytes are three lines, where 312 bytes at any offset straddled five or six. The
+fn a_port_is_two_whole_cache_lines() {
+    // A cell's admission and transmission touch its whole port: on line bounds, 128 bytes
+    // are two lines, where 312 bytes at any offset straddled five or six. The
     // transmitter, the allocator and the delay line are the first line; the buffer's
-    // two lines follow (its own layout: `port::tests::buffer_lines`).
+    // line follows (its own layout: `port::tests::buffer_lines`).
     use std::mem::offset_of;
-    assert_eq!(std::mem::size_of::<Port>(), 192);
+    assert_eq!(std::mem::size_of::<Port>(), 128);
     assert_eq!(std::mem::align_of::<Port>(), 64);
     for end in [
         offset_of!(Port, alloc) + std::mem::size_of::<AnyAllocator>(),

@@ -240,25 +240,61 @@ impl VcTable {
     }
 }
 
-/// Port counters of the cells it admits; the drops, counted only for cells dropped, are
-/// with the queues ([`PortBuffer::dropped`]; see [`PortBuffer`]'s layout).
+/// Port counters of the cells it admits; the drops, counted only for cells dropped, and the
+/// high-water marks, which only a cell that waits can raise above one, are with the queues
+/// ([`PortBuffer::dropped`], [`PortBuffer::max_queue`]; see [`PortBuffer`]'s layout).
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
 pub struct PortCounters {
     /// Cells that arrived at the port.
     pub received: u64,
     /// Cells admitted: put in a queue, or sent at once from an empty buffer
-    /// ([`PortBuffer::arrive_to_send`]).
+    /// ([`PortBuffer::arrive_to_send`]). The cells sent are the ones admitted and no longer
+    /// queued ([`PortBuffer::sent`]).
     pub enqueued: u64,
-    /// Cells transmitted.
-    pub sent: u64,
-    /// Largest total queue length seen (cells).
-    pub max_queue: u32,
-    /// Largest queue length per class.
-    pub max_class_queue: [u32; CLASSES],
-    /// Largest occupancy since the last [`PortBuffer::take_interval_max`] (the time
-    /// series' interval maximum).
-    interval_max: u32,
+}
+
+/// What the buffers of a network's ports share, named by each buffer rather than held by
+/// it (issue 14: a port in two cache lines): the slots of the VCs at each port, and the
+/// distinct drop policies, which a buffer names by its index here.
+#[derive(Clone, Debug, Default)]
+pub struct BufferTables {
+    /// Where each (flow, hop)'s VC sits in its port's per-VC table.
+    pub slots: VcSlots,
+    /// The distinct drop policies ([`BufferTables::policy_index`]).
+    pub policies: Vec<AnyPolicy>,
+}
+
+/// Most distinct drop policies a network's buffers can name (a buffer holds the index in 16
+/// bits; the scenario layer refuses more: `scenario::ports`).
+pub const MAX_POLICIES: usize = 1 << 16;
+
+impl BufferTables {
+    /// Tables of one policy for buffers whose slots are the flow indices (unit tests,
+    /// benches): every buffer made by [`PortBuffer::new`] with policy index 0.
+    pub fn identity(policy: AnyPolicy) -> BufferTables {
+        BufferTables {
+            slots: VcSlots::Identity,
+            policies: vec![policy],
+        }
+    }
+
+    /// The index of a policy added to the table (the caller gives each distinct one once).
+    ///
+    /// # Panics
+    /// Past [`MAX_POLICIES`], which a resolved scenario never reaches.
+    pub fn add_policy(&mut self, policy: AnyPolicy) -> u16 {
+        let i = u16::try_from(self.policies.len())
+            .expect("at most 65 536 distinct drop policies (checked when resolving)");
+        self.policies.push(policy);
+        i
+    }
+
+    /// The policy a buffer names.
+    #[inline(always)]
+    fn policy(&self, index: u16) -> &AnyPolicy {
+        &self.policies[index as usize]
+    }
 }
 
 /// The outcome of a cell's arrival.
@@ -273,14 +309,15 @@ pub enum Admission {
 
 /// An output port's buffer and queues.
 ///
-/// 128 bytes in two cache lines (with the port on a line bound: [`crate::network::Port`]):
-/// what the admission of every cell reads and writes (occupancy, the VC's slot and state,
-/// the policy, the counters of admitted cells). The class queues, the frame runs and the
-/// drop counts, which a cell reaching an idle port with an empty buffer does not touch, are
-/// boxed on first use (`PortQueues`): most ports of a network with one host pair per VC
-/// never need them (issue 14: at 10 000 VCs most cells reach such a port, and every line
-/// of it is a cache miss; inline, they were the buffer's third line, the port's fourth, 64
-/// bytes of every port).
+/// 64 bytes, one cache line (its port's second: [`crate::network::Port`]): what the
+/// admission of every cell reads and writes (occupancy, capacity, the VC's state, the
+/// counters of arrived and admitted cells). What every port has alike is named, not held
+/// ([`BufferTables`]: the slot table, the drop policy). The class queues, the frame runs,
+/// the drop counts and the high-water marks, which a cell reaching an idle port with an
+/// empty buffer does not touch, are boxed on first use (`PortQueues`): most ports of a
+/// network with one host pair per VC never need them (issue 14: at 10 000 VCs most cells
+/// reach such a port, and every line of it is a cache miss). Such a cell raises the marks
+/// to one at most, which the buffer derives from its counts and one bit.
 #[derive(Debug)]
 #[repr(C)]
 pub struct PortBuffer {
@@ -289,39 +326,37 @@ pub struct PortBuffer {
     active_vcs: u32,
     /// Bit `c` set when class `c`'s queue holds a cell (the next to serve is the lowest).
     nonempty: u8,
-    slots: VcSlots,
-    vcs: VcTable,
-    /// The class queues, the frame runs of a port that holds frames and the drop counts,
-    /// made on the first cell queued, frame held or cell dropped.
-    queues: Option<Box<PortQueues>>,
-    policy: AnyPolicy,
+    /// A cell was sent at once since the last [`PortBuffer::take_interval_max`] (the
+    /// interval's high-water mark is at least one).
+    sent_at_once: bool,
+    /// The drop policy: [`BufferTables::policies`]`[policy]`.
+    policy: u16,
     /// Counters.
     pub counters: PortCounters,
+    vcs: VcTable,
+    /// The class queues, the frame runs of a port that holds frames, the drop counts and
+    /// the high-water marks, made on the first cell queued, frame held or cell dropped.
+    queues: Option<Box<PortQueues>>,
 }
 
 impl PortBuffer {
     /// A port buffer of `capacity` cells (None = unlimited) for `flows` flows, numbered
-    /// by their flow index.
-    pub fn new(capacity: Option<u32>, policy: AnyPolicy, flows: usize) -> Self {
-        Self::with_slots(capacity, policy, flows, VcSlots::Identity)
+    /// by their flow index, with the policy of index 0 ([`BufferTables::identity`]).
+    pub fn new(capacity: Option<u32>, flows: usize) -> Self {
+        Self::with_policy(capacity, 0, flows)
     }
 
-    /// A port buffer for the `vcs` VCs routed through it, numbered by `slots`. Queues
-    /// start empty and grow on demand (then keep their capacity: no allocation per cell
-    /// once a port has seen its largest queue).
-    pub fn with_slots(
-        capacity: Option<u32>,
-        policy: AnyPolicy,
-        vcs: usize,
-        slots: VcSlots,
-    ) -> Self {
+    /// A port buffer for the `vcs` VCs routed through it, with the drop policy of index
+    /// `policy` ([`BufferTables`]). Queues start empty and grow on demand (then keep their
+    /// capacity: no allocation per cell once a port has seen its largest queue).
+    pub fn with_policy(capacity: Option<u32>, policy: u16, vcs: usize) -> Self {
         PortBuffer {
             queues: None,
             nonempty: 0,
+            sent_at_once: false,
             occupancy: 0,
             capacity: capacity.unwrap_or(u32::MAX),
             policy,
-            slots,
             vcs: VcTable::new(vcs),
             active_vcs: 0,
             counters: PortCounters::default(),
@@ -353,9 +388,9 @@ impl PortBuffer {
     /// ([`FrameRuns`]): the port of a TCP sender's host that only that flow crosses. Needs
     /// what makes every cell admitted and sent in order: an unlimited buffer, tail drop and
     /// one VC, and an empty buffer. Cells then come in by [`PortBuffer::arrive_frame`] only.
-    pub fn hold_frames(&mut self, template: Cell) {
+    pub fn hold_frames(&mut self, template: Cell, t: &BufferTables) {
         assert!(
-            self.takes_every_cell() && self.vcs_held() == 1 && self.occupancy == 0,
+            self.takes_every_cell(t) && self.vcs_held() == 1 && self.occupancy == 0,
             "frames are held only in an empty, unlimited, tail-drop buffer of one VC"
         );
         self.queues_mut().waiting = Waiting::Frames(FrameRuns::new(template));
@@ -376,8 +411,8 @@ impl PortBuffer {
     }
 
     /// True when the buffer admits every cell offered: unlimited, with tail drop.
-    pub fn takes_every_cell(&self) -> bool {
-        self.capacity == u32::MAX && matches!(self.policy, AnyPolicy::TailDrop(_))
+    pub fn takes_every_cell(&self, t: &BufferTables) -> bool {
+        self.capacity == u32::MAX && matches!(t.policy(self.policy), AnyPolicy::TailDrop(_))
     }
 
     /// True when the buffer holds frames ([`PortBuffer::hold_frames`]).
@@ -392,7 +427,10 @@ impl PortBuffer {
     /// with tail drop: the frame starts accepted, the high-water marks rise to the last).
     #[inline]
     pub fn arrive_frame(&mut self, tag: u32, frame: u32, (from, to): (u32, u32), cells: u32) {
-        let Some(Waiting::Frames(runs)) = self.queues.as_deref_mut().map(|q| &mut q.waiting) else {
+        let Some(queues) = self.queues.as_deref_mut() else {
+            panic!("arrive_frame at a buffer that holds cells");
+        };
+        let Waiting::Frames(runs) = &mut queues.waiting else {
             panic!("arrive_frame at a buffer that holds cells");
         };
         runs.push(tag, frame, (from, to), cells);
@@ -407,22 +445,20 @@ impl PortBuffer {
         vc.at_frame_start = to == cells;
         self.nonempty |= 1 << class;
         self.occupancy += m;
+        queues.marks.rise_to(self.occupancy);
         let c = &mut self.counters;
         c.received += u64::from(m);
         c.enqueued += u64::from(m);
-        c.max_queue = c.max_queue.max(self.occupancy);
-        c.max_class_queue[class] = c.max_class_queue[class].max(self.occupancy);
-        c.interval_max = c.interval_max.max(self.occupancy);
     }
 
     /// Offers an arriving cell of service class `class` to the buffer.
     #[inline(always)]
-    pub fn arrive(&mut self, cell: Cell, class: ServiceClass) -> Admission {
+    pub fn arrive(&mut self, cell: Cell, class: ServiceClass, t: &BufferTables) -> Admission {
         debug_assert!(
             self.frames().is_none(),
             "a cell offered to a buffer holding frames"
         );
-        match self.admission(&cell, true) {
+        match self.admission(&cell, true, t) {
             Ok(()) => self.enqueue(cell, class.index()),
             Err(r) => self.drop(r),
         }
@@ -434,23 +470,19 @@ impl PortBuffer {
     /// (issue 14: at a port carrying one VC nearly every cell goes through this way, and
     /// the queue's ring was a cache miss per cell at 10 000 VCs).
     #[inline(always)]
-    pub fn arrive_to_send(&mut self, cell: &Cell, class: ServiceClass) -> Admission {
+    pub fn arrive_to_send(&mut self, cell: &Cell, t: &BufferTables) -> Admission {
         debug_assert_eq!(self.occupancy, 0, "the buffer is empty");
         debug_assert!(
             self.frames().is_none(),
             "a cell offered to a buffer holding frames"
         );
-        match self.admission(cell, false) {
+        match self.admission(cell, false, t) {
             Ok(()) => {
                 // Queued and sent in the same instant: the VC's count and the occupancy
-                // go up by one and back down; the high-water marks see one cell.
-                let c = &mut self.counters;
-                c.enqueued += 1;
-                c.sent += 1;
-                c.max_queue = c.max_queue.max(1);
-                let mq = &mut c.max_class_queue[class.index()];
-                *mq = (*mq).max(1);
-                c.interval_max = c.interval_max.max(1);
+                // go up by one and back down; the high-water marks see one cell (derived:
+                // [`PortBuffer::max_queue`], [`PortBuffer::take_interval_max`]).
+                self.counters.enqueued += 1;
+                self.sent_at_once = true;
                 Admission::Enqueued
             }
             Err(r) => self.drop(r),
@@ -461,16 +493,16 @@ impl PortBuffer {
     /// if the cell is admitted and `queued`, its VC's count of queued cells. Counts the
     /// arrival.
     #[inline(always)]
-    fn admission(&mut self, cell: &Cell, queued: bool) -> Result<(), DropReason> {
+    fn admission(&mut self, cell: &Cell, queued: bool, t: &BufferTables) -> Result<(), DropReason> {
         self.counters.received += 1;
         let room = self.occupancy < self.capacity;
-        let slot = self.slot(cell);
+        let slot = self.slot(cell, &t.slots);
         let (occupancy, capacity, active_vcs) = (self.occupancy, self.capacity, self.active_vcs);
         let vc = self.vcs.get_mut(slot);
         // RM cells are not part of AAL5 frames: they only meet the buffer limit.
         let outcome = if !cell.is_rm() {
             Self::frame_admission(
-                &self.policy,
+                t.policy(self.policy),
                 vc,
                 cell.is_eom(),
                 room,
@@ -544,16 +576,12 @@ impl PortBuffer {
     /// ports: a host's, a switch's toward a host) without looking it up in the shared
     /// table, which only ever gives 0 there.
     #[inline(always)]
-    fn slot(&self, cell: &Cell) -> usize {
+    fn slot(&self, cell: &Cell, slots: &VcSlots) -> usize {
         if self.vcs.rest.is_empty() {
-            debug_assert_eq!(
-                self.slots.at_port(cell.flow, cell.hop),
-                0,
-                "a VC of this port"
-            );
+            debug_assert_eq!(slots.at_port(cell.flow, cell.hop), 0, "a VC of this port");
             0
         } else {
-            self.slots.at_port(cell.flow, cell.hop)
+            slots.at_port(cell.flow, cell.hop)
         }
     }
 
@@ -576,21 +604,13 @@ impl PortBuffer {
     /// Puts an admitted cell in its class's queue (its VC's count is already up).
     #[inline(always)]
     fn enqueue(&mut self, cell: Cell, class: usize) -> Admission {
-        let q = self.queues_mut().classes_mut().queue_mut(class);
-        q.push_back(cell);
-        let ql = q.len() as u32;
+        let occupancy = self.occupancy + 1;
+        let queues = self.queues.get_or_insert_with(PortQueues::boxed);
+        queues.classes_mut().queue_mut(class).push_back(cell);
+        queues.marks.rise_to(occupancy);
         self.nonempty |= 1 << class;
-        self.occupancy += 1;
+        self.occupancy = occupancy;
         self.counters.enqueued += 1;
-        if self.occupancy > self.counters.max_queue {
-            self.counters.max_queue = self.occupancy;
-        }
-        if self.occupancy > self.counters.interval_max {
-            self.counters.interval_max = self.occupancy;
-        }
-        if ql > self.counters.max_class_queue[class] {
-            self.counters.max_class_queue[class] = ql;
-        }
         Admission::Enqueued
     }
 
@@ -599,7 +619,7 @@ impl PortBuffer {
     /// runs or not), it was otherwise called out of line (2.1 % more instructions on
     /// `atmsim bench`).
     #[inline(always)]
-    pub fn dequeue(&mut self) -> Option<Cell> {
+    pub fn dequeue(&mut self, slots: &VcSlots) -> Option<Cell> {
         if self.nonempty == 0 {
             return None;
         }
@@ -618,8 +638,7 @@ impl PortBuffer {
             self.nonempty &= !(1 << class);
         }
         self.occupancy -= 1;
-        self.counters.sent += 1;
-        let st = self.vcs.get_mut(self.slot(&c));
+        let st = self.vcs.get_mut(self.slot(&c, slots));
         st.cells -= 1;
         if st.cells == 0 {
             self.active_vcs -= 1;
@@ -645,7 +664,6 @@ impl PortBuffer {
     /// A cell of the buffer's one VC left (a buffer that holds frames): the counts follow.
     #[inline]
     fn count_out_of_first_vc(&mut self, c: Cell) -> Cell {
-        self.counters.sent += 1;
         let st = &mut self.vcs.first;
         st.cells -= 1;
         if st.cells == 0 {
@@ -694,11 +712,34 @@ impl PortBuffer {
         self.queues.as_deref().map_or(0, PortQueues::heap_bytes) + self.vcs.heap_bytes()
     }
 
-    /// Largest occupancy since the last call; restarts the interval at the current occupancy.
+    /// Cells transmitted: admitted and no longer queued.
+    #[inline]
+    pub fn sent(&self) -> u64 {
+        self.counters.enqueued - u64::from(self.occupancy)
+    }
+
+    /// Largest total queue length seen (cells): one once a cell was admitted (a cell sent at
+    /// once is queued and taken out in the same instant), more only where cells waited.
+    pub fn max_queue(&self) -> u32 {
+        let waited = self.queues.as_deref().map_or(0, |q| q.marks.max_queue);
+        waited.max(u32::from(self.counters.enqueued > 0))
+    }
+
+    /// Largest occupancy since the last call (the time series' interval maximum); restarts
+    /// the interval at the current occupancy.
     pub fn take_interval_max(&mut self) -> u32 {
-        let m = self.counters.interval_max;
-        self.counters.interval_max = self.occupancy;
+        let m = self.interval_max();
+        self.sent_at_once = false;
+        if let Some(q) = self.queues.as_deref_mut() {
+            q.marks.interval_max = self.occupancy;
+        }
         m
+    }
+
+    /// Largest occupancy since the interval's start.
+    fn interval_max(&self) -> u32 {
+        let waited = self.queues.as_deref().map_or(0, |q| q.marks.interval_max);
+        waited.max(u32::from(self.sent_at_once))
     }
 }
 
@@ -710,29 +751,30 @@ mod tests {
     #[test]
     fn buffer_lines() {
         // The buffer sits at byte 64 of its port (a line bound): what every admitted cell
-        // touches is its two lines; the class queues and the drop counts are boxed.
+        // touches is its one line; the class queues, the drop counts and the high-water
+        // marks are boxed.
         use std::mem::size_of;
-        assert_eq!(size_of::<PortBuffer>(), 128);
+        assert_eq!(size_of::<PortBuffer>(), 64);
         assert_eq!(size_of::<Option<Box<PortQueues>>>(), 8);
-        // The box: the class queues or the frame runs, and the drop counts' own box.
-        assert_eq!(size_of::<PortQueues>(), 56);
+        // The box: the class queues or the frame runs, the drop counts' own box, the marks.
+        assert_eq!(size_of::<PortQueues>(), 64);
     }
 
     #[test]
     fn a_buffer_that_queues_and_drops_nothing_makes_no_queues() {
         // Cells sent at once from an empty buffer leave no box behind; the first cell
         // queued, or the first dropped, makes it.
-        let mut p = PortBuffer::new(Some(1), AnyPolicy::TailDrop(TailDrop), 1);
+        let mut p = Buf::new(Some(1), AnyPolicy::TailDrop(TailDrop), 1);
         for c in frame(0, 1, 3) {
-            assert_eq!(p.arrive_to_send(&c, UBR), Admission::Enqueued);
+            assert_eq!(p.arrive_to_send(&c), Admission::Enqueued);
         }
         assert!(p.queues.is_none() && p.heap_bytes() == 0 && p.dropped_total() == 0);
         assert_eq!(p.class_queued(UBR), 0);
         assert_eq!(p.arrive(Cell::data(0, 2, false), UBR), Admission::Enqueued);
         assert!(p.queues.is_some());
         assert_eq!(p.class_queued(UBR), 1);
-        let mut d = PortBuffer::new(Some(0), AnyPolicy::TailDrop(TailDrop), 1);
-        let r = d.arrive_to_send(&Cell::data(0, 1, true), UBR);
+        let mut d = Buf::new(Some(0), AnyPolicy::TailDrop(TailDrop), 1);
+        let r = d.arrive_to_send(&Cell::data(0, 1, true));
         assert_eq!(r, Admission::Dropped(DropReason::BufferFull));
         assert_eq!((d.dropped(), d.queue_bytes()), ([1, 0, 0], 0));
         check_identities(&p);
@@ -774,26 +816,68 @@ mod tests {
         (0..n).map(|i| Cell::data(flow, tag, i + 1 == n)).collect()
     }
 
-    fn offer(p: &mut PortBuffer, cells: &[Cell]) -> Vec<Admission> {
+    /// A buffer with tables of its own: its one policy, and slots by flow index.
+    struct Buf {
+        b: PortBuffer,
+        t: BufferTables,
+    }
+
+    impl Buf {
+        fn new(capacity: Option<u32>, policy: AnyPolicy, flows: usize) -> Buf {
+            Buf {
+                b: PortBuffer::new(capacity, flows),
+                t: BufferTables::identity(policy),
+            }
+        }
+        fn arrive(&mut self, c: Cell, class: ServiceClass) -> Admission {
+            self.b.arrive(c, class, &self.t)
+        }
+        fn arrive_to_send(&mut self, c: &Cell) -> Admission {
+            self.b.arrive_to_send(c, &self.t)
+        }
+        fn dequeue(&mut self) -> Option<Cell> {
+            self.b.dequeue(&self.t.slots)
+        }
+        fn hold_frames(&mut self, template: Cell) {
+            self.b.hold_frames(template, &self.t);
+        }
+    }
+
+    impl std::ops::Deref for Buf {
+        type Target = PortBuffer;
+        fn deref(&self) -> &PortBuffer {
+            &self.b
+        }
+    }
+
+    impl std::ops::DerefMut for Buf {
+        fn deref_mut(&mut self) -> &mut PortBuffer {
+            &mut self.b
+        }
+    }
+
+    fn offer(p: &mut Buf, cells: &[Cell]) -> Vec<Admission> {
         cells.iter().map(|c| p.arrive(*c, UBR)).collect()
     }
 
     fn check_identities(p: &PortBuffer) {
         let c = &p.counters;
         assert_eq!(c.received, c.enqueued + p.dropped_total());
-        assert_eq!(c.enqueued, c.sent + p.queued() as u64);
+        assert_eq!(c.enqueued, p.sent() + p.queued() as u64);
     }
 
     /// Everything the buffer reports or decides with, for comparing two buffers.
     fn state(p: &PortBuffer, vcs: usize) -> String {
         let per_vc: Vec<_> = (0..vcs).map(|s| *p.vcs.get(s)).collect();
         format!(
-            "{:?} {:?} q={} active={} imax={} {:?}",
+            "{:?} sent={} max={} {:?} q={} active={} imax={} {:?}",
             p.counters,
+            p.sent(),
+            p.max_queue(),
             p.dropped(),
             p.occupancy,
             p.active_vcs,
-            p.counters.interval_max,
+            p.interval_max(),
             per_vc
         )
     }
@@ -812,8 +896,8 @@ mod tests {
             (Some(4), AnyPolicy::Epd(Epd { r: 0.0 }), true),
             (None, AnyPolicy::TailDrop(TailDrop), false),
         ] {
-            let mut queued = PortBuffer::new(capacity, policy, 2);
-            let mut direct = PortBuffer::new(capacity, policy, 2);
+            let mut queued = Buf::new(capacity, policy, 2);
+            let mut direct = Buf::new(capacity, policy, 2);
             let mut rm = Cell::data(1, 0, false);
             rm.flags |= crate::cell::flag::RM;
             let mut cells = frame(0, 1, 3);
@@ -823,7 +907,7 @@ mod tests {
             for (i, c) in cells.iter().enumerate() {
                 let class = if i == 4 { ServiceClass::Vbr } else { UBR };
                 let a = queued.arrive(*c, class);
-                let b = direct.arrive_to_send(c, class);
+                let b = direct.arrive_to_send(c);
                 assert_eq!(a, b, "cell {i}");
                 match a {
                     Admission::Enqueued => assert_eq!(queued.dequeue(), Some(*c)),
@@ -846,9 +930,9 @@ mod tests {
 
     /// Two unlimited tail-drop buffers of one VC (flow 0, UBR): the first holds cells, the
     /// second frames.
-    fn unlimited_pair_one_holding_frames() -> (PortBuffer, PortBuffer) {
-        let cells = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
-        let mut frames = PortBuffer::new(None, AnyPolicy::TailDrop(TailDrop), 1);
+    fn unlimited_pair_one_holding_frames() -> (Buf, Buf) {
+        let cells = Buf::new(None, AnyPolicy::TailDrop(TailDrop), 1);
+        let mut frames = Buf::new(None, AnyPolicy::TailDrop(TailDrop), 1);
         frames.hold_frames(ubr_cell(0, 0, false));
         (cells, frames)
     }
@@ -926,12 +1010,12 @@ mod tests {
     #[test]
     #[should_panic(expected = "frames are held only")]
     fn frames_are_not_held_where_a_cell_may_be_dropped() {
-        PortBuffer::new(Some(10), AnyPolicy::TailDrop(TailDrop), 1).hold_frames(Cell::default());
+        Buf::new(Some(10), AnyPolicy::TailDrop(TailDrop), 1).hold_frames(Cell::default());
     }
 
     #[test]
     fn tail_drop_keeps_the_tail_of_a_damaged_frame() {
-        let mut p = PortBuffer::new(Some(5), AnyPolicy::TailDrop(TailDrop), 2);
+        let mut p = Buf::new(Some(5), AnyPolicy::TailDrop(TailDrop), 2);
         let out = offer(&mut p, &frame(0, 1, 8));
         assert_eq!(out.iter().filter(|a| **a == Admission::Enqueued).count(), 5);
         // Room again: the rest of the damaged frame is still queued under tail drop.
@@ -944,7 +1028,7 @@ mod tests {
 
     #[test]
     fn ppd_drops_rest_of_frame_but_keeps_eom() {
-        let mut p = PortBuffer::new(Some(4), AnyPolicy::Ppd(Ppd), 1);
+        let mut p = Buf::new(Some(4), AnyPolicy::Ppd(Ppd), 1);
         let f = frame(0, 1, 6);
         let mut out = offer(&mut p, &f[..5]); // 4 in, 5th dropped (full)
         assert_eq!(out[4], Admission::Dropped(DropReason::BufferFull));
@@ -961,7 +1045,7 @@ mod tests {
 
     #[test]
     fn ppd_drops_middle_cells_even_when_room_returns() {
-        let mut p = PortBuffer::new(Some(2), AnyPolicy::Ppd(Ppd), 1);
+        let mut p = Buf::new(Some(2), AnyPolicy::Ppd(Ppd), 1);
         let f = frame(0, 1, 5);
         assert_eq!(p.arrive(f[0], UBR), Admission::Enqueued);
         assert_eq!(p.arrive(f[1], UBR), Admission::Enqueued);
@@ -980,7 +1064,7 @@ mod tests {
 
     #[test]
     fn epd_drops_whole_new_frame_including_eom() {
-        let mut p = PortBuffer::new(Some(100), AnyPolicy::Epd(Epd { r: 10.0 }), 2);
+        let mut p = Buf::new(Some(100), AnyPolicy::Epd(Epd { r: 10.0 }), 2);
         offer(&mut p, &frame(0, 1, 10)); // X = 10 after this frame
         let out = offer(&mut p, &frame(1, 1, 3));
         assert!(out
@@ -988,7 +1072,7 @@ mod tests {
             .all(|a| *a == Admission::Dropped(DropReason::FrameDiscard)));
         assert_eq!(p.queued(), 10);
         // A frame whose first cell arrived below R is completed even past R.
-        let mut p = PortBuffer::new(Some(100), AnyPolicy::Epd(Epd { r: 10.0 }), 2);
+        let mut p = Buf::new(Some(100), AnyPolicy::Epd(Epd { r: 10.0 }), 2);
         offer(&mut p, &frame(0, 1, 9));
         let out = offer(&mut p, &frame(1, 1, 5));
         assert!(out.iter().all(|a| *a == Admission::Enqueued));
@@ -997,7 +1081,7 @@ mod tests {
 
     #[test]
     fn epd_falls_back_to_ppd_on_overflow_and_keeps_the_eom() {
-        let mut p = PortBuffer::new(Some(5), AnyPolicy::Epd(Epd { r: 4.0 }), 1);
+        let mut p = Buf::new(Some(5), AnyPolicy::Epd(Epd { r: 4.0 }), 1);
         let f = frame(0, 1, 8);
         let out = offer(&mut p, &f[..7]);
         assert_eq!(&out[..5], &[Admission::Enqueued; 5]);
@@ -1011,7 +1095,7 @@ mod tests {
     #[test]
     fn selective_drop_uses_per_vc_accounting() {
         // K = 100, R = 50. VC 0 hogs the buffer; VC 1 has little.
-        let mut p = PortBuffer::new(
+        let mut p = Buf::new(
             Some(100),
             AnyPolicy::SelectiveDrop(SelectiveDrop { r: 50.0, z: 0.8 }),
             2,
@@ -1035,7 +1119,7 @@ mod tests {
 
     #[test]
     fn fba_limit_tightens() {
-        let mut p = PortBuffer::new(Some(100), AnyPolicy::Fba(Fba { r: 50.0, z: 0.8 }), 2);
+        let mut p = Buf::new(Some(100), AnyPolicy::Fba(Fba { r: 50.0, z: 0.8 }), 2);
         for t in 0..4 {
             offer(&mut p, &frame(0, t, 12)); // 48 cells
         }
@@ -1057,7 +1141,7 @@ mod tests {
 
     #[test]
     fn strict_priority_and_rm_cells() {
-        let mut p = PortBuffer::new(Some(3), AnyPolicy::Epd(Epd { r: 1.0 }), 3);
+        let mut p = Buf::new(Some(3), AnyPolicy::Epd(Epd { r: 1.0 }), 3);
         let mut rm = Cell::data(2, 0, false);
         rm.flags |= crate::cell::flag::RM;
         assert_eq!(

@@ -393,10 +393,11 @@ impl RunResult {
                     enqueued: k.enqueued,
                     dropped: port.buf.dropped_total(),
                     drops: DropCounts(port.buf.dropped()),
-                    sent: k.sent,
-                    max_queue_cells: k.max_queue,
+                    sent: port.buf.sent(),
+                    max_queue_cells: port.buf.max_queue(),
                     final_queue_cells: port.buf.queued(),
-                    utilization: k.sent as f64 * net.timing(i).unit.unit_secs() / duration_s,
+                    utilization: port.buf.sent() as f64 * net.timing(i).unit.unit_secs()
+                        / duration_s,
                 }
             })
             .collect();

@@ -108,10 +108,7 @@ impl Recorder {
             ..Default::default()
         };
         Recorder {
-            sent_before: ports
-                .iter()
-                .map(|&p| net.ports[p].buf.counters.sent)
-                .collect(),
+            sent_before: ports.iter().map(|&p| net.ports[p].buf.sent()).collect(),
             ports,
             cell_secs,
             abr,
@@ -152,8 +149,8 @@ impl Recorder {
                     0.0
                 }
             };
-            let sent = port.buf.counters.sent - self.sent_before[k];
-            self.sent_before[k] = port.buf.counters.sent;
+            let sent = port.buf.sent() - self.sent_before[k];
+            self.sent_before[k] = port.buf.sent();
             self.ts.utilization[k].push(share(sent));
             let special = std::mem::take(&mut net.special_sent[p]);
             self.ts.data_utilization[k].push(share(sent - special.rm));

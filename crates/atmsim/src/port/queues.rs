@@ -1,15 +1,17 @@
 //! What a port holds only once a cell waits in it or is dropped there: its class queues, or
-//! the frame runs of a port that holds frames, and its drop counts, in one box made on
-//! first use.
+//! the frame runs of a port that holds frames, its drop counts and its high-water marks, in
+//! one box made on first use.
 //!
 //! Issue 14 (memory per VC, docs/performance.md): with one host pair per VC, most of a
 //! VC's four ports never queue a cell nor drop one (a cell reaching them finds the
 //! transmitter free: [`super::PortBuffer::arrive_to_send`]). Held inline, these were the
 //! fourth cache line of every port, 64 bytes of each; boxed, a port is three lines, and a
 //! port where cells wait (a trunk, a TCP sender's host port, a host port sending frames of
-//! two cells or more) pays one box of 56 bytes. A port holds cells or frames, never both,
+//! two cells or more) pays one box of 64 bytes. A port holds cells or frames, never both,
 //! and drops are rarer still (a buffer limit, a policy), so the box holds one of the two
-//! and the drop counts are a box of their own.
+//! and the drop counts are a box of their own. The high-water marks moved here from the
+//! buffer in the thirty-third session, so that a port is two lines: only a cell that waits
+//! raises them above one (docs/performance.md, "Ports in two lines").
 
 use super::classes::ClassQueues;
 use super::frames::FrameRuns;
@@ -22,6 +24,26 @@ pub(super) struct PortQueues {
     pub(super) waiting: Waiting,
     /// Cells dropped, per [`DropReason`] (made on the first drop).
     dropped: Option<Box<[u64; 3]>>,
+    /// The high-water marks of the cells that waited.
+    pub(super) marks: Marks,
+}
+
+/// The largest occupancies of a port's buffer (cells), as cells waiting raise them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Marks {
+    /// Over the whole run.
+    pub(super) max_queue: u32,
+    /// Since the interval's start (the time series' interval maximum).
+    pub(super) interval_max: u32,
+}
+
+impl Marks {
+    /// The buffer holds `occupancy` cells.
+    #[inline(always)]
+    pub(super) fn rise_to(&mut self, occupancy: u32) {
+        self.max_queue = self.max_queue.max(occupancy);
+        self.interval_max = self.interval_max.max(occupancy);
+    }
 }
 
 /// What waits in a port: cells in their class queues, or the frames of the one flow of a
@@ -43,6 +65,7 @@ impl PortQueues {
         Box::new(PortQueues {
             waiting: Waiting::Cells(ClassQueues::new()),
             dropped: None,
+            marks: Marks::default(),
         })
     }
 

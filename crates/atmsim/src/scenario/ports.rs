@@ -8,6 +8,7 @@ use crate::allocator::{AllocatorCfg, AllocatorSpec};
 use crate::cell::CELL_BITS;
 use crate::config::{err, ConfigError};
 use crate::drop_policy::{PolicyCfg, PolicySpec};
+use crate::port::MAX_POLICIES;
 use crate::units::BufferSize;
 use atmsim_kernel::Time;
 use rustc_hash::FxHashMap;
@@ -92,7 +93,36 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
             "0 cells would drop every cell; allowed: at least 1 cell, or \"unlimited\"",
         );
     }
+    at_most_distinct_policies(&ports.cfg, MAX_POLICIES)?;
     Ok(ports)
+}
+
+/// Refuses ports with more than `most` distinct drop policies (a port's buffer names its
+/// policy by a 16-bit index: `port::BufferTables`). Only a network of more ports than that
+/// can have as many, so smaller ones are not looked at.
+fn at_most_distinct_policies(cfg: &[PortCfg], most: usize) -> Result<(), ConfigError> {
+    if cfg.len() <= most {
+        return Ok(());
+    }
+    let mut seen: FxHashMap<*const PortSettings, ()> = FxHashMap::default();
+    let mut policies: FxHashMap<String, ()> = FxHashMap::default();
+    for p in cfg {
+        if seen.insert(Arc::as_ptr(&p.settings), ()).is_none() {
+            policies.insert(format!("{:?}", p.settings.policy), ());
+        }
+    }
+    if policies.len() > most {
+        return err(
+            "port.policy",
+            format!(
+                "the ports have {} distinct drop policies (kind and thresholds); allowed: at \
+                 most {most} in one network; give ports that differ only slightly the same \
+                 thresholds",
+                policies.len()
+            ),
+        );
+    }
+    Ok(())
 }
 
 impl Ports {
@@ -370,5 +400,21 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A network may have as many distinct drop policies as a buffer can name, no more: the
+    /// example's ports have two (tail drop, at the hosts and at 5 000 cells; EPD at 600
+    /// cells), so a limit of one refuses them.
+    #[test]
+    fn more_distinct_policies_than_a_buffer_can_name_are_refused() {
+        let sc = load_toml(SMALL).expect("the example resolves");
+        assert!(super::at_most_distinct_policies(&sc.ports, 2).is_ok());
+        let e = super::at_most_distinct_policies(&sc.ports, 1).expect_err("two policies");
+        let text = e.to_string();
+        assert!(
+            text.contains("port.policy") && text.contains("2 distinct"),
+            "{text}"
+        );
+        assert!(text.contains("at most 1"), "{text}");
     }
 }

@@ -140,7 +140,7 @@ impl Sim<'_> {
         );
         let free = !port.tx_pending && now >= port.busy_until && port.buf.queued() == 0;
         if free {
-            let outcome = port.buf.arrive_to_send(&cell, cell.class());
+            let outcome = port.buf.arrive_to_send(&cell, &self.net.buffers);
             match outcome {
                 Admission::Enqueued => {
                     let timing = &self.net.timings[port.timing as usize];
@@ -151,7 +151,7 @@ impl Sim<'_> {
             }
             return outcome;
         }
-        let outcome = port.buf.arrive(cell, cell.class());
+        let outcome = port.buf.arrive(cell, cell.class(), &self.net.buffers);
         match outcome {
             Admission::Enqueued => self.serve_queue::<RUNS>(now, p),
             Admission::Dropped(_) => self.count_drop(&cell),
@@ -180,7 +180,7 @@ impl Sim<'_> {
             return self.start_tx::<false>(now, p);
         }
         let port = &mut self.net.ports[p];
-        let Some(cell) = port.buf.dequeue() else {
+        let Some(cell) = port.buf.dequeue(&self.net.buffers.slots) else {
             port.tx_pending = false;
             return;
         };
