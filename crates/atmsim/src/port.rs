@@ -2,7 +2,8 @@
 //! per-VC accounting, the AAL5 frame-aware drop machinery, and counters.
 //!
 //! Counter identities (checked by tests and at the end of every run):
-//! `received = enqueued + dropped_total()` and `enqueued = sent + queued()`.
+//! `received = enqueued + dropped_total()`; the cells sent are `enqueued - queued()`
+//! ([`PortBuffer::sent`]), and the run checks them against its transmissions.
 //!
 //! The drop policy ([`crate::drop_policy`]) decides; the port applies. Per VC the port keeps
 //! whether the next cell starts a frame, and a mode: accepting the frame, discarding it whole
