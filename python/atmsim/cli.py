@@ -548,9 +548,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "drive it. A run whose queues and links then grow past that limit (an open-loop\n"
                               "source into an unlimited buffer) stops with an error naming the port that holds\n"
                               "the most. ATMSIM_MEMORY_LIMIT=\"48 GiB\" (or \"off\") sets the limit instead.\n\n"
-                              "speed: a network whose state is 14 MiB or more (thousands of VCs) runs with cache\n"
-                              "hints for the events ahead; ATMSIM_CACHE_HINTS=on or off forces them either way\n"
-                              "(the results are the same; only the time changes; docs/large-networks.md).",
+                              "speed: a network of thousands of VCs, whose state is larger than the caches, runs\n"
+                              "with cache hints for the events ahead; ATMSIM_CACHE_HINTS=on or off forces them\n"
+                              "either way (the results are the same; only the time changes; the threshold is in\n"
+                              "docs/large-networks.md and in the message of a wrong value).",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("file", help="scenario file (TOML)")
     r.add_argument("--out", metavar="DIR", help="also write summary.json, CSV tables and time series, and run.png here")

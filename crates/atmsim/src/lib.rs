@@ -39,6 +39,7 @@ pub mod tcp;
 pub mod trace;
 pub mod traffic;
 pub mod units;
+pub mod vc_table;
 pub mod video;
 
 pub use result::RunResult;

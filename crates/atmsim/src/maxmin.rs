@@ -327,10 +327,10 @@ pub fn phases(sc: &Scenario) -> Vec<Phase> {
     let mut cuts = vec![0, sc.duration];
     for c in &sc.connections {
         cuts.push(c.start);
-        cuts.extend(c.stop);
+        cuts.extend(c.stop());
         if let Some(CellApp::Persistent(PersistentCfg {
             cap: Some((_, Some(until))),
-        })) = &c.app
+        })) = c.app.as_deref()
         {
             cuts.push(*until);
         }
@@ -397,19 +397,19 @@ fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
     let mut weights = Vec::new();
     let mut index = vec![None; sc.connections.len()];
     for (k, c) in sc.connections.iter().enumerate() {
-        if at.is_some_and(|t| t < c.start || c.stop.is_some_and(|s| t >= s)) {
+        if at.is_some_and(|t| t < c.start || c.stop().is_some_and(|s| t >= s)) {
             continue;
         }
         let access = sc.ports[c.fwd_ports()[0] as usize].settings.rate_bps as f64 / CELL_BITS_F64;
         if matches!(c.class, ServiceClass::Cbr | ServiceClass::Vbr) {
-            let mean = c.app.as_ref().and_then(|a| a.demand()).unwrap_or(access);
+            let mean = c.app.as_deref().and_then(|a| a.demand()).unwrap_or(access);
             for &p in c.fwd_ports() {
                 let p = p as usize;
                 capacity[p] = (capacity[p] - mean).max(0.0);
             }
             continue;
         }
-        if c.app.as_ref().is_some_and(|a| a.reverse_sends()) {
+        if c.app.as_deref().is_some_and(|a| a.reverse_sends()) {
             continue;
         }
         let (min, pcr, w, cells_per_data_cell) = match &c.abr {
@@ -419,7 +419,8 @@ fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
         // A demand cap limits the application's data; an ABR source adds a forward RM cell
         // per Nrm - 1 data cells on the same links, so its claim is in cells, like the
         // greedy VCs' shares (which include their RM cells).
-        let max = demand_at(c.app.as_ref(), at).map_or(pcr, |d| (d * cells_per_data_cell).min(pcr));
+        let max =
+            demand_at(c.app.as_deref(), at).map_or(pcr, |d| (d * cells_per_data_cell).min(pcr));
         index[k] = Some(demands.len());
         demands.push(Demand {
             ports: c.fwd_ports().iter().map(|&p| p as usize).collect(),

@@ -312,7 +312,9 @@ fn erica_ports_of_the_same_settings_share_one_configuration() {
         .collect();
     assert!(cfgs.len() >= 4, "{} ERICA ports", cfgs.len());
     assert!(cfgs.iter().all(|&c| std::ptr::eq(c, cfgs[0])));
-    assert!(std::mem::size_of::<crate::allocator::Erica>() <= 208);
+    // 208 bytes, and the first VC's entry inline (32 bytes, and 16 for the others' slice)
+    // since the thirty-third session: a port of one VC allocates nothing more.
+    assert!(std::mem::size_of::<crate::allocator::Erica>() <= 232);
 }
 
 #[test]

@@ -13,6 +13,7 @@
 
 use crate::cell::{Cell, ServiceClass};
 use crate::drop_policy::{AnyPolicy, BufferView, DropPolicy};
+use crate::vc_table::VcTable;
 use std::sync::Arc;
 
 mod classes;
@@ -202,45 +203,6 @@ impl Default for VcState {
     }
 }
 
-/// The per-VC states of a port, the first held inline: most ports carry one VC (a host's
-/// port, a switch's port toward a host), and with one host pair per VC a separate heap
-/// block per port was a cache miss on every cell at 10 000 VCs, the largest single cost of
-/// admission (issue 14, docs/performance.md). The others are on the heap, in slot order.
-#[derive(Debug)]
-struct VcTable {
-    first: VcState,
-    rest: Box<[VcState]>,
-}
-
-impl VcTable {
-    fn new(vcs: usize) -> Self {
-        VcTable {
-            first: VcState::default(),
-            rest: vec![VcState::default(); vcs.saturating_sub(1)].into_boxed_slice(),
-        }
-    }
-
-    #[inline]
-    fn get(&self, slot: usize) -> &VcState {
-        match slot {
-            0 => &self.first,
-            _ => &self.rest[slot - 1],
-        }
-    }
-
-    #[inline]
-    fn get_mut(&mut self, slot: usize) -> &mut VcState {
-        match slot {
-            0 => &mut self.first,
-            _ => &mut self.rest[slot - 1],
-        }
-    }
-
-    fn heap_bytes(&self) -> usize {
-        self.rest.len() * std::mem::size_of::<VcState>()
-    }
-}
-
 /// Port counters of the cells it admits; the drops, counted only for cells dropped, and the
 /// high-water marks, which only a cell that waits can raise above one, are with the queues
 /// ([`PortBuffer::dropped`], [`PortBuffer::max_queue`]; see [`PortBuffer`]'s layout).
@@ -334,7 +296,8 @@ pub struct PortBuffer {
     policy: u16,
     /// Counters.
     pub counters: PortCounters,
-    vcs: VcTable,
+    /// The VCs routed through the port ([`VcTable`]: the first inline).
+    vcs: VcTable<VcState>,
     /// The class queues, the frame runs of a port that holds frames, the drop counts and
     /// the high-water marks, made on the first cell queued, frame held or cell dropped.
     queues: Option<Box<PortQueues>>,
@@ -408,7 +371,7 @@ impl PortBuffer {
 
     /// VCs with a place in this buffer's tables (the VCs routed through the port).
     pub fn vcs_held(&self) -> usize {
-        1 + self.vcs.rest.len()
+        self.vcs.len()
     }
 
     /// True when the buffer admits every cell offered: unlimited, with tail drop.
@@ -437,7 +400,7 @@ impl PortBuffer {
         runs.push(tag, frame, (from, to), cells);
         let class = runs.class();
         let m = to - from;
-        let vc = &mut self.vcs.first;
+        let vc = self.vcs.first_mut();
         if vc.cells == 0 {
             self.active_vcs += 1;
         }
@@ -578,7 +541,7 @@ impl PortBuffer {
     /// table, which only ever gives 0 there.
     #[inline(always)]
     fn slot(&self, cell: &Cell, slots: &VcSlots) -> usize {
-        if self.vcs.rest.is_empty() {
+        if self.vcs.one() {
             debug_assert_eq!(slots.at_port(cell.flow, cell.hop), 0, "a VC of this port");
             0
         } else {
@@ -665,7 +628,7 @@ impl PortBuffer {
     /// A cell of the buffer's one VC left (a buffer that holds frames): the counts follow.
     #[inline]
     fn count_out_of_first_vc(&mut self, c: Cell) -> Cell {
-        let st = &mut self.vcs.first;
+        let st = self.vcs.first_mut();
         st.cells -= 1;
         if st.cells == 0 {
             self.active_vcs -= 1;

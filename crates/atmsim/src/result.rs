@@ -251,7 +251,7 @@ pub struct RunResult {
 }
 
 fn traffic_name(c: &crate::scenario::ConnectionCfg) -> &'static str {
-    c.app.as_ref().map_or("tcp", |a| a.name())
+    c.app.as_deref().map_or("tcp", |a| a.name())
 }
 
 impl Summary {
@@ -282,8 +282,8 @@ impl RunResult {
                 let share = shares[i].map(|r| r * CELL_BITS_F64);
                 let mut r = ConnectionResult {
                     name: c.name.clone(),
-                    from: sc.nodes[c.from].name.clone(),
-                    to: sc.nodes[c.to].name.clone(),
+                    from: sc.nodes[c.from()].name.clone(),
+                    to: sc.nodes[c.to()].name.clone(),
                     goodput_bps: 0.0,
                     goodput_bytes: 0,
                     segments_sent: 0,

@@ -35,6 +35,7 @@ use super::erica_plus::QueueControl;
 use super::RateAllocator;
 use crate::cell::{flag, Cell, ServiceClass};
 use crate::port::VcSlots;
+use crate::vc_table::VcTable;
 use atmsim_kernel::{time, Time};
 use std::sync::Arc;
 
@@ -162,9 +163,14 @@ pub struct Erica {
     cfg: Arc<EricaCfg>,
     link_rate: f64,
     slots: VcSlots,
-    vcs: Vec<Vc>,
-    /// Slots of the VCs the next interval end must visit: those touched in this interval
-    /// or the last (all of them with source averaging, whose decay visits every VC).
+    /// The VCs routed through the port, the first inline ([`VcTable`]: at a port of one VC,
+    /// most switch ports of a network with one host pair per VC, no heap block and no slot
+    /// lookup).
+    vcs: VcTable<Vc>,
+    /// Slots of the VCs the next interval end must visit besides slot 0, whose `listed`
+    /// says: those touched in this interval or the last (all of them with source averaging,
+    /// whose decay visits every VC). An interval end leaves each VC as its own state says,
+    /// so the order of the visits does not matter.
     touched: Vec<u32>,
     start: Time,
     gen: u32,
@@ -218,7 +224,7 @@ impl Erica {
             cfg,
             link_rate,
             slots,
-            vcs: vec![Vc::default(); vcs],
+            vcs: VcTable::new(vcs),
             touched: Vec::new(),
             start: 0,
             gen: 0,
@@ -240,21 +246,33 @@ impl Erica {
     /// The CCR the algorithm uses for the VC in slot `vc` (from forward RM cells, or
     /// measured; the flow index for an allocator made by [`Erica::new`]).
     pub fn ccr(&self, vc: usize) -> f64 {
-        self.vcs[vc].ccr
+        self.vcs.get(vc).ccr
     }
 
     /// Bytes held by the per-VC tables (for the memory estimate).
     pub fn heap_bytes(&self) -> usize {
-        self.vcs.capacity() * std::mem::size_of::<Vc>() + self.touched.capacity() * 4
+        self.vcs.heap_bytes() + self.touched.capacity() * 4
     }
 
     /// Lists slot `vc` for the next interval end (once).
     #[inline]
     fn touch(&mut self, vc: usize) {
-        let v = &mut self.vcs[vc];
+        let v = self.vcs.get_mut(vc);
         if !v.listed {
             v.listed = true;
-            self.touched.push(vc as u32);
+            if vc != 0 {
+                self.touched.push(vc as u32);
+            }
+        }
+    }
+
+    /// The slot of a VC at this port: 0 at a port of one VC, without a lookup.
+    #[inline(always)]
+    fn slot(&self, lookup: impl FnOnce(&VcSlots) -> usize) -> usize {
+        if self.vcs.one() {
+            0
+        } else {
+            lookup(&self.slots)
         }
     }
 
@@ -263,7 +281,7 @@ impl Erica {
     #[inline]
     fn mark_seen(&mut self, vc: usize) {
         self.touch(vc);
-        let v = &mut self.vcs[vc];
+        let v = self.vcs.get_mut(vc);
         if let Some(decay) = self.cfg.source_averaging {
             if v.contribution < 1.0 {
                 if self.cfg.immediate_fair_share && v.contribution < decay {
@@ -342,7 +360,7 @@ impl Erica {
                 // order, so the sum is the one over every flow of the network).
                 let n = self.n_active_this;
                 let mut sum = 0.0;
-                for v in &mut self.vcs {
+                for v in self.vcs.iter_mut() {
                     v.contribution *= decay;
                     sum += v.contribution;
                     v.end_interval(per_vc, dt);
@@ -371,24 +389,28 @@ impl Erica {
     /// Ends the interval at the VCs touched in it or the last one (O(active VCs)); the
     /// others are idle and the end of an interval leaves them as they are.
     fn end_touched(&mut self, per_vc: bool, dt: f64) {
-        let mut list = std::mem::take(&mut self.touched);
-        list.retain(|&s| {
-            let v = &mut self.vcs[s as usize];
+        let end = |v: &mut Vc| {
             v.end_interval(per_vc, dt);
             v.listed = !v.idle(per_vc);
             v.listed
-        });
+        };
+        let first = self.vcs.get_mut(0);
+        if first.listed {
+            end(first);
+        }
+        let mut list = std::mem::take(&mut self.touched);
+        list.retain(|&s| end(self.vcs.get_mut(s as usize)));
         self.touched = list;
     }
 
     /// The explicit rate ERICA computes for VC `vc` now (spec 2.6), updating the
     /// per-interval state.
     pub fn explicit_rate(&mut self, vc: usize) -> f64 {
-        if self.cfg.one_er_per_interval && self.vcs[vc].seen_brm_this {
-            return self.vcs[vc].last_er;
+        if self.cfg.one_er_per_interval && self.vcs.get(vc).seen_brm_this {
+            return self.vcs.get(vc).last_er;
         }
         let st = &mut self.st;
-        let ccr = self.vcs[vc].ccr;
+        let ccr = self.vcs.get(vc).ccr;
         let vc_share = if st.z > 0.0 {
             ccr / st.z
         } else {
@@ -409,7 +431,7 @@ impl Erica {
         }
         er = er.min(st.abr_cap);
         self.touch(vc);
-        let v = &mut self.vcs[vc];
+        let v = self.vcs.get_mut(vc);
         v.last_er = er;
         v.seen_brm_this = true;
         er
@@ -434,12 +456,12 @@ impl RateAllocator for Erica {
                         return false;
                     }
                 } else {
-                    let vc = self.slots.at_port(cell.flow, cell.hop);
+                    let vc = self.slot(|s| s.at_port(cell.flow, cell.hop));
                     self.mark_seen(vc);
                     if self.cfg.per_vc_ccr {
-                        self.vcs[vc].cell_count += 1;
+                        self.vcs.get_mut(vc).cell_count += 1;
                     } else if cell.is_rm() {
-                        self.vcs[vc].ccr = cell.ccr() as f64;
+                        self.vcs.get_mut(vc).ccr = cell.ccr() as f64;
                     }
                 }
                 self.abr_cells += 1;
@@ -455,7 +477,12 @@ impl RateAllocator for Erica {
 
     #[inline]
     fn on_backward_rm(&mut self, _now: Time, cell: &mut Cell) {
-        let vc = self.slots.at_peer(cell.flow, cell.hop);
+        let vc = self.slot(|s| s.at_peer(cell.flow, cell.hop));
+        debug_assert_eq!(
+            vc,
+            self.slots.at_peer(cell.flow, cell.hop),
+            "a VC of this port"
+        );
         if self.cfg.bidirectional_counting {
             self.mark_seen(vc);
         }

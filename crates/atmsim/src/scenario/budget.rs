@@ -253,7 +253,7 @@ fn describe_load(sc: &Scenario, index: usize) -> (String, String) {
 /// sets it: a CBR rate, an on/off peak, or a greedy ABR source's PCR (its ACR may reach it,
 /// and the host's queue does not hold it back: the forward RM cells wait in that queue too).
 fn source_rate(c: &super::ConnectionCfg) -> Option<(&'static str, f64)> {
-    let app = c.app.as_ref()?;
+    let app = c.app.as_deref()?;
     match (app.peak_rate(), &c.abr) {
         (Some(peak), _) => Some(peak),
         (None, Some(a)) if app.greedy_under_abr() => Some(("abr.pcr (or defaults.abr)", a.pcr)),

@@ -5,13 +5,14 @@ use super::model::{ConnectionCfg, Path, ServiceClass};
 use super::nodes::Nodes;
 use super::ports::Ports;
 use super::schema::{ConnectionSpec, NodeKind, ScenarioFile, SetupSpec, TrafficSpec};
+use super::traffic::CellApp;
 use super::{route, service};
 use crate::abr::config::{resolve_abr, AbrSpec};
 use crate::abr::AbrParams;
 use crate::cell::CELL_BITS;
 use crate::config::{err, ConfigError};
 use crate::tcp::config::{resolve_tcp, resolve_tcp_app, TcpParams, TcpSpec, TcpTrafficSpec};
-use atmsim_kernel::Time;
+use atmsim_kernel::{MaybeTime, Time};
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -78,9 +79,9 @@ struct Defaults {
     abr: AbrSpec,
 }
 
-/// The TCP and ABR parameters resolved so far, one shared copy of each distinct value:
-/// connections with equal parameters (usually all of them) hold the same one, instead of
-/// 270 bytes each (issue 14, memory per VC). Values are equal when their `Debug` texts are,
+/// The TCP and ABR parameters and the cell-level applications resolved so far, one shared
+/// copy of each distinct value: connections with equal parameters (usually all of them)
+/// hold the same one, instead of 270 bytes each (issue 14, memory per VC). Values are equal when their `Debug` texts are,
 /// which tells every field apart bit for bit (`-0.0` from `0.0` too), so sharing never
 /// changes a connection's parameters. The text is written into one reused buffer and
 /// kept only for a new value (set-up of large scenarios).
@@ -88,6 +89,7 @@ struct Defaults {
 struct Shared {
     tcp: HashMap<String, Arc<TcpParams>>,
     abr: HashMap<String, Arc<AbrParams>>,
+    app: HashMap<String, Arc<CellApp>>,
     text: String,
     /// The last parameters resolved from the defaults alone, and what else they depend on.
     from_defaults: Option<(FromDefaults, SharedParams)>,
@@ -193,17 +195,21 @@ fn resolve_one(
     let access =
         ports.cfg[path.fwd_ports()[0] as usize].settings.rate_bps as f64 / CELL_BITS as f64;
     let (tcp, abr) = params(p, c, (class, start, access), d, shared)?;
+    let id = |i: usize| u32::try_from(i).expect("fewer than 2^32 nodes");
     Ok(ConnectionCfg {
         name: c.name.clone(),
-        from,
-        to,
+        from: id(from),
+        to: id(to),
         path,
         class,
         start,
-        stop,
+        // A stop at the last representable time is no stop: nothing happens after it.
+        stop: stop
+            .filter(|&t| t != Time::MAX)
+            .map_or(MaybeTime::NONE, MaybeTime::some),
         llc_snap: c.llc_snap.unwrap_or(true),
         tcp,
-        app,
+        app: app.map(|a| intern(&mut shared.app, &mut shared.text, a)),
         abr,
         reserve,
         pre_established: c.setup == Some(SetupSpec::PreEstablished),

@@ -46,6 +46,11 @@ fn shared_parameters_are_each_connections_own() {
             r#", "service": "abr", "traffic": {"kind": "persistent"}, "abr": {"rif": 0.5}"#,
         ),
         conn("z", "h3", abr),
+        conn(
+            "cbr",
+            "h0",
+            r#", "service": "ubr", "traffic": {"kind": "cbr", "rate": "1 Mbps"}, "stop": "20 ms""#,
+        ),
     ];
     let all = scenario(&list.join(","));
     for (i, one) in list.iter().enumerate() {
@@ -55,14 +60,26 @@ fn shared_parameters_are_each_connections_own() {
         assert_eq!(c.abr, a.abr, "{}", c.name);
         assert_eq!(format!("{:?}", c.tcp), format!("{:?}", a.tcp));
         assert_eq!(format!("{:?}", c.abr), format!("{:?}", a.abr));
+        assert_eq!(format!("{:?}", c.app), format!("{:?}", a.app));
+        assert_eq!((c.from(), c.to(), c.stop()), (a.from(), a.to(), a.stop()));
     }
     let c = &all.connections;
     let same_tcp =
         |i: usize, j: usize| Arc::ptr_eq(c[i].tcp.as_ref().unwrap(), c[j].tcp.as_ref().unwrap());
     let same_abr =
         |i: usize, j: usize| Arc::ptr_eq(c[i].abr.as_ref().unwrap(), c[j].abr.as_ref().unwrap());
+    let same_app =
+        |i: usize, j: usize| Arc::ptr_eq(c[i].app.as_ref().unwrap(), c[j].app.as_ref().unwrap());
     assert!(same_tcp(0, 2));
     assert!(same_abr(5, 6));
+    assert!(
+        same_app(5, 8) && same_app(5, 7),
+        "one persistent application"
+    );
+    assert!(!same_app(5, 9), "another rate");
+    assert!(c[..5].iter().all(|t| t.app.is_none()), "TCP");
+    assert_eq!(c[9].stop(), Some(20_000_000_000), "20 ms");
+    assert_eq!(c[5].stop(), None);
     assert!(!same_abr(5, 8), "h3's access link is slower: another PCR");
     assert!(!same_abr(6, 7), "w sets its own RIF");
     assert_ne!(

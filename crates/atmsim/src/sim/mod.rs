@@ -163,7 +163,7 @@ impl<'a> Sim<'a> {
         let mut ticks = ticks::TickRings::default();
         for (i, c) in sc.connections.iter().enumerate() {
             q.schedule(c.start, Ev::Start(i as u32));
-            if let Some(stop) = c.stop {
+            if let Some(stop) = c.stop() {
                 q.schedule(stop, Ev::Stop(i as u32));
             }
             if let Some(t) = c.tcp.as_ref().and_then(|t| t.tick) {

@@ -28,7 +28,7 @@ impl Sim<'_> {
             let a = if open { SIG_RESERVE } else { SIG_RELEASE };
             self.signal(now, FlowId::forward(c), 0, a);
         }
-        if cfg.app.as_ref().is_some_and(|a| a.signals_per_session()) {
+        if cfg.app.as_deref().is_some_and(|a| a.signals_per_session()) {
             return;
         }
         for d in 0..2 {
