@@ -400,7 +400,7 @@ impl PortBuffer {
         runs.push(tag, frame, (from, to), cells);
         let class = runs.class();
         let m = to - from;
-        let vc = self.vcs.first_mut();
+        let vc = self.vcs.only_mut();
         if vc.cells == 0 {
             self.active_vcs += 1;
         }
@@ -628,7 +628,7 @@ impl PortBuffer {
     /// A cell of the buffer's one VC left (a buffer that holds frames): the counts follow.
     #[inline]
     fn count_out_of_first_vc(&mut self, c: Cell) -> Cell {
-        let st = self.vcs.first_mut();
+        let st = self.vcs.only_mut();
         st.cells -= 1;
         if st.cells == 0 {
             self.active_vcs -= 1;

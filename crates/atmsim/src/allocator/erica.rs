@@ -167,10 +167,9 @@ pub struct Erica {
     /// most switch ports of a network with one host pair per VC, no heap block and no slot
     /// lookup).
     vcs: VcTable<Vc>,
-    /// Slots of the VCs the next interval end must visit besides slot 0, whose `listed`
-    /// says: those touched in this interval or the last (all of them with source averaging,
-    /// whose decay visits every VC). An interval end leaves each VC as its own state says,
-    /// so the order of the visits does not matter.
+    /// Slots of the VCs the next interval end must visit (at a port of one VC, its `listed`
+    /// says alone): those touched in this interval or the last (all of them with source
+    /// averaging, whose decay visits every VC).
     touched: Vec<u32>,
     start: Time,
     gen: u32,
@@ -254,14 +253,14 @@ impl Erica {
         self.vcs.heap_bytes() + self.touched.capacity() * 4
     }
 
-    /// Lists slot `vc` for the next interval end (once).
-    #[inline]
-    fn touch(&mut self, vc: usize) {
-        let v = self.vcs.get_mut(vc);
+    /// Lists VC `v`, of slot `vc`, for the next interval end (once; at a port of one VC,
+    /// `one`, by its flag alone).
+    #[inline(always)]
+    fn touch(touched: &mut Vec<u32>, v: &mut Vc, vc: usize, one: bool) {
         if !v.listed {
             v.listed = true;
-            if vc != 0 {
-                self.touched.push(vc as u32);
+            if !one {
+                touched.push(vc as u32);
             }
         }
     }
@@ -277,11 +276,12 @@ impl Erica {
     }
 
     /// Marks VC `vc` as active in this interval (forward cell, or a backward RM cell
-    /// with bidirectional counting).
+    /// with bidirectional counting); gives back its entry (one lookup per cell).
     #[inline]
-    fn mark_seen(&mut self, vc: usize) {
-        self.touch(vc);
+    fn mark_seen(&mut self, vc: usize) -> &mut Vc {
+        let one = self.vcs.one();
         let v = self.vcs.get_mut(vc);
+        Self::touch(&mut self.touched, v, vc, one);
         if let Some(decay) = self.cfg.source_averaging {
             if v.contribution < 1.0 {
                 if self.cfg.immediate_fair_share && v.contribution < decay {
@@ -301,6 +301,7 @@ impl Erica {
                 self.st.fair_share = self.st.abr_cap / self.st.n_active;
             }
         }
+        v
     }
 
     /// Ends the averaging interval at `now` (spec 2.5).
@@ -360,7 +361,7 @@ impl Erica {
                 // order, so the sum is the one over every flow of the network).
                 let n = self.n_active_this;
                 let mut sum = 0.0;
-                for v in self.vcs.iter_mut() {
+                for v in self.vcs.as_mut_slice() {
                     v.contribution *= decay;
                     sum += v.contribution;
                     v.end_interval(per_vc, dt);
@@ -394,23 +395,27 @@ impl Erica {
             v.listed = !v.idle(per_vc);
             v.listed
         };
-        let first = self.vcs.get_mut(0);
-        if first.listed {
-            end(first);
+        if self.vcs.one() {
+            let v = self.vcs.only_mut();
+            if v.listed {
+                end(v);
+            }
+            return;
         }
-        let mut list = std::mem::take(&mut self.touched);
-        list.retain(|&s| end(self.vcs.get_mut(s as usize)));
-        self.touched = list;
+        let vcs = self.vcs.as_mut_slice();
+        self.touched.retain(|&s| end(&mut vcs[s as usize]));
     }
 
     /// The explicit rate ERICA computes for VC `vc` now (spec 2.6), updating the
     /// per-interval state.
     pub fn explicit_rate(&mut self, vc: usize) -> f64 {
-        if self.cfg.one_er_per_interval && self.vcs.get(vc).seen_brm_this {
-            return self.vcs.get(vc).last_er;
+        let one = self.vcs.one();
+        let v = self.vcs.get_mut(vc);
+        if self.cfg.one_er_per_interval && v.seen_brm_this {
+            return v.last_er;
         }
         let st = &mut self.st;
-        let ccr = self.vcs.get(vc).ccr;
+        let ccr = v.ccr;
         let vc_share = if st.z > 0.0 {
             ccr / st.z
         } else {
@@ -430,8 +435,7 @@ impl Erica {
             er = st.fair_share;
         }
         er = er.min(st.abr_cap);
-        self.touch(vc);
-        let v = self.vcs.get_mut(vc);
+        Self::touch(&mut self.touched, v, vc, one);
         v.last_er = er;
         v.seen_brm_this = true;
         er
@@ -457,11 +461,12 @@ impl RateAllocator for Erica {
                     }
                 } else {
                     let vc = self.slot(|s| s.at_port(cell.flow, cell.hop));
-                    self.mark_seen(vc);
-                    if self.cfg.per_vc_ccr {
-                        self.vcs.get_mut(vc).cell_count += 1;
+                    let per_vc_ccr = self.cfg.per_vc_ccr;
+                    let v = self.mark_seen(vc);
+                    if per_vc_ccr {
+                        v.cell_count += 1;
                     } else if cell.is_rm() {
-                        self.vcs.get_mut(vc).ccr = cell.ccr() as f64;
+                        v.ccr = cell.ccr() as f64;
                     }
                 }
                 self.abr_cells += 1;
