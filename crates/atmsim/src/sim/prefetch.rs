@@ -26,7 +26,7 @@ use atmsim_kernel::prefetch::prefetch;
 /// one-way connection keeps no reverse direction and the state counts the allocators'
 /// records, which every cell their ports take reads: the ABR rows 17.6 MB (ERICA) and 17.0
 /// MB (KVR), the UBR row the same. Since the thirty-third session a port is 128 bytes: the
-/// ABR rows 15.0 MB (ERICA) and 14.4 MB (KVR), the UBR row 10.2 MB, and 12 MiB leaves every
+/// ABR rows 15.5 MB (ERICA) and 14.4 MB (KVR), the UBR row 10.2 MB, and 12 MiB leaves every
 /// row of the scale table on the side it was. Only time depends on it.
 pub const LOOK_AHEAD_BYTES: usize = 12 << 20;
 
