@@ -537,16 +537,10 @@ impl PortBuffer {
     }
 
     /// The slot of `cell`'s VC in this port's tables: 0 at a port carrying one VC (most
-    /// ports: a host's, a switch's toward a host) without looking it up in the shared
-    /// table, which only ever gives 0 there.
+    /// ports: a host's, a switch's toward a host) without a lookup ([`VcTable::slot`]).
     #[inline(always)]
     fn slot(&self, cell: &Cell, slots: &VcSlots) -> usize {
-        if self.vcs.one() {
-            debug_assert_eq!(slots.at_port(cell.flow, cell.hop), 0, "a VC of this port");
-            0
-        } else {
-            slots.at_port(cell.flow, cell.hop)
-        }
+        self.vcs.slot(|| slots.at_port(cell.flow, cell.hop))
     }
 
     #[inline]
@@ -569,7 +563,7 @@ impl PortBuffer {
     #[inline(always)]
     fn enqueue(&mut self, cell: Cell, class: usize) -> Admission {
         let occupancy = self.occupancy + 1;
-        let queues = self.queues.get_or_insert_with(PortQueues::boxed);
+        let queues = self.queues_mut();
         queues.classes_mut().queue_mut(class).push_back(cell);
         queues.marks.rise_to(occupancy);
         self.nonempty |= 1 << class;

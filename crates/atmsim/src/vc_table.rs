@@ -53,6 +53,18 @@ impl<T> VcTable<T> {
         false
     }
 
+    /// The slot of a VC in this table: 0 in a table of one VC, without `lookup` (the shared
+    /// slot table, which only ever gives 0 there: checked in debug builds).
+    #[inline(always)]
+    pub fn slot(&self, lookup: impl FnOnce() -> usize) -> usize {
+        if self.one() {
+            debug_assert_eq!(lookup(), 0, "a VC of this table");
+            0
+        } else {
+            lookup()
+        }
+    }
+
     /// The entry of slot `slot`.
     #[inline(always)]
     pub fn get(&self, slot: usize) -> &T {

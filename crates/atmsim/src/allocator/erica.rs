@@ -265,16 +265,6 @@ impl Erica {
         }
     }
 
-    /// The slot of a VC at this port: 0 at a port of one VC, without a lookup.
-    #[inline(always)]
-    fn slot(&self, lookup: impl FnOnce(&VcSlots) -> usize) -> usize {
-        if self.vcs.one() {
-            0
-        } else {
-            lookup(&self.slots)
-        }
-    }
-
     /// Marks VC `vc` as active in this interval (forward cell, or a backward RM cell
     /// with bidirectional counting); gives back its entry (one lookup per cell).
     #[inline]
@@ -460,7 +450,7 @@ impl RateAllocator for Erica {
                         return false;
                     }
                 } else {
-                    let vc = self.slot(|s| s.at_port(cell.flow, cell.hop));
+                    let vc = self.vcs.slot(|| self.slots.at_port(cell.flow, cell.hop));
                     let per_vc_ccr = self.cfg.per_vc_ccr;
                     let v = self.mark_seen(vc);
                     if per_vc_ccr {
@@ -482,12 +472,7 @@ impl RateAllocator for Erica {
 
     #[inline]
     fn on_backward_rm(&mut self, _now: Time, cell: &mut Cell) {
-        let vc = self.slot(|s| s.at_peer(cell.flow, cell.hop));
-        debug_assert_eq!(
-            vc,
-            self.slots.at_peer(cell.flow, cell.hop),
-            "a VC of this port"
-        );
+        let vc = self.vcs.slot(|| self.slots.at_peer(cell.flow, cell.hop));
         if self.cfg.bidirectional_counting {
             self.mark_seen(vc);
         }

@@ -1,7 +1,7 @@
 //! `[[connection]]`: names, end hosts, route, timing, service, and the traffic with its
 //! TCP and ABR parameters.
 
-use super::model::{ConnectionCfg, Path, ServiceClass};
+use super::model::{node_id, ConnectionCfg, Path, ServiceClass};
 use super::nodes::Nodes;
 use super::ports::Ports;
 use super::schema::{ConnectionSpec, NodeKind, ScenarioFile, SetupSpec, TrafficSpec};
@@ -195,11 +195,10 @@ fn resolve_one(
     let access =
         ports.cfg[path.fwd_ports()[0] as usize].settings.rate_bps as f64 / CELL_BITS as f64;
     let (tcp, abr) = params(p, c, (class, start, access), d, shared)?;
-    let id = |i: usize| u32::try_from(i).expect("fewer than 2^32 nodes");
     Ok(ConnectionCfg {
         name: c.name.clone(),
-        from: id(from),
-        to: id(to),
+        from: node_id(from),
+        to: node_id(to),
         path,
         class,
         start,

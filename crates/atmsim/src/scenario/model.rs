@@ -55,13 +55,17 @@ pub struct PortSettings {
     pub allocator: Arc<AllocatorCfg>,
 }
 
+/// A node index in 32 bits (resolved ports and connections hold them so: issue 14).
+pub(super) fn node_id(i: usize) -> u32 {
+    u32::try_from(i).expect("fewer than 2^32 nodes")
+}
+
 impl PortCfg {
     /// The port of `node` toward `toward`, with `settings`.
     pub fn new(node: usize, toward: usize, settings: Arc<PortSettings>) -> PortCfg {
-        let id = |i: usize| u32::try_from(i).expect("fewer than 2^32 nodes");
         PortCfg {
-            node: id(node),
-            toward: id(toward),
+            node: node_id(node),
+            toward: node_id(toward),
             settings,
         }
     }
