@@ -318,6 +318,44 @@ fn erica_ports_of_the_same_settings_share_one_configuration() {
 }
 
 #[test]
+fn a_kvr_port_of_one_vc_allocates_nothing_beyond_its_record() {
+    // Issue 14: two of a VC's switch ports are its own with one host pair per VC. Since the
+    // thirty-fourth session their KVR record is 144 bytes (176 before, with a configuration
+    // copy and an optional meter inline) and holds its one VC inline (two heap blocks
+    // before: the VC table and the list of flows).
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/abr_two_sources.toml"
+    ))
+    .expect("the example");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("allocator = { kind = \"erica\""))
+        .expect("the example's allocator");
+    let text = text.replace(line, "allocator = { kind = \"kvr\" }");
+    let sc = crate::scenario::load_toml(&text).expect("valid scenario");
+    let net = Network::build(&sc);
+    let heaps: Vec<(usize, usize)> = net
+        .ports
+        .iter()
+        .filter_map(|p| match &p.alloc {
+            AnyAllocator::Kvr(k) => Some((p.buf.vcs_held(), k.heap_bytes())),
+            _ => None,
+        })
+        .collect();
+    assert!(heaps.iter().any(|&(vcs, _)| vcs == 1), "{heaps:?}");
+    assert!(heaps.iter().any(|&(vcs, _)| vcs > 1), "{heaps:?}");
+    for (vcs, heap) in heaps {
+        if vcs == 1 {
+            assert_eq!(heap, 0, "a KVR port of one VC");
+        } else {
+            assert_eq!(heap, vcs * (16 + 4), "a KVR port of {vcs} VCs");
+        }
+    }
+    assert!(std::mem::size_of::<crate::allocator::Kvr>() <= 144);
+}
+
+#[test]
 fn lines_keep_runs_where_sources_start_at_the_line_rate() {
     // The four host lines could hold 35.2 MB. The sources starting at the line rate send
     // back to back: their two lines keep runs. The destinations' lines (backward RM cells

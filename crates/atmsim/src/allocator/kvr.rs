@@ -51,6 +51,7 @@ use super::kvr_measured::RateMeter;
 use super::RateAllocator;
 use crate::cell::{flag, Cell};
 use crate::port::VcSlots;
+use crate::vc_table::VcTable;
 use atmsim_kernel::Time;
 
 /// KVR configuration (resolved).
@@ -102,66 +103,94 @@ const CLOSED: Vc = Vc {
     alloc: 0.0,
 };
 
+impl Default for Vc {
+    /// A VC not open at the port.
+    fn default() -> Self {
+        CLOSED
+    }
+}
+
+/// No MaxVC (none yet, or it closed).
+const NO_VC: u32 = u32::MAX;
+
 /// The KVR allocator of one output port.
+///
+/// Two of a VC's switch ports are its own at 10 000 VCs with one host pair per VC, so
+/// the record is kept small (issue 14, docs/performance.md "KVR ports of one VC,
+/// thirty-fourth session"): of the configuration it keeps only what it reads, the table
+/// of a port of one VC is inline ([`VcTable`]), and the meters are boxed.
 #[derive(Clone, Debug)]
 pub struct Kvr {
-    cfg: KvrCfg,
-    /// Link rate, cells/s.
-    link_rate: f64,
+    /// The share of the link rate ABR may be allocated, cells/s: the configuration's
+    /// target utilization times the link rate (B before VBR reservations).
+    abr_rate: f64,
     /// Bandwidth reserved by open VBR connections, cells/s.
     reserved: f64,
+    /// Sum of A_i over the satisfied connections.
+    sum_satisfied: f64,
+    /// MaxAllocation.
+    max_alloc: f64,
     /// N: open ABR connections.
     n: u32,
     /// N_b: bottlenecked connections.
     nb: u32,
-    /// Sum of A_i over the satisfied connections.
-    sum_satisfied: f64,
-    /// MaxVC (None: none yet, or it closed).
-    max_vc: Option<u32>,
-    /// MaxAllocation.
-    max_alloc: f64,
+    /// MaxVC's slot ([`NO_VC`]: none yet, or it closed).
+    max_vc: u32,
+    /// Also lower ER in backward RM cells ([`KvrCfg::update_backward_rm`]).
+    update_backward_rm: bool,
     /// Slot of a cell's VC (see [`VcSlots`]).
     slots: VcSlots,
     /// The flows routed through the port, in slot order (ascending), to find a signalled
-    /// connection's slot; empty when slots are flow indices.
-    flows: Vec<u32>,
-    vcs: Vec<Vc>,
+    /// connection's slot; empty when slots are flow indices or the port has one VC.
+    flows: Box<[u32]>,
+    vcs: VcTable<Vc>,
     /// Counters.
     pub counters: KvrCounters,
     /// Per-VC arrival-rate meters, indexed by slot like `vcs` (`measured_rate` only).
-    meter: Option<RateMeter>,
+    meter: Option<Box<RateMeter>>,
 }
 
 impl Kvr {
     /// A KVR allocator for a port of `link_rate` cells/s whose VCs are numbered below
     /// `flows` (the engine's flow indices).
     pub fn new(cfg: KvrCfg, link_rate: f64, flows: usize) -> Kvr {
-        let mut k = Self::with_slots(cfg, link_rate, Vec::new(), VcSlots::Identity);
-        k.vcs.resize(flows, CLOSED);
-        if k.meter.is_some() {
-            k.meter = Some(RateMeter::new(flows));
-        }
-        k
+        Self::with_table(&cfg, link_rate, Box::default(), flows, VcSlots::Identity)
     }
 
     /// A KVR allocator for a port of `link_rate` cells/s holding state for the VCs routed
     /// through it: `flows` (ascending) are their flow indices, in slot order of `slots`.
     pub fn with_slots(cfg: KvrCfg, link_rate: f64, flows: Vec<u32>, slots: VcSlots) -> Kvr {
         debug_assert!(flows.windows(2).all(|w| w[0] < w[1]));
+        let vcs = flows.len();
+        // A port of one VC finds its slot without the list: it is 0.
+        let flows = if vcs > 1 { flows } else { Vec::new() };
+        Self::with_table(&cfg, link_rate, flows.into_boxed_slice(), vcs, slots)
+    }
+
+    /// An allocator of `vcs` VC slots, signalled flows found in `flows` (see the field).
+    fn with_table(
+        cfg: &KvrCfg,
+        link_rate: f64,
+        flows: Box<[u32]>,
+        vcs: usize,
+        slots: VcSlots,
+    ) -> Kvr {
         // One meter per VC slot, like the VC table (measured_rate only).
-        let meter = cfg.measured_rate.then(|| RateMeter::new(flows.len()));
+        let meter = cfg
+            .measured_rate
+            .then(|| Box::new(RateMeter::new(vcs.max(1))));
         Kvr {
-            cfg,
-            link_rate,
+            abr_rate: cfg.target_utilization * link_rate,
             reserved: 0.0,
+            sum_satisfied: 0.0,
+            max_alloc: 0.0,
             n: 0,
             nb: 0,
-            sum_satisfied: 0.0,
-            max_vc: None,
-            max_alloc: 0.0,
-            vcs: vec![CLOSED; flows.len()],
+            max_vc: NO_VC,
+            update_backward_rm: cfg.update_backward_rm,
             slots,
             flows,
+            vcs: VcTable::new(vcs),
             counters: KvrCounters::default(),
             meter,
         }
@@ -170,7 +199,7 @@ impl Kvr {
     /// B: the bandwidth available to ABR, cells/s.
     #[inline]
     pub fn available(&self) -> f64 {
-        (self.cfg.target_utilization * self.link_rate - self.reserved).max(0.0)
+        (self.abr_rate - self.reserved).max(0.0)
     }
 
     /// B_eq = B / N (0 with no connection).
@@ -201,14 +230,16 @@ impl Kvr {
 
     /// The state and last allocation A_i (cells/s) of VC `vc`.
     pub fn vc(&self, vc: usize) -> (VcState, f64) {
-        (self.vcs[vc].state, self.vcs[vc].alloc)
+        let v = self.vcs.get(vc);
+        (v.state, v.alloc)
     }
 
     /// A'_i: what the port books for VC `vc` (A_i if satisfied, B_eq if bottlenecked).
     pub fn booking(&self, vc: usize) -> f64 {
-        match self.vcs[vc].state {
+        let v = self.vcs.get(vc);
+        match v.state {
             VcState::Closed => 0.0,
-            VcState::Satisfied => self.vcs[vc].alloc,
+            VcState::Satisfied => v.alloc,
             VcState::Bottlenecked => self.equal_share(),
         }
     }
@@ -218,7 +249,7 @@ impl Kvr {
     fn a_max(&self, vc: usize) -> f64 {
         let beq = self.equal_share();
         let bf = self.free_bandwidth();
-        match self.vcs[vc].state {
+        match self.vcs.get(vc).state {
             VcState::Bottlenecked => beq + bf / self.nb as f64,
             _ => beq + (bf + self.booking(vc) - beq) / (self.nb + 1) as f64,
         }
@@ -229,6 +260,9 @@ impl Kvr {
         if matches!(self.slots, VcSlots::Identity) {
             return flow;
         }
+        if self.vcs.one() {
+            return 0;
+        }
         self.flows
             .binary_search(&(flow as u32))
             .expect("signalling reaches only the ports on the connection's route")
@@ -236,15 +270,17 @@ impl Kvr {
 
     /// Bytes held by the per-VC tables (for the memory estimate).
     pub fn heap_bytes(&self) -> usize {
-        self.vcs.capacity() * std::mem::size_of::<Vc>()
-            + self.flows.capacity() * 4
-            + self.meter.as_ref().map_or(0, RateMeter::heap_bytes)
+        self.vcs.heap_bytes()
+            + self.flows.len() * 4
+            + self.meter.as_ref().map_or(0, |m| {
+                std::mem::size_of::<RateMeter>() + m.heap_bytes()
+            })
     }
 
     /// Flow `flow` opens at this port (signalling): N += 1, it starts bottlenecked.
     pub fn open(&mut self, flow: usize) {
         let vc = self.slot_of_flow(flow);
-        if self.vcs[vc].state != VcState::Closed {
+        if self.vcs.get(vc).state != VcState::Closed {
             return;
         }
         self.counters.opens += 1;
@@ -253,7 +289,7 @@ impl Kvr {
         }
         self.n += 1;
         self.nb += 1;
-        self.vcs[vc] = Vc {
+        *self.vcs.get_mut(vc) = Vc {
             state: VcState::Bottlenecked,
             alloc: 0.0,
         };
@@ -262,9 +298,10 @@ impl Kvr {
     /// Flow `flow` closes at this port: its booking is removed, N -= 1.
     pub fn close(&mut self, flow: usize) {
         let vc = self.slot_of_flow(flow);
-        match self.vcs[vc].state {
+        let v = *self.vcs.get(vc);
+        match v.state {
             VcState::Closed => return,
-            VcState::Satisfied => self.sum_satisfied -= self.vcs[vc].alloc,
+            VcState::Satisfied => self.sum_satisfied -= v.alloc,
             VcState::Bottlenecked => self.nb -= 1,
         }
         self.counters.closes += 1;
@@ -272,9 +309,9 @@ impl Kvr {
             m.reset(vc);
         }
         self.n -= 1;
-        self.vcs[vc].state = VcState::Closed;
-        if self.max_vc == Some(vc as u32) {
-            self.max_vc = None;
+        self.vcs.get_mut(vc).state = VcState::Closed;
+        if self.max_vc == vc as u32 {
+            self.max_vc = NO_VC;
             self.max_alloc = 0.0;
         }
         self.renormalize();
@@ -299,7 +336,7 @@ impl Kvr {
     /// Figure 2.1: a forward RM cell of VC `vc` with fields `er` and `ccr` (cells/s).
     /// Returns the ER to write into the cell (line 15), or None if the VC is not open here.
     pub fn on_forward_rm(&mut self, vc: usize, er: f64, ccr: f64) -> Option<f64> {
-        let entry = self.vcs[vc];
+        let entry = *self.vcs.get(vc);
         if entry.state == VcState::Closed {
             self.counters.stale_rm_cells += 1;
             return None;
@@ -334,10 +371,10 @@ impl Kvr {
         // whose request fell just below A_max (lines 11-12) stayed satisfied, every VC could
         // end up satisfied (N_b = 0) holding all of B, and a connection opening then got
         // A_max = B - sum of the satisfied allocations = 0.
-        let is_max_vc = self.max_vc == Some(vc as u32);
+        let is_max_vc = self.max_vc == vc as u32;
         if a_i > self.max_alloc || is_max_vc {
             if a_i > self.max_alloc {
-                self.max_vc = Some(vc as u32);
+                self.max_vc = vc as u32;
                 self.max_alloc = a_i;
             }
             if state == VcState::Satisfied {
@@ -346,7 +383,7 @@ impl Kvr {
             }
         }
         // Lines 20-22.
-        if self.max_vc == Some(vc as u32) && a_i < self.max_alloc {
+        if self.max_vc == vc as u32 && a_i < self.max_alloc {
             self.max_alloc = a_i;
         }
         // Lines 23-27: the old booking leaves, the new one enters (B_f follows from eq. 2.5).
@@ -356,7 +393,7 @@ impl Kvr {
         if state == VcState::Satisfied {
             self.sum_satisfied += a_i;
         }
-        self.vcs[vc] = Vc { state, alloc: a_i };
+        *self.vcs.get_mut(vc) = Vc { state, alloc: a_i };
         self.renormalize();
         Some(new_er)
     }
@@ -373,7 +410,7 @@ impl RateAllocator for Kvr {
         let (mut er, mut ccr) = (cell.er() as f64, cell.ccr() as f64);
         if let Some(m) = self.meter.as_mut() {
             if RateMeter::counts(cell) {
-                let slot = self.slots.at_port(cell.flow, cell.hop);
+                let slot = self.vcs.slot(|| self.slots.at_port(cell.flow, cell.hop));
                 if let Some(rate) = m.observe(slot, now, cell.is_rm(), ccr) {
                     // Demand-limited (kvr_measured): booked at its measured rate, and
                     // asks for no more than the ACR it already does not use.
@@ -383,7 +420,7 @@ impl RateAllocator for Kvr {
             }
         }
         if cell.flags & (flag::RM | flag::DIR) == flag::RM {
-            let vc = self.slots.at_port(cell.flow, cell.hop);
+            let vc = self.vcs.slot(|| self.slots.at_port(cell.flow, cell.hop));
             if let Some(er) = self.on_forward_rm(vc, er, ccr) {
                 cell.set_er(er as f32);
             }
@@ -393,11 +430,11 @@ impl RateAllocator for Kvr {
 
     #[inline]
     fn on_backward_rm(&mut self, _now: Time, cell: &mut Cell) {
-        if !self.cfg.update_backward_rm {
+        if !self.update_backward_rm {
             return;
         }
-        let vc = self.slots.at_peer(cell.flow, cell.hop);
-        if self.vcs[vc].state == VcState::Closed {
+        let vc = self.vcs.slot(|| self.slots.at_peer(cell.flow, cell.hop));
+        if self.vcs.get(vc).state == VcState::Closed {
             return;
         }
         let a_max = self.a_max(vc).max(0.0) as f32;
