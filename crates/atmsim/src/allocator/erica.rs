@@ -180,7 +180,9 @@ pub struct Erica {
     /// The active-VC count of the last interval before the floor of 1 (used by the
     /// immediate fair-share update, so a first VC after an empty interval counts once).
     n_active_raw: f64,
-    avg: Option<(f64, f64, f64)>,
+    /// The averaged ABR cells, capacity and length of the intervals (`LoadAvg::Counts`
+    /// only), boxed: most ports of a large network never average this way (issue 14).
+    avg: Option<Box<(f64, f64, f64)>>,
     /// The current state.
     pub st: EricaState,
 }
@@ -250,7 +252,12 @@ impl Erica {
 
     /// Bytes held by the per-VC tables (for the memory estimate).
     pub fn heap_bytes(&self) -> usize {
-        self.vcs.heap_bytes() + self.touched.capacity() * 4
+        self.vcs.heap_bytes()
+            + self.touched.capacity() * 4
+            + self
+                .avg
+                .as_ref()
+                .map_or(0, |_| std::mem::size_of::<(f64, f64, f64)>())
     }
 
     /// Lists VC `v`, of slot `vc`, for the next interval end (once; at a port of one VC,
@@ -328,15 +335,19 @@ impl Erica {
                 }
             }
             LoadAvg::Counts(alpha) => {
-                let (a, c, t) = match self.avg {
-                    None => (abr, cap_cells, dt),
-                    Some((a, c, t)) => (
-                        (1.0 - alpha) * a + alpha * abr,
-                        (1.0 - alpha) * c + alpha * cap_cells,
-                        (1.0 - alpha) * t + alpha * dt,
-                    ),
+                let avg = match self.avg.as_deref_mut() {
+                    None => self.avg.insert(Box::new((abr, cap_cells, dt))),
+                    Some(avg) => {
+                        let (a, c, t) = *avg;
+                        *avg = (
+                            (1.0 - alpha) * a + alpha * abr,
+                            (1.0 - alpha) * c + alpha * cap_cells,
+                            (1.0 - alpha) * t + alpha * dt,
+                        );
+                        avg
+                    }
                 };
-                self.avg = Some((a, c, t));
+                let (a, c, t) = *avg;
                 ratio(a / t, c / t)
             }
         };

@@ -272,9 +272,10 @@ impl Kvr {
     pub fn heap_bytes(&self) -> usize {
         self.vcs.heap_bytes()
             + self.flows.len() * 4
-            + self.meter.as_ref().map_or(0, |m| {
-                std::mem::size_of::<RateMeter>() + m.heap_bytes()
-            })
+            + self
+                .meter
+                .as_ref()
+                .map_or(0, |m| std::mem::size_of::<RateMeter>() + m.heap_bytes())
     }
 
     /// Flow `flow` opens at this port (signalling): N += 1, it starts bottlenecked.
