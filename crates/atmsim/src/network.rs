@@ -238,7 +238,7 @@ impl Connection {
 /// receiving side at the far host (ABR destination end system, counts).
 ///
 /// For TCP over ABR the backlog is the AAL5 source queue: the cells of the frames TCP
-/// handed down and the source has not sent yet, with the frames' tags in `tags` (seed 000:
+/// handed down and the source has not sent yet, with the frames' tags in `frames` (seed 000:
 /// TCP segments leave the host paced at ACR).
 ///
 /// Laid out for the send path (issue 14: at 10 000 VCs a cell sent missed four or five
@@ -273,7 +273,7 @@ pub struct CellDir {
     stopped: bool,
     /// Sessions traffic: the connection is open now.
     session_open: bool,
-    /// TCP over ABR: frames were queued, so `tags` is in use (the send path of other
+    /// TCP over ABR: frames were queued, so `frames` is in use (the send path of other
     /// traffic then need not read it).
     tagged: bool,
     /// The ABR source end system (service ABR only).
@@ -292,13 +292,30 @@ pub struct CellDir {
     last_send: MaybeTime,
     /// Token-bucket shaper of a non-ABR transmitter (video).
     shaper: Option<Box<crate::video::TokenBucket>>,
-    /// TCP over ABR: the most cells the source queue may hold before TCP waits
-    /// (`u64::MAX`: no limit).
-    limit: u64,
     /// Largest source queue seen, cells.
     max_backlog: u64,
-    /// TCP over ABR: tags (segment or ACK numbers) of the frames queued, oldest first.
+    /// TCP over ABR: the frames of the source queue (None for other traffic: issue 14,
+    /// 32 bytes of every cell-level connection's direction).
+    frames: Option<Box<FrameQueue>>,
+}
+
+/// TCP over ABR: the frames in a direction's source queue.
+#[derive(Debug)]
+struct FrameQueue {
+    /// The most cells the source queue may hold before TCP waits (`u64::MAX`: no limit).
+    limit: u64,
+    /// Tags (segment or ACK numbers) of the frames queued, oldest first.
     tags: atmsim_kernel::Fifo<u32>,
+}
+
+impl FrameQueue {
+    /// An empty queue of at most `limit` cells (`u64::MAX`: no limit).
+    fn boxed(limit: u64) -> Box<FrameQueue> {
+        Box::new(FrameQueue {
+            limit,
+            tags: atmsim_kernel::Fifo::new(),
+        })
+    }
 }
 
 /// Backlog value meaning "the application always has cells".
@@ -308,8 +325,7 @@ impl CellDir {
     fn new(abr: Option<AbrSource>, line_rate: f64, frame_cells: u32) -> CellDir {
         CellDir {
             backlog: 0,
-            tags: atmsim_kernel::Fifo::new(),
-            limit: u64::MAX,
+            frames: None,
             blocked: false,
             tagged: false,
             max_backlog: 0,
@@ -347,14 +363,18 @@ impl CellDir {
     #[inline]
     pub fn push_frame(&mut self, tag: u32, cells: u32) {
         self.tagged = true;
-        self.tags.push_back(tag);
+        let frames = self
+            .frames
+            .get_or_insert_with(|| FrameQueue::boxed(u64::MAX));
+        frames.tags.push_back(tag);
         self.add_backlog(cells as u64);
     }
 
     /// TCP over ABR: whether a frame of `cells` cells fits in the source queue now.
     #[inline]
     pub fn has_room(&self, cells: u32) -> bool {
-        self.backlog.saturating_add(cells as u64) <= self.limit
+        let limit = self.frames.as_ref().map_or(u64::MAX, |f| f.limit);
+        self.backlog.saturating_add(cells as u64) <= limit
     }
 
     /// Integrates ACR up to `now` (from `warmup` on), before ACR changes.
@@ -541,15 +561,15 @@ impl CellDir {
         self.frame_pos += 1;
         let eom = self.frame_pos >= self.frame_cells;
         let frame = self.frame_no;
-        let tag = match self.tagged {
-            true => self.tags.front().copied().unwrap_or(frame),
-            false => frame,
+        let tag = match (self.tagged, self.frames.as_deref()) {
+            (true, Some(f)) => f.tags.front().copied().unwrap_or(frame),
+            _ => frame,
         };
         if eom {
             self.frame_pos = 0;
             self.frame_no = self.frame_no.wrapping_add(1);
-            if self.tagged {
-                self.tags.pop_front();
+            if let (true, Some(f)) = (self.tagged, self.frames.as_deref_mut()) {
+                f.tags.pop_front();
             }
         }
         if self.backlog != UNBOUNDED {
@@ -736,9 +756,11 @@ impl TcpConn {
             ];
             let mk = |k: usize| {
                 let mut d = CellDir::new(Some(AbrSource::new(p.clone())), p.pcr, cells[k]);
-                if k == 0 {
-                    d.limit = p.source_queue.map_or(u64::MAX, u64::from);
-                }
+                let limit = match k {
+                    0 => p.source_queue.map_or(u64::MAX, u64::from),
+                    _ => u64::MAX,
+                };
+                d.frames = Some(FrameQueue::boxed(limit));
                 d
             };
             Box::new([mk(0), mk(1)])
@@ -1162,7 +1184,8 @@ impl Network {
                     size_of::<CellConn>() + cc.rev.as_ref().map_or(0, |_| size_of::<CellDir>())
                 }
                 Ends::Tcp(t) => {
-                    size_of::<TcpConn>() + t.dirs.as_ref().map_or(0, |_| size_of::<[CellDir; 2]>())
+                    let dirs = size_of::<[CellDir; 2]>() + 2 * size_of::<FrameQueue>();
+                    size_of::<TcpConn>() + t.dirs.as_ref().map_or(0, |_| dirs)
                 }
             })
             .sum();

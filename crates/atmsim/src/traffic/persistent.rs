@@ -9,7 +9,7 @@ use crate::config::ConfigError;
 use crate::network::CellDir;
 use crate::registry::{Build, Resolve};
 use crate::units::{Duration, Rate};
-use atmsim_kernel::{RngStream, Time};
+use atmsim_kernel::{MaybeTime, RngStream, Time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -64,15 +64,30 @@ pub struct PersistentCfg {
     pub cap: Option<(f64, Option<Time>)>,
 }
 
-/// A running persistent source.
+/// A running persistent source: the cap's rate (0: no cap; a cap is above 0) and when it
+/// ends, in 16 bytes (the running source of every cell-level connection is as large as
+/// its largest kind: issue 14, memory per VC).
 #[derive(Clone, Debug)]
 pub struct Persistent {
-    cap: Option<(f64, Option<Time>)>,
+    cap_rate: f64,
+    cap_until: MaybeTime,
 }
 
 impl Build<PersistentCfg, SourceEnv<'_>> for Persistent {
     fn build(cfg: &PersistentCfg, _: &SourceEnv<'_>) -> Self {
-        Persistent { cap: cfg.cap }
+        let (cap_rate, until) = cfg.cap.unwrap_or((0.0, None));
+        Persistent {
+            cap_rate,
+            cap_until: until.map_or(MaybeTime::NONE, MaybeTime::some),
+        }
+    }
+}
+
+impl Persistent {
+    /// The cap's rate, cells/s, and when it ends (None: never); None without a cap.
+    #[inline]
+    fn cap(&self) -> Option<(f64, Option<Time>)> {
+        (self.cap_rate > 0.0).then(|| (self.cap_rate, self.cap_until.get()))
     }
 }
 
@@ -93,7 +108,7 @@ impl TrafficCfg for PersistentCfg {
 
 impl TrafficModel for Persistent {
     fn start(&mut self, now: Time, fwd: &mut CellDir, _rng: &mut RngStream) -> Start {
-        match self.cap {
+        match self.cap() {
             None => {
                 fwd.set_greedy();
                 Start::Kick
@@ -104,7 +119,7 @@ impl TrafficModel for Persistent {
 
     #[inline]
     fn on_gen(&mut self, now: Time, dir: &mut CellDir) -> Option<Time> {
-        let (rate, until) = self.cap?;
+        let (rate, until) = self.cap()?;
         if until.is_some_and(|u| now >= u) {
             dir.set_greedy();
             return None;
