@@ -27,8 +27,12 @@ use atmsim_kernel::prefetch::prefetch;
 /// records, which every cell their ports take reads: the ABR rows 17.6 MB (ERICA) and 17.0
 /// MB (KVR), the UBR row the same. Since the thirty-third session a port is 128 bytes: the
 /// ABR rows 15.5 MB (ERICA) and 14.4 MB (KVR), the UBR row 10.2 MB, and 12 MiB leaves every
-/// row of the scale table on the side it was. Only time depends on it.
-pub const LOOK_AHEAD_BYTES: usize = 12 << 20;
+/// row of the scale table on the side it was. Since the thirty-fourth session a KVR record
+/// is 144 bytes and a cell-level connection 320: the ABR rows 13.8 MB (ERICA) and 12.5 MB
+/// (KVR), and 11 MiB (11.5 MB) keeps them on. Measured then, hints on against off at 10 000
+/// VCs (six pairs): the KVR parking-lot row 0.67 of the CPU, the KVR bottleneck row 1.27
+/// (the one row that loses; no size of state tells the two apart). Only time depends on it.
+pub const LOOK_AHEAD_BYTES: usize = 11 << 20;
 
 /// Whether cache hints pay for `net`: its state is larger than [`LOOK_AHEAD_BYTES`].
 pub(super) fn worth_it(net: &Network) -> bool {
