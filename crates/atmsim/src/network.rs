@@ -561,14 +561,19 @@ impl CellDir {
         self.frame_pos += 1;
         let eom = self.frame_pos >= self.frame_cells;
         let frame = self.frame_no;
-        let tag = match (self.tagged, self.frames.as_deref()) {
-            (true, Some(f)) => f.tags.front().copied().unwrap_or(frame),
-            _ => frame,
+        // Only a tagged direction reads its boxed frames (`tagged` is on the send path's line).
+        let tagged = match self.tagged {
+            true => self.frames.as_deref_mut(),
+            false => None,
+        };
+        let tag = match &tagged {
+            Some(f) => f.tags.front().copied().unwrap_or(frame),
+            None => frame,
         };
         if eom {
             self.frame_pos = 0;
             self.frame_no = self.frame_no.wrapping_add(1);
-            if let (true, Some(f)) = (self.tagged, self.frames.as_deref_mut()) {
+            if let Some(f) = tagged {
                 f.tags.pop_front();
             }
         }

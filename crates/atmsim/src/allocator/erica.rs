@@ -335,19 +335,15 @@ impl Erica {
                 }
             }
             LoadAvg::Counts(alpha) => {
-                let avg = match self.avg.as_deref_mut() {
-                    None => self.avg.insert(Box::new((abr, cap_cells, dt))),
-                    Some(avg) => {
-                        let (a, c, t) = *avg;
-                        *avg = (
-                            (1.0 - alpha) * a + alpha * abr,
-                            (1.0 - alpha) * c + alpha * cap_cells,
-                            (1.0 - alpha) * t + alpha * dt,
-                        );
-                        avg
-                    }
+                let (a, c, t) = match self.avg.as_deref() {
+                    None => (abr, cap_cells, dt),
+                    Some(&(a, c, t)) => (
+                        (1.0 - alpha) * a + alpha * abr,
+                        (1.0 - alpha) * c + alpha * cap_cells,
+                        (1.0 - alpha) * t + alpha * dt,
+                    ),
                 };
-                let (a, c, t) = *avg;
+                **self.avg.get_or_insert_with(Box::default) = (a, c, t);
                 ratio(a / t, c / t)
             }
         };
