@@ -562,26 +562,24 @@ impl CellDir {
         let eom = self.frame_pos >= self.frame_cells;
         let frame = self.frame_no;
         // Only a tagged direction reads its boxed frames (`tagged` is on the send path's line).
-        let tagged = match self.tagged {
-            true => self.frames.as_deref_mut(),
+        let tag = match self.tagged {
+            true => self.frames.as_deref().and_then(|f| f.tags.front().copied()),
             false => None,
-        };
-        let tag = match &tagged {
-            Some(f) => f.tags.front().copied().unwrap_or(frame),
-            None => frame,
         };
         if eom {
             self.frame_pos = 0;
             self.frame_no = self.frame_no.wrapping_add(1);
-            if let Some(f) = tagged {
-                f.tags.pop_front();
+            if self.tagged {
+                if let Some(f) = self.frames.as_deref_mut() {
+                    f.tags.pop_front();
+                }
             }
         }
         if self.backlog != UNBOUNDED {
             self.backlog -= 1;
         }
         self.data_sent += 1;
-        (tag, frame, eom)
+        (tag.unwrap_or(frame), frame, eom)
     }
 
     /// A data cell reaches this direction's destination: EFCI state (destination rule 1)
