@@ -206,7 +206,7 @@ pub fn estimate(sc: &Scenario) -> Footprint {
     for (p, cfg) in sc.ports.iter().enumerate() {
         port_tables += vcs_at[p] * (12 + allocator_bytes_per_vc(&cfg.settings.allocator) + 4);
     }
-    port_tables += nconns * 2 * stride * 8 * 2; // slot tables and peer ports
+    port_tables += nconns * 2 * (stride * 8 + 2); // slot table, route ports, route lengths
     let ports = nports * (per_port + RESULT_BYTES_PER_PORT);
 
     let flow = size::<Flow>() + size::<crate::network::FrameTally>();

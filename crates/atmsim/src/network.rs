@@ -13,6 +13,7 @@ use crate::link::DelayLine;
 use crate::port::{BufferTables, PortBuffer, PortFlows, SlotTable, VcSlots};
 use crate::scenario::model::PortSettings;
 use crate::scenario::{ConnectionCfg, Scenario};
+use crate::tcp::rto::RtoBounds;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::traffic::{AnyTraffic, CellApp};
 use atmsim_kernel::{MaybeTime, RngStream, Time, UnitTime};
@@ -745,11 +746,28 @@ pub struct TcpConn {
 /// No port.
 pub const NO_PORT: u32 = u32::MAX;
 
+/// The RTO bounds of a network's TCP senders, one for each distinct timer setting (tick,
+/// initial, minimum and maximum RTO: all that [`RtoBounds::of`] reads).
+#[derive(Default)]
+struct SharedRtoBounds(rustc_hash::FxHashMap<(Option<Time>, Time, Time, Time), Arc<RtoBounds>>);
+
+impl SharedRtoBounds {
+    /// The bounds of senders of parameters `tcp`.
+    fn of(&mut self, tcp: &crate::scenario::TcpParams) -> Arc<RtoBounds> {
+        let key = (tcp.tick, tcp.rto_initial, tcp.rto_min, tcp.rto_max);
+        self.0
+            .entry(key)
+            .or_insert_with(|| Arc::new(RtoBounds::of(tcp)))
+            .clone()
+    }
+}
+
 impl TcpConn {
     fn new(
         s: &Scenario,
         c: &crate::scenario::ConnectionCfg,
         tcp: &crate::scenario::TcpParams,
+        bounds: Arc<RtoBounds>,
     ) -> TcpConn {
         let wseg = (tcp.window / tcp.mss as u64) as u32;
         let dirs = c.abr.as_ref().map(|p| {
@@ -771,7 +789,7 @@ impl TcpConn {
         TcpConn {
             dirs,
             writes: 0,
-            snd: TcpSender::new(tcp),
+            snd: TcpSender::with_bounds(tcp, bounds),
             rcv: TcpReceiver::with_options(wseg + 1, tcp.delayed_ack, tcp.keep_out_of_order)
                 .with_sack(tcp.congestion.sack_blocks(), wseg + 1),
             mss: tcp.mss,
@@ -801,6 +819,11 @@ fn port_slots(s: &Scenario) -> (VcSlots, PortFlows) {
         .collect();
     let port_node: Vec<usize> = s.ports.iter().map(|p| p.node()).collect();
     let (table, port_flows) = SlotTable::from_routes(&routes, &port_node);
+    assert!(
+        table.mirrored(),
+        "the two directions of every connection cross the same nodes in opposite orders \
+         (Network::peer_port reads it so)"
+    );
     (VcSlots::Routes(std::sync::Arc::new(table)), port_flows)
 }
 
@@ -816,10 +839,6 @@ pub struct Network {
     pub frame_tallies: Vec<FrameTally>,
     /// The ports of every flow's route, concatenated.
     pub route_ports: Vec<u32>,
-    /// Aligned with `route_ports`: for the port at a hop of flow f, the port of the
-    /// opposite flow ([`FlowId::opposite`]) that leaves the same node ([`NO_PORT`] if none). A backward RM
-    /// cell of the opposite flow passing a switch is processed by that port's allocator (spec 2.1).
-    pub peer_ports: Vec<u32>,
     /// Connections.
     pub conns: Vec<Connection>,
     /// The distinct line timings of the ports ([`Port::timing`] indexes it).
@@ -938,6 +957,7 @@ impl Network {
         let mut flows = Vec::with_capacity(nflows);
         let mut route_ports = Vec::new();
         let mut conns = Vec::with_capacity(s.connections.len());
+        let mut rto_bounds = SharedRtoBounds::default();
         for c in &s.connections {
             let class_flags = c.class.flag_bits();
             let frame_cells: [u32; 2] = match (&c.tcp, &c.app) {
@@ -968,7 +988,10 @@ impl Network {
                 route_ports.extend_from_slice(ports_of);
             }
             let ends = match (&c.tcp, &c.app) {
-                (Some(tcp), _) => Ends::Tcp(Box::new(TcpConn::new(s, c, tcp))),
+                (Some(tcp), _) => {
+                    let bounds = rto_bounds.of(tcp);
+                    Ends::Tcp(Box::new(TcpConn::new(s, c, tcp, bounds)))
+                }
                 (None, Some(app)) => Ends::Cells(Box::new(CellConn::new(s, c, app, frame_cells))),
                 (None, None) => unreachable!("resolve gives every connection traffic"),
             };
@@ -976,21 +999,6 @@ impl Network {
                 started: false,
                 ends,
             });
-        }
-        // Peer ports: the port of the opposite flow leaving the same node.
-        let mut peer_ports = vec![NO_PORT; route_ports.len()];
-        for f in 0..flows.len() {
-            let g = FlowId::from_index(f).opposite().index();
-            let (gs, gl) = (flows[g].route_start as usize, flows[g].route_len as usize);
-            for h in 0..flows[f].route_len as usize {
-                let idx = flows[f].route_start as usize + h;
-                let node = s.ports[route_ports[idx] as usize].node();
-                if let Some(k) =
-                    (0..gl).find(|&k| s.ports[route_ports[gs + k] as usize].node() == node)
-                {
-                    peer_ports[idx] = route_ports[gs + k];
-                }
-            }
         }
         let mut net = Network {
             // Read only by the time series' samples: none without them.
@@ -1002,7 +1010,6 @@ impl Network {
             frame_tallies: vec![FrameTally::default(); flows.len()],
             flows,
             route_ports,
-            peer_ports,
             conns,
             timings: timings.list,
             buffers,
@@ -1101,10 +1108,27 @@ impl Network {
         }
     }
 
-    /// The port of the opposite flow leaving the node of `flow`'s hop `hop`.
+    /// The port of the opposite flow ([`FlowId::opposite`]) leaving the node of `flow`'s hop
+    /// `hop` ([`NO_PORT`] at hop 0, the source's node, where the opposite flow ends): a
+    /// backward RM cell of `flow` passing a switch there is processed by that port's
+    /// allocator (spec 2.1). The two directions of a connection cross the same nodes in
+    /// opposite orders and their ports follow each other in [`Network::route_ports`] (the
+    /// forward's first), so it is hop `route_len - hop` of the opposite flow (a table of
+    /// these ports was 24 bytes per VC at 10 000 one-pair VCs; issue 14, thirty-fifth
+    /// session).
     #[inline]
     pub fn peer_port(&self, flow: FlowId, hop: usize) -> u32 {
-        self.peer_ports[self.flow(flow).route_start as usize + hop]
+        let f = self.flow(flow);
+        let (start, len) = (f.route_start as usize, f.route_len as usize);
+        let opposite = if flow.is_reverse() {
+            start - len
+        } else {
+            start + len
+        };
+        match hop {
+            0 => NO_PORT,
+            _ => self.route_ports[opposite + len - hop],
+        }
     }
 
     /// The first port of `flow`'s route, where its cells start (`route_port(flow, 0)`).

@@ -398,3 +398,139 @@ fn line_runs_are_not_switched_under_a_sending_port() {
     sim.run_until(sc.duration / 2);
     sim.net.set_line_runs(true);
 }
+
+#[test]
+fn a_peer_port_is_the_opposite_flows_port_leaving_the_same_node() {
+    // A parking lot of three switches: connections over one, two and three of them, each
+    // way (hosts a and d at sw1, c at sw2, b at sw3). The peer port, read from the mirrored route, is the one a search by node finds.
+    let text = r#"
+[measurement]
+duration = "1 ms"
+[[node]]
+name = "a"
+kind = "host"
+[[node]]
+name = "b"
+kind = "host"
+[[node]]
+name = "c"
+kind = "host"
+[[node]]
+name = "d"
+kind = "host"
+[[node]]
+name = "sw1"
+kind = "switch"
+[[node]]
+name = "sw2"
+kind = "switch"
+[[node]]
+name = "sw3"
+kind = "switch"
+[[link]]
+between = ["a", "sw1"]
+[[link]]
+between = ["sw1", "sw2"]
+[[link]]
+between = ["sw2", "sw3"]
+[[link]]
+between = ["sw3", "b"]
+[[link]]
+between = ["c", "sw2"]
+[[link]]
+between = ["sw1", "d"]
+[[connection]]
+name = "long"
+from = "a"
+to = "b"
+service = "abr"
+traffic = { kind = "persistent" }
+[[connection]]
+name = "back"
+from = "b"
+to = "a"
+service = "abr"
+traffic = { kind = "persistent" }
+[[connection]]
+name = "one switch"
+from = "a"
+to = "d"
+traffic = { kind = "cbr", rate = "1 Mbps" }
+[[connection]]
+name = "two switches"
+from = "c"
+to = "d"
+traffic = { kind = "cbr", rate = "1 Mbps" }
+"#;
+    let s = crate::scenario::load_toml(text).expect("valid scenario");
+    let net = Network::build(&s);
+    let node = |p: u32| s.ports[p as usize].node();
+    let mut hops = 0;
+    for f in 0..net.flows.len() {
+        let flow = FlowId::from_index(f);
+        let route = |g: FlowId| {
+            let r = net.flow(g);
+            &net.route_ports[r.route_start as usize..][..r.route_len as usize]
+        };
+        for (h, &p) in route(flow).iter().enumerate() {
+            let searched = route(flow.opposite())
+                .iter()
+                .copied()
+                .find(|&q| node(q) == node(p))
+                .unwrap_or(NO_PORT);
+            assert_eq!(net.peer_port(flow, h), searched, "flow {f} hop {h}");
+            hops += 1;
+        }
+    }
+    assert_eq!(hops, 2 * (4 + 4 + 2 + 3));
+}
+#[test]
+fn tcp_senders_of_the_same_timers_share_one_record_of_bounds() {
+    // Issue 14: the tick and the RTO bounds were 40 bytes of every sender.
+    assert!(std::mem::size_of::<TcpConn>() <= 344);
+    let text = r#"
+[measurement]
+duration = "1 ms"
+[[node]]
+name = "s"
+kind = "host"
+[[node]]
+name = "d"
+kind = "host"
+[[link]]
+between = ["s", "d"]
+[[connection]]
+name = "a"
+from = "s"
+to = "d"
+traffic = { kind = "tcp" }
+[[connection]]
+name = "b"
+from = "d"
+to = "s"
+traffic = { kind = "tcp", tcp = { mss = "1024 B" } }
+[[connection]]
+name = "c"
+from = "s"
+to = "d"
+traffic = { kind = "tcp", tcp = { rto_min = "1 s" } }
+"#;
+    let s = crate::scenario::load_toml(text).expect("valid scenario");
+    let net = Network::build(&s);
+    let bounds: Vec<_> = net
+        .conns
+        .iter()
+        .map(|c| match &c.ends {
+            Ends::Tcp(t) => t.snd.rto_bounds().clone(),
+            Ends::Cells(_) => unreachable!("TCP connections"),
+        })
+        .collect();
+    assert!(
+        Arc::ptr_eq(&bounds[0], &bounds[1]),
+        "another MSS, the same timers"
+    );
+    assert!(!Arc::ptr_eq(&bounds[0], &bounds[2]), "another minimum RTO");
+    for (b, c) in bounds.iter().zip(&s.connections) {
+        assert_eq!(**b, RtoBounds::of(c.tcp()));
+    }
+}

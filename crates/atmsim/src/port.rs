@@ -40,30 +40,52 @@ pub enum VcSlots {
 }
 
 /// The slots of every (flow, hop) of a network, shared by its ports.
+///
+/// The two directions of a connection cross the same nodes in opposite orders (a route
+/// does not loop: `scenario::route`), so the port where a backward RM cell of flow `f`
+/// passing hop `h >= 1` gets its feedback, the port of `f ^ 1` leaving the same node, is
+/// hop `hops[f] - h` of `f ^ 1`: its slot is read from `at_port`, not kept in a table of
+/// its own (issue 14: 24 bytes per VC at 10 000 one-pair VCs, thirty-fifth session). Only
+/// routes that are not mirrored so (unit tests) keep such a table, `peers`.
 #[derive(Debug)]
 pub struct SlotTable {
     stride: usize,
     at_port: Vec<u32>,
-    at_peer: Vec<u32>,
+    /// The hops of each flow's route.
+    hops: Vec<u16>,
+    /// Routes not mirrored: the slot of `f ^ 1` at the port of `f ^ 1` leaving the node of
+    /// hop `h` of `f`, at `f * stride + h` ([`NO_SLOT`] if there is none).
+    peers: Option<Vec<u32>>,
 }
 
-impl SlotTable {
-    /// A table for flows with routes of at most `stride` hops; `at_port[f * stride + h]` is
-    /// the slot of flow `f` at its hop `h`'s port, `at_peer[f * stride + h]` the slot of
-    /// flow `f ^ 1` at the port of `f ^ 1` leaving the same node (where a backward RM cell
-    /// of `f` passing hop `h` gets its feedback; `u32::MAX` if there is none).
-    pub fn new(stride: usize, at_port: Vec<u32>, at_peer: Vec<u32>) -> SlotTable {
-        debug_assert_eq!(at_port.len(), at_peer.len());
-        SlotTable {
-            stride,
-            at_port,
-            at_peer,
-        }
-    }
+/// No slot: a backward RM cell at the source's own hop, where the opposite flow ends.
+const NO_SLOT: u32 = u32::MAX;
 
+impl SlotTable {
     /// Bytes held.
     pub fn heap_bytes(&self) -> usize {
-        (self.at_port.capacity() + self.at_peer.capacity()) * 4
+        (self.at_port.capacity() + self.peers.as_ref().map_or(0, Vec::capacity)) * 4
+            + self.hops.capacity() * 2
+    }
+
+    /// True if the two directions of every connection cross the same nodes in opposite
+    /// orders (every network built from a scenario: its peers are read, not kept).
+    pub fn mirrored(&self) -> bool {
+        self.peers.is_none()
+    }
+
+    /// The slot of flow `flow ^ 1` at the port where a backward RM cell of `flow` at hop
+    /// `hop` gets its feedback ([`SlotTable`]); [`NO_SLOT`] if there is none.
+    #[inline]
+    fn at_peer(&self, flow: u32, hop: u16) -> u32 {
+        let f = flow as usize;
+        if let Some(peers) = &self.peers {
+            return peers[f * self.stride + hop as usize];
+        }
+        match self.hops[f].checked_sub(hop) {
+            Some(k) if hop > 0 => self.at_port[(f ^ 1) * self.stride + k as usize],
+            _ => NO_SLOT,
+        }
     }
 
     /// The slots of a network whose flow `f` crosses the ports `routes[f]` (flows `2c` and
@@ -88,18 +110,54 @@ impl SlotTable {
             }
         }
         let port_flows = PortFlows::gather(routes, &count, &at_port, stride);
-        let mut at_peer = vec![u32::MAX; at_port.len()];
-        for (f, route) in routes.iter().enumerate() {
-            let back = routes.get(f ^ 1).copied().unwrap_or(&[]);
-            for (h, &p) in route.iter().enumerate() {
-                let node = port_node[p as usize];
-                if let Some(k) = back.iter().position(|&q| port_node[q as usize] == node) {
-                    at_peer[f * stride + h] = at_port[(f ^ 1) * stride + k];
-                }
+        let hops = routes
+            .iter()
+            .map(|r| u16::try_from(r.len()).expect("a route of fewer than 2^16 hops"))
+            .collect();
+        let back = |f: usize| routes.get(f ^ 1).copied().unwrap_or(&[]);
+        let peers = (!(0..routes.len()).all(|f| mirrored(routes[f], back(f), port_node)))
+            .then(|| peers_by_node(routes, port_node, &at_port, stride));
+        let table = SlotTable {
+            stride,
+            at_port,
+            hops,
+            peers,
+        };
+        (table, port_flows)
+    }
+}
+
+/// The peer slots of routes that are not mirrored ([`SlotTable::peers`]): for hop `h` of
+/// flow `f`, the slot of `f ^ 1` at its first port leaving the same node.
+fn peers_by_node(
+    routes: &[&[u32]],
+    port_node: &[usize],
+    at_port: &[u32],
+    stride: usize,
+) -> Vec<u32> {
+    let mut peers = vec![NO_SLOT; at_port.len()];
+    for (f, route) in routes.iter().enumerate() {
+        let back = routes.get(f ^ 1).copied().unwrap_or(&[]);
+        for (h, &p) in route.iter().enumerate() {
+            let node = port_node[p as usize];
+            if let Some(k) = back.iter().position(|&q| port_node[q as usize] == node) {
+                peers[f * stride + h] = at_port[(f ^ 1) * stride + k];
             }
         }
-        (SlotTable::new(stride, at_port, at_peer), port_flows)
     }
+    peers
+}
+
+/// True if, for every hop `h` of `route`, the first port of `back` leaving the same node
+/// is hop `route.len() - h` of `back`, and there is none at hop 0 (the source's node,
+/// where `back` ends): the peer that [`SlotTable::at_peer`] reads is the one
+/// [`peers_by_node`] finds. A flow with no opposite direction (`back` empty) has no peers.
+fn mirrored(route: &[u32], back: &[u32], port_node: &[usize]) -> bool {
+    let node = |p: u32| port_node[p as usize];
+    route.iter().enumerate().all(|(h, &p)| {
+        let found = back.iter().position(|&q| node(q) == node(p));
+        found == (h > 0 && !back.is_empty()).then(|| route.len() - h)
+    })
 }
 
 /// The flows crossing each port, ascending, in one vector (port `p`'s are
@@ -157,7 +215,7 @@ impl VcSlots {
     pub fn at_peer(&self, flow: u32, hop: u16) -> usize {
         match self {
             VcSlots::Identity => (flow ^ 1) as usize,
-            VcSlots::Routes(t) => t.at_peer[flow as usize * t.stride + hop as usize] as usize,
+            VcSlots::Routes(t) => t.at_peer(flow, hop) as usize,
         }
     }
 }
@@ -737,6 +795,56 @@ mod tests {
         assert_eq!((d.dropped(), d.queue_bytes()), ([1, 0, 0], 0));
         check_identities(&p);
         check_identities(&d);
+    }
+
+    #[test]
+    fn a_peer_slot_is_read_from_the_mirrored_route_as_a_search_by_node_finds_it() {
+        // Port p at node p / 2 and toward node p / 2 + 1 (p even) or p / 2 - 1 (p odd):
+        // a line of nodes 0-1-2-3 where port 2n leaves node n rightward and 2n + 1 leftward.
+        // Connection 0 goes 0 -> 3, connection 1 goes 2 -> 1, connection 2 goes 3 -> 1.
+        let right = |n: u32| 2 * n;
+        let left = |n: u32| 2 * n + 1;
+        let routes: Vec<Vec<u32>> = vec![
+            vec![right(0), right(1), right(2)],
+            vec![left(3), left(2), left(1)],
+            vec![left(2)],
+            vec![right(1)],
+            vec![left(3), left(2)],
+            vec![right(1), right(2)],
+        ];
+        let routes: Vec<&[u32]> = routes.iter().map(|r| &r[..]).collect();
+        let port_node: Vec<usize> = (0..8).map(|p| p / 2).collect();
+        let (table, _) = SlotTable::from_routes(&routes, &port_node);
+        assert!(table.mirrored() && table.heap_bytes() < 4 * 6 * 3 * 2);
+        let (_, at_port) = (table.stride, table.at_port.clone());
+        let searched = peers_by_node(&routes, &port_node, &at_port, table.stride);
+        for (f, route) in routes.iter().enumerate() {
+            for h in 0..route.len() {
+                let want = searched[f * table.stride + h];
+                assert_eq!(table.at_peer(f as u32, h as u16), want, "flow {f} hop {h}");
+                assert_eq!(want == NO_SLOT, h == 0, "flow {f} hop {h}");
+            }
+        }
+    }
+
+    #[test]
+    fn routes_that_are_not_mirrored_keep_their_peers_as_a_search_by_node_finds_them() {
+        // Flow 1 leaves node 1 and then node 0, flow 0's source, where a mirrored route ends.
+        let routes: [&[u32]; 2] = [&[0, 2], &[3, 1]];
+        let port_node: Vec<usize> = (0..6).map(|p| p / 2).collect();
+        let (table, _) = SlotTable::from_routes(&routes, &port_node);
+        assert!(!table.mirrored());
+        let searched = peers_by_node(&routes, &port_node, &table.at_port, table.stride);
+        for (f, route) in routes.iter().enumerate() {
+            for h in 0..route.len() {
+                let want = searched[f * table.stride + h];
+                assert_eq!(table.at_peer(f as u32, h as u16), want, "flow {f} hop {h}");
+            }
+        }
+        // Node 0 (flow 0's hop 0) is left by flow 1's port 1 (its hop 1), node 1 (flow 0's
+        // hop 1) by its port 3 (its hop 0).
+        assert_eq!(table.at_peer(0, 0), table.at_port[table.stride + 1]);
+        assert_eq!(table.at_peer(0, 1), table.at_port[table.stride]);
     }
 
     #[test]

@@ -18,8 +18,9 @@
 
 use super::config::TcpParams;
 use super::congestion::{AckTimer, AnyCongestion, DupAck, SackBlock, Send, Seq, Window};
-use super::rto::RtoEstimator;
+use super::rto::{RtoBounds, RtoEstimator};
 use atmsim_kernel::{time, Time};
+use std::sync::Arc;
 
 /// Counters of a sender.
 #[derive(Clone, Debug, Default)]
@@ -46,7 +47,8 @@ enum Timer {
 /// A TCP sender.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
-    tick: Option<Time>,
+    /// The timer unit and RTO bounds, shared by the senders of the same parameters.
+    bounds: Arc<RtoBounds>,
     /// Oldest unacknowledged segment.
     pub snd_una: u32,
     /// Next segment to send.
@@ -71,29 +73,20 @@ pub struct TcpSender {
 impl TcpSender {
     /// A sender with the resolved parameters.
     pub fn new(p: &TcpParams) -> Self {
-        let rto = match p.tick {
-            Some(t) => RtoEstimator::Ticks {
-                srtt8: 0,
-                rttvar4: 0,
-                initial: p.rto_initial.div_ceil(t),
-                min: p.rto_min.div_ceil(t).max(1),
-                max: (p.rto_max / t).max(1),
-                shift: 0,
-            },
-            None => RtoEstimator::Exact {
-                srtt: None,
-                rttvar: 0.0,
-                initial: time::to_secs_f64(p.rto_initial),
-                min: time::to_secs_f64(p.rto_min),
-                max: time::to_secs_f64(p.rto_max),
-                shift: 0,
-            },
-        };
+        Self::with_bounds(p, Arc::new(RtoBounds::of(p)))
+    }
+
+    /// A sender of parameters `p` whose timer unit and RTO bounds are `bounds`
+    /// ([`RtoBounds::of`]`(p)`), shared with the other senders of a network that have the
+    /// same parameters.
+    pub fn with_bounds(p: &TcpParams, bounds: Arc<RtoBounds>) -> Self {
+        debug_assert_eq!(*bounds, RtoBounds::of(p));
+        let rto = RtoEstimator::new(&bounds);
         let mut win = Window::new(p.mss as u64, p.window, p.initial_ssthresh);
         let mut cc = AnyCongestion::new(&p.congestion);
         cc.init(&mut win);
         TcpSender {
-            tick: p.tick,
+            bounds,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -167,7 +160,7 @@ impl TcpSender {
         if self.snd_nxt > self.snd_max {
             self.snd_max = self.snd_nxt;
             if self.timing.is_none() {
-                let start = if self.tick.is_some() { 1 } else { now };
+                let start = if self.bounds.tick().is_some() { 1 } else { now };
                 self.timing = Some((seg, start));
             }
         } else {
@@ -200,8 +193,8 @@ impl TcpSender {
     }
 
     fn restart_timer(&mut self, now: Time) {
-        let v = self.rto.current();
-        self.timer = match self.tick {
+        let v = self.rto.current(&self.bounds);
+        self.timer = match self.bounds.tick() {
             Some(_) => Timer::Ticks(v as u64),
             None => Timer::Deadline(now + time::from_secs_f64(v)),
         };
@@ -233,7 +226,7 @@ impl TcpSender {
         // New data acknowledged.
         if let Some((seg, start)) = self.timing {
             if ack > seg {
-                let m = match self.tick {
+                let m = match self.bounds.tick() {
                     Some(_) => start as f64,
                     None => time::to_secs_f64(now - start),
                 };
@@ -307,16 +300,21 @@ impl TcpSender {
     /// Smoothed RTT in seconds, if sampled.
     pub fn srtt_secs(&self) -> Option<f64> {
         let s = self.rto.srtt()?;
-        Some(match self.tick {
+        Some(match self.bounds.tick() {
             Some(t) => s * time::to_secs_f64(t),
             None => s,
         })
     }
 
+    /// The timer unit and RTO bounds, shared with the senders of the same parameters.
+    pub fn rto_bounds(&self) -> &Arc<RtoBounds> {
+        &self.bounds
+    }
+
     /// Current RTO in seconds.
     pub fn rto_secs(&self) -> f64 {
-        let v = self.rto.current();
-        match self.tick {
+        let v = self.rto.current(&self.bounds);
+        match self.bounds.tick() {
             Some(t) => v * time::to_secs_f64(t),
             None => v,
         }
