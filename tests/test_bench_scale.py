@@ -14,8 +14,8 @@ import sys
 import pytest
 
 import atmsim
-from atmsim.bench import (SCALE_CASES, SCALE_HEADER, SCALE_TOPOLOGIES, format_scale_row, scale_row,
-                          scale_scenario)
+from atmsim.bench import (SCALE_CASES, SCALE_HEADER, SCALE_TOPOLOGIES, format_scale_row, format_scale_targets,
+                          scale_row, scale_scenario, scale_targets)
 
 
 @pytest.mark.parametrize("topology", SCALE_TOPOLOGIES)
@@ -98,3 +98,44 @@ def test_cli_scale_refuses_a_bad_row_timeout():
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2
     assert "--row-timeout" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_scale_targets_compare_each_cases_largest_network_with_its_smallest():
+    # Issue 14's targets: the CPU per cell-hop within 2x from the fewest VCs to the most,
+    # and at most 1 KB per VC at the most. A row that failed is left out, and a case with
+    # one size left has nothing to compare.
+    def row(case, n, ns, loop, b):
+        return {"case": case, "topology": "bottleneck", "vcs": n, "ns_per_cell_hop": ns,
+                "loop_ns_per_cell_hop": loop, "bytes_per_vc": b}
+    rows = [row("abr-kvr", 10, 50.0, 40.0, 90_000), row("abr-kvr", 1000, 90.0, 70.0, 3000),
+            row("abr-kvr", 10_000, 120.0, 80.0, 1000),
+            row("abr-erica", 10, 60.0, None, 90_000), row("abr-erica", 10_000, 100.0, None, 2000),
+            row("ubr-fba-tcp", 10, 40.0, 40.0, 1),
+            {"case": "ubr-fba-tcp", "topology": "bottleneck", "vcs": 10_000, "error": "timed out after 1 s"}]
+    kvr, erica = scale_targets(rows)
+    assert (kvr["vcs_from"], kvr["vcs_to"]) == (10, 10_000)
+    assert kvr["cost_ratio"] == pytest.approx(2.4) and kvr["loop_cost_ratio"] == pytest.approx(2.0)
+    assert (kvr["flat_cost_met"], kvr["bytes_per_vc"], kvr["memory_met"]) == (False, 1000, True)
+    assert erica["cost_ratio"] == pytest.approx(100 / 60) and erica["loop_cost_ratio"] is None
+    assert (erica["flat_cost_met"], erica["memory_met"]) == (True, False)
+    lines = format_scale_targets([kvr, erica])
+    assert "within 2x" in lines[0] and "1024 bytes per VC" in lines[0]
+    assert lines[2].split() == ["abr-kvr", "bottleneck", "10", "->", "10000", "2.40x", "/", "2.00x", "no", "1000",
+                                "yes"]
+    assert lines[3].split()[-5:] == ["/", "-", "yes", "2000", "no"]
+    assert format_scale_targets([]) == []
+
+
+def test_cli_scale_prints_the_targets_after_the_table_and_gives_them_as_data():
+    args = [sys.executable, "-m", "atmsim", "bench", "--scale", "--vcs", "2", "--vcs", "4", "--case", "abr-kvr",
+            "--topology", "bottleneck", "--duration", "2 ms"]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    text = p.stdout.splitlines()
+    assert text[-3].startswith("targets: ") and text[-1].split()[:5] == ["abr-kvr", "bottleneck", "2", "->", "4"]
+    p = subprocess.run(args + ["--json", "--targets"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert [r["vcs"] for r in data["rows"]] == [2, 4]
+    [t] = data["targets"]
+    assert t["cost_ratio"] == pytest.approx(data["rows"][1]["ns_per_cell_hop"] / data["rows"][0]["ns_per_cell_hop"])

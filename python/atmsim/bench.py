@@ -290,6 +290,60 @@ def format_scale_row(r: dict[str, Any]) -> str:
             f"{r['peak_rss_above_baseline'] / 2**20:>8.1f} MB {r['bytes_per_vc']:>8.0f} {dropped}")
 
 
+#: Issue 14's targets for the scale table: the CPU per cell-hop of a case's largest network
+#: within this factor of its smallest ("flat cost"), and at most this many bytes per VC
+#: ("memory", results and series off).
+FLAT_COST_TARGET = 2.0
+MEMORY_TARGET_BYTES_PER_VC = 1024
+
+
+def scale_targets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Issue 14's targets, read off the scale table: for each case and topology with rows
+    of two sizes or more, its largest network against its smallest. ``cost_ratio`` is the
+    CPU per cell-hop of the whole run (set-up included), ``loop_cost_ratio`` that of the
+    event loop alone; ``flat_cost_met`` when the whole run's is within
+    :data:`FLAT_COST_TARGET`, ``memory_met`` when the largest network's bytes per VC are at
+    most :data:`MEMORY_TARGET_BYTES_PER_VC`. Rows that failed are left out."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        if "error" not in r:
+            groups.setdefault((r["case"], r["topology"]), []).append(r)
+    out = []
+    for (case, topo), rs in groups.items():
+        small, large = min(rs, key=lambda r: r["vcs"]), max(rs, key=lambda r: r["vcs"])
+        if small["vcs"] == large["vcs"]:
+            continue
+        ratio = large["ns_per_cell_hop"] / small["ns_per_cell_hop"]
+        lp, ls = large.get("loop_ns_per_cell_hop"), small.get("loop_ns_per_cell_hop")
+        out.append({
+            "case": case, "topology": topo, "vcs_from": small["vcs"], "vcs_to": large["vcs"],
+            "cost_ratio": ratio,
+            "loop_cost_ratio": lp / ls if lp is not None and ls else None,
+            "flat_cost_met": ratio <= FLAT_COST_TARGET,
+            "bytes_per_vc": large["bytes_per_vc"],
+            "memory_met": large["bytes_per_vc"] <= MEMORY_TARGET_BYTES_PER_VC,
+        })
+    return out
+
+
+def format_scale_targets(targets: list[dict[str, Any]]) -> list[str]:
+    """The lines that follow the scale table: each case's flat-cost ratio and memory per VC
+    against issue 14's targets."""
+    if not targets:
+        return []
+    yes = {True: "yes", False: "no"}
+    lines = [f"targets: the largest network against the smallest, CPU per cell-hop within "
+             f"{FLAT_COST_TARGET:g}x (whole run / event loop), at most {MEMORY_TARGET_BYTES_PER_VC} bytes per VC",
+             f"{'case':<12} {'topology':<12} {'VCs':>15} {'cost ratio':>15} {'met':>4} {'B/VC':>8} {'met':>4}"]
+    for t in targets:
+        loop = f"{t['loop_cost_ratio']:.2f}x" if t["loop_cost_ratio"] is not None else "-"
+        vcs = f"{t['vcs_from']} -> {t['vcs_to']}"
+        lines.append(f"{t['case']:<12} {t['topology']:<12} {vcs:>15} "
+                     f"{t['cost_ratio']:>6.2f}x / {loop:>5} {yes[t['flat_cost_met']]:>4} "
+                     f"{t['bytes_per_vc']:>8.0f} {yes[t['memory_met']]:>4}")
+    return lines
+
+
 if __name__ == "__main__":  # one row of the scale benchmark: CASE TOPOLOGY N DURATION [SCENARIO.json]
     import sys
 

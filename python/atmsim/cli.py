@@ -463,7 +463,8 @@ def cmd_bench(a) -> int:
 
 
 def _bench_scale(a) -> int:
-    from .bench import SCALE_CASES, SCALE_HEADER, SCALE_SIZES, SCALE_TOPOLOGIES, format_scale_row, run_scale
+    from .bench import (SCALE_CASES, SCALE_HEADER, SCALE_SIZES, SCALE_TOPOLOGIES, format_scale_row,
+                        format_scale_targets, run_scale, scale_targets)
     from .sweeps import parse_point_timeout
 
     timeout = parse_point_timeout(a.row_timeout, "--row-timeout")
@@ -474,8 +475,12 @@ def _bench_scale(a) -> int:
         print(SCALE_HEADER, flush=True)
     rows = run_scale(sizes, cases, topologies, duration=a.duration, timeout=timeout,
                      on_row=None if a.json else (lambda r: print(format_scale_row(r), flush=True)))
+    targets = scale_targets(rows)
     if a.json:
-        print(json.dumps(rows))
+        print(json.dumps({"rows": rows, "targets": targets} if a.targets else rows))
+    else:
+        for line in [""] * bool(targets) + format_scale_targets(targets):
+            print(line)
     return 0
 
 
@@ -704,7 +709,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "ns per cell-hop (CPU), events per cell-hop, peak RSS above baseline, "
                         "bytes per VC, and the share of the cells sent that the network dropped (a row "
                         "where most cells die at the first switch measures a start-up collapse); each row "
-                        "in a fresh process")
+                        "in a fresh process; then, for each case and topology, its largest network against "
+                        "its smallest: the ratio of the CPU per cell-hop (target: within 2x) and the bytes "
+                        "per VC (target: 1 KB)")
     b.add_argument("--vcs", type=int, action="append", metavar="N",
                    help=f"--scale: a number of VCs (repeatable; default {', '.join(map(str, SCALE_SIZES))})")
     b.add_argument("--case", action="append", choices=SCALE_CASES,
@@ -712,6 +719,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--topology", action="append", choices=SCALE_TOPOLOGIES,
                    help="--scale: a topology (repeatable; default all)")
     b.add_argument("--duration", default="0.5 s", metavar="T", help="--scale: simulated time per row (default 0.5 s)")
+    b.add_argument("--targets", action="store_true",
+                   help="--scale --json: one object, {\"rows\": [...], \"targets\": [...]}, the targets as "
+                        "the table's text gives them (without it, the list of rows)")
     b.add_argument("--row-timeout", default="600 s", metavar="T",
                    help="--scale: wall time a row may take before it is stopped and shown as timed out "
                         "(seconds, or e.g. \"2 min\"; default 600 s)")
