@@ -102,23 +102,27 @@ def test_cli_scale_refuses_a_bad_row_timeout():
 
 def test_scale_targets_compare_each_cases_largest_network_with_its_smallest():
     # Issue 14's targets: the CPU per cell-hop within 2x from the fewest VCs to the most,
-    # and at most 1 KB per VC at the most. A row that failed is left out, and a case with
-    # one size left has nothing to compare.
+    # and at most 1 KB per VC at the most. A case whose largest row failed says so instead
+    # of comparing a smaller one, and a case of one size has nothing to compare.
     def row(case, n, ns, loop, b):
         return {"case": case, "topology": "bottleneck", "vcs": n, "ns_per_cell_hop": ns,
                 "loop_ns_per_cell_hop": loop, "bytes_per_vc": b}
     rows = [row("abr-kvr", 10, 50.0, 40.0, 90_000), row("abr-kvr", 1000, 90.0, 70.0, 3000),
             row("abr-kvr", 10_000, 120.0, 80.0, 1000),
             row("abr-erica", 10, 60.0, None, 90_000), row("abr-erica", 10_000, 100.0, None, 2000),
-            row("ubr-fba-tcp", 10, 40.0, 40.0, 1),
-            {"case": "ubr-fba-tcp", "topology": "bottleneck", "vcs": 10_000, "error": "timed out after 1 s"}]
-    kvr, erica = scale_targets(rows)
+            row("ubr-fba-tcp", 10, 40.0, 40.0, 1), row("ubr-fba-tcp", 1000, 60.0, 50.0, 1),
+            {"case": "ubr-fba-tcp", "topology": "bottleneck", "vcs": 10_000, "error": "timed out after 1 s"},
+            {**row("abr-kvr", 10, 50.0, 40.0, 1), "topology": "parking-lot"}]
+    kvr, erica, ubr = scale_targets(rows)
+    assert ubr == {"case": "ubr-fba-tcp", "topology": "bottleneck", "vcs_from": 10, "vcs_to": 10_000,
+                   "error": "the 10000-VC row: timed out after 1 s", "flat_cost_met": False, "memory_met": False}
     assert (kvr["vcs_from"], kvr["vcs_to"]) == (10, 10_000)
     assert kvr["cost_ratio"] == pytest.approx(2.4) and kvr["loop_cost_ratio"] == pytest.approx(2.0)
     assert (kvr["flat_cost_met"], kvr["bytes_per_vc"], kvr["memory_met"]) == (False, 1000, True)
     assert erica["cost_ratio"] == pytest.approx(100 / 60) and erica["loop_cost_ratio"] is None
     assert (erica["flat_cost_met"], erica["memory_met"]) == (True, False)
-    lines = format_scale_targets([kvr, erica])
+    lines = format_scale_targets([kvr, erica, ubr])
+    assert lines[4].endswith("10 -> 10000 not measured: the 10000-VC row: timed out after 1 s")
     assert "within 2x" in lines[0] and "1024 bytes per VC" in lines[0]
     assert lines[2].split() == ["abr-kvr", "bottleneck", "10", "->", "10000", "2.40x", "/", "2.00x", "no", "1000",
                                 "yes"]

@@ -303,20 +303,27 @@ def scale_targets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     CPU per cell-hop of the whole run (set-up included), ``loop_cost_ratio`` that of the
     event loop alone; ``flat_cost_met`` when the whole run's is within
     :data:`FLAT_COST_TARGET`, ``memory_met`` when the largest network's bytes per VC are at
-    most :data:`MEMORY_TARGET_BYTES_PER_VC`. Rows that failed are left out."""
+    most :data:`MEMORY_TARGET_BYTES_PER_VC`. Where the largest or the smallest row failed,
+    the entry carries its ``error`` instead of figures, and neither target is met."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
-        if "error" not in r:
-            groups.setdefault((r["case"], r["topology"]), []).append(r)
+        groups.setdefault((r["case"], r["topology"]), []).append(r)
     out = []
     for (case, topo), rs in groups.items():
         small, large = min(rs, key=lambda r: r["vcs"]), max(rs, key=lambda r: r["vcs"])
         if small["vcs"] == large["vcs"]:
             continue
+        entry: dict[str, Any] = {"case": case, "topology": topo, "vcs_from": small["vcs"], "vcs_to": large["vcs"]}
+        failed = next((r for r in (large, small) if "error" in r or not r["ns_per_cell_hop"] > 0), None)
+        if failed is not None:
+            why = failed.get("error", "no cell-hops")
+            out.append({**entry, "error": f"the {failed['vcs']}-VC row: {why}", "flat_cost_met": False,
+                        "memory_met": False})
+            continue
         ratio = large["ns_per_cell_hop"] / small["ns_per_cell_hop"]
         lp, ls = large.get("loop_ns_per_cell_hop"), small.get("loop_ns_per_cell_hop")
         out.append({
-            "case": case, "topology": topo, "vcs_from": small["vcs"], "vcs_to": large["vcs"],
+            **entry,
             "cost_ratio": ratio,
             "loop_cost_ratio": lp / ls if lp is not None and ls else None,
             "flat_cost_met": ratio <= FLAT_COST_TARGET,
@@ -336,8 +343,11 @@ def format_scale_targets(targets: list[dict[str, Any]]) -> list[str]:
              f"{FLAT_COST_TARGET:g}x (whole run / event loop), at most {MEMORY_TARGET_BYTES_PER_VC} bytes per VC",
              f"{'case':<12} {'topology':<12} {'VCs':>15} {'cost ratio':>15} {'met':>4} {'B/VC':>8} {'met':>4}"]
     for t in targets:
-        loop = f"{t['loop_cost_ratio']:.2f}x" if t["loop_cost_ratio"] is not None else "-"
         vcs = f"{t['vcs_from']} -> {t['vcs_to']}"
+        if "error" in t:
+            lines.append(f"{t['case']:<12} {t['topology']:<12} {vcs:>15} not measured: {t['error']}")
+            continue
+        loop = f"{t['loop_cost_ratio']:.2f}x" if t["loop_cost_ratio"] is not None else "-"
         lines.append(f"{t['case']:<12} {t['topology']:<12} {vcs:>15} "
                      f"{t['cost_ratio']:>6.2f}x / {loop:>5} {yes[t['flat_cost_met']]:>4} "
                      f"{t['bytes_per_vc']:>8.0f} {yes[t['memory_met']]:>4}")

@@ -1120,6 +1120,7 @@ impl Network {
     pub fn peer_port(&self, flow: FlowId, hop: usize) -> u32 {
         let f = self.flow(flow);
         let (start, len) = (f.route_start as usize, f.route_len as usize);
+        debug_assert!(hop < len, "flow {} has no hop {hop}", flow.index());
         let opposite = if flow.is_reverse() {
             start - len
         } else {

@@ -79,11 +79,17 @@ impl SlotTable {
     #[inline]
     fn at_peer(&self, flow: u32, hop: u16) -> u32 {
         let f = flow as usize;
+        debug_assert!(hop < self.hops[f], "flow {f} has no hop {hop}");
         if let Some(peers) = &self.peers {
             return peers[f * self.stride + hop as usize];
         }
+        // No row for `f ^ 1` (an odd number of routes: unit tests) is no peer.
         match self.hops[f].checked_sub(hop) {
-            Some(k) if hop > 0 => self.at_port[(f ^ 1) * self.stride + k as usize],
+            Some(k) if hop > 0 => self
+                .at_port
+                .get((f ^ 1) * self.stride + k as usize)
+                .copied()
+                .unwrap_or(NO_SLOT),
             _ => NO_SLOT,
         }
     }
@@ -151,7 +157,8 @@ fn peers_by_node(
 /// True if, for every hop `h` of `route`, the first port of `back` leaving the same node
 /// is hop `route.len() - h` of `back`, and there is none at hop 0 (the source's node,
 /// where `back` ends): the peer that [`SlotTable::at_peer`] reads is the one
-/// [`peers_by_node`] finds. A flow with no opposite direction (`back` empty) has no peers.
+/// [`peers_by_node`] finds. A flow whose opposite direction crosses no port (`back` empty,
+/// or no such flow) has no peers.
 fn mirrored(route: &[u32], back: &[u32], port_node: &[usize]) -> bool {
     let node = |p: u32| port_node[p as usize];
     route.iter().enumerate().all(|(h, &p)| {
@@ -816,8 +823,7 @@ mod tests {
         let port_node: Vec<usize> = (0..8).map(|p| p / 2).collect();
         let (table, _) = SlotTable::from_routes(&routes, &port_node);
         assert!(table.mirrored() && table.heap_bytes() < 4 * 6 * 3 * 2);
-        let (_, at_port) = (table.stride, table.at_port.clone());
-        let searched = peers_by_node(&routes, &port_node, &at_port, table.stride);
+        let searched = peers_by_node(&routes, &port_node, &table.at_port, table.stride);
         for (f, route) in routes.iter().enumerate() {
             for h in 0..route.len() {
                 let want = searched[f * table.stride + h];
@@ -825,6 +831,31 @@ mod tests {
                 assert_eq!(want == NO_SLOT, h == 0, "flow {f} hop {h}");
             }
         }
+    }
+
+    #[test]
+    fn a_flow_without_an_opposite_flow_has_no_peer() {
+        // Nodes 0-1-2 in a line, port 2n leaving node n rightward and 2n + 1 leftward: flows
+        // 0 and 1 go 0 -> 2 and back, and flow 2 (0 -> 2 again) has no flow 3.
+        let routes: [&[u32]; 3] = [&[0, 2], &[5, 3], &[0, 2]];
+        let port_node: Vec<usize> = (0..6).map(|p| p / 2).collect();
+        let (table, _) = SlotTable::from_routes(&routes, &port_node);
+        assert!(table.mirrored());
+        assert_eq!(
+            (table.at_peer(2, 0), table.at_peer(2, 1)),
+            (NO_SLOT, NO_SLOT)
+        );
+        let searched = peers_by_node(&routes, &port_node, &table.at_port, table.stride);
+        for f in 0..2 {
+            for h in 0..2 {
+                assert_eq!(
+                    table.at_peer(f as u32, h as u16),
+                    searched[f * table.stride + h]
+                );
+            }
+        }
+        // Flow 0's hop 1 (node 1) is flow 1's hop 1: its only flow there, slot 0.
+        assert_eq!(table.at_peer(0, 1), 0);
     }
 
     #[test]

@@ -13,10 +13,10 @@ const BACKOFF: [u64; 13] = [1, 2, 4, 8, 16, 32, 64, 64, 64, 64, 64, 64, 64];
 /// Retransmissions after which BSD forgets srtt (TCP_MAXRXTSHIFT / 4).
 const FORGET_SHIFT: u32 = 3;
 
-/// What the RTO estimators of the connections with the same TCP parameters share: the
-/// timer unit and the bounds, in timer units (issue 14: held in each sender, with the
-/// tick, they were 40 of its 264 bytes; one per network's distinct parameters since the
-/// thirty-fifth session).
+/// What the RTO estimators of the connections with the same timer settings (tick, initial,
+/// minimum and maximum RTO) share: the timer unit and the bounds, in timer units (issue 14:
+/// held in each sender, with the tick, they were 40 of its 264 bytes; one per network's
+/// distinct timer settings since the thirty-fifth session).
 #[derive(Clone, Debug, PartialEq)]
 pub enum RtoBounds {
     /// Tick-based timers; bounds in ticks.

@@ -47,7 +47,7 @@ enum Timer {
 /// A TCP sender.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
-    /// The timer unit and RTO bounds, shared by the senders of the same parameters.
+    /// The timer unit and RTO bounds, shared by the senders of the same timer settings.
     bounds: Arc<RtoBounds>,
     /// Oldest unacknowledged segment.
     pub snd_una: u32,
@@ -78,7 +78,7 @@ impl TcpSender {
 
     /// A sender of parameters `p` whose timer unit and RTO bounds are `bounds`
     /// ([`RtoBounds::of`]`(p)`), shared with the other senders of a network that have the
-    /// same parameters.
+    /// same tick and RTO settings.
     pub fn with_bounds(p: &TcpParams, bounds: Arc<RtoBounds>) -> Self {
         debug_assert_eq!(*bounds, RtoBounds::of(p));
         let rto = RtoEstimator::new(&bounds);
@@ -306,7 +306,7 @@ impl TcpSender {
         })
     }
 
-    /// The timer unit and RTO bounds, shared with the senders of the same parameters.
+    /// The timer unit and RTO bounds, shared with the senders of the same timer settings.
     pub fn rto_bounds(&self) -> &Arc<RtoBounds> {
         &self.bounds
     }
