@@ -251,10 +251,18 @@ impl<'a> Sim<'a> {
         self.look_ahead
     }
 
+    /// Whether a tick of the tick-mode TCP timers names to the cache what the next ticks
+    /// read (on unless the cache hints are off, [`Sim::set_cache_hints`]).
+    pub fn tick_hints(&self) -> bool {
+        self.ticks.hints
+    }
+
     /// Sets the cache hints by a [`CacheHints`] setting: `Auto` is the default this
-    /// simulation was built with (on for a network of [`LOOK_AHEAD_BYTES`] of state or more).
+    /// simulation was built with (the look-ahead on for a network of [`LOOK_AHEAD_BYTES`] of
+    /// state or more, the tick-mode TCP timers' hints at every size); `Off` turns both off.
     pub fn set_cache_hints(&mut self, hints: CacheHints) {
         self.look_ahead = hints.on_for(&self.net);
+        self.ticks.hints = hints != CacheHints::Off;
     }
 
     /// Runs like [`Sim::run`], but stops early after `max_events` events, or once the

@@ -45,15 +45,18 @@ pub(super) fn worth_it(net: &Network) -> bool {
 /// force the hints either way. Only the time a run takes depends on it.
 pub const HINTS_VARIABLE: &str = "ATMSIM_CACHE_HINTS";
 
-/// When the run loop gives cache hints: the setting of [`HINTS_VARIABLE`].
+/// When the run loop gives cache hints: the setting of [`HINTS_VARIABLE`]. There are two
+/// kinds: the look-ahead at the events in the queue (this module), and the tick-mode TCP
+/// timers' hint for the connection that ticks next (`Sim::hint_ticks`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CacheHints {
-    /// On when the network's state is at least [`LOOK_AHEAD_BYTES`] (the default).
+    /// The look-ahead on when the network's state is at least [`LOOK_AHEAD_BYTES`], the
+    /// timers' hint always (the default).
     #[default]
     Auto,
-    /// Always on.
+    /// Both always on.
     On,
-    /// Always off.
+    /// Both off.
     Off,
 }
 
@@ -86,7 +89,7 @@ impl CacheHints {
         }
     }
 
-    /// Whether the hints are on for `net` under this setting.
+    /// Whether the look-ahead is on for `net` under this setting.
     pub(super) fn on_for(self, net: &Network) -> bool {
         match self {
             CacheHints::Auto => worth_it(net),

@@ -37,9 +37,21 @@ struct TickRing {
 }
 
 /// The tick rings of a run, one per distinct tick period (usually one).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct TickRings {
     rings: Vec<TickRing>,
+    /// A tick names to the cache what the ring's next ticks read
+    /// ([`super::Sim::hint_ticks`]; on unless the cache hints are off).
+    pub(super) hints: bool,
+}
+
+impl Default for TickRings {
+    fn default() -> Self {
+        TickRings {
+            rings: Vec::new(),
+            hints: true,
+        }
+    }
 }
 
 impl TickRings {
@@ -79,6 +91,13 @@ impl TickRings {
             .expect("a tick ring is never empty");
         debug_assert_eq!(head.at, now, "a ring's event is its head's tick");
         head.conn as usize
+    }
+
+    /// The connection `k` places after ring `r`'s head (0: the head), if the ring is that
+    /// long: the ones to tick next, in order.
+    #[inline]
+    pub fn ahead(&self, r: usize, k: usize) -> Option<usize> {
+        Some(self.rings.get(r)?.due.get(k)?.conn as usize)
     }
 
     /// Ring `r`'s head has ticked at `now`: its next tick, one period on, takes its
@@ -143,5 +162,24 @@ mod tests {
             (220, 2),
         ];
         assert_eq!(got, want);
+    }
+
+    /// `ahead` names a ring's connections in the order they tick next, the head first,
+    /// and nothing past the ring's end or for a ring that does not exist.
+    #[test]
+    fn ahead_names_the_next_to_tick_in_order() {
+        let mut q = EventQueue::default();
+        let mut rings = TickRings::default();
+        for (conn, first) in [(0, 70), (1, 20), (2, 45)] {
+            let seq = q.reserve_seq();
+            rings.add(conn, 100, first, seq);
+        }
+        rings.arm(&mut q);
+        let next = |rings: &TickRings| (0..4).map(|k| rings.ahead(0, k)).collect::<Vec<_>>();
+        assert_eq!(next(&rings), [Some(1), Some(2), Some(0), None]);
+        let (now, _) = q.pop().expect("the ring's head");
+        rings.rearm(0, now, &mut q);
+        assert_eq!(next(&rings), [Some(2), Some(0), Some(1), None]);
+        assert_eq!(rings.ahead(1, 0), None);
     }
 }

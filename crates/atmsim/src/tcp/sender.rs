@@ -246,6 +246,16 @@ impl TcpSender {
         }
     }
 
+    /// Where [`TcpSender::on_tick`] reads and writes when the timer does not fire: the
+    /// retransmit timer and the round-trip timing (cache hints, issue 14).
+    #[inline(always)]
+    pub fn tick_state(&self) -> [*const u8; 2] {
+        [
+            (&self.timer as *const Timer).cast(),
+            (&self.timing as *const Option<(u32, u64)>).cast(),
+        ]
+    }
+
     /// A timer tick (tick mode). Returns true if the retransmit timer fired.
     pub fn on_tick(&mut self) -> bool {
         let mut fired = false;

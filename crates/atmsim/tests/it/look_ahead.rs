@@ -11,12 +11,15 @@ use crate::support::{fingerprint, small_toml};
 use atmsim::result::RunResult;
 use atmsim::sim::Sim;
 
-/// The fingerprint of `text` run with the hints `on` or off, by [`Sim::run`] or, if
-/// `bounded`, by [`Sim::run_bounded`] with no limit.
+/// The fingerprint of `text` run with the hints `on` (both kinds: the look-ahead and the
+/// tick-mode timers') or off, by [`Sim::run`] or, if `bounded`, by [`Sim::run_bounded`]
+/// with no limit.
 fn run_with_hints(text: &str, on: bool, bounded: bool) -> String {
+    use atmsim::sim::CacheHints;
     let sc = atmsim::scenario::load_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let mut sim = Sim::new(&sc);
-    sim.set_look_ahead(on);
+    sim.set_cache_hints(if on { CacheHints::On } else { CacheHints::Off });
+    assert_eq!((sim.look_ahead(), sim.tick_hints()), (on, on));
     if bounded {
         assert_eq!(sim.run_bounded(u64::MAX, None), None);
     } else {
@@ -115,6 +118,12 @@ fn the_hints_setting_forces_them_either_way_or_leaves_the_default() {
         ] {
             sim.set_cache_hints(hints);
             assert_eq!(sim.look_ahead(), on, "{n} VCs, {hints:?}");
+            // The tick-mode timers' hints are on at every size unless the hints are off.
+            assert_eq!(
+                sim.tick_hints(),
+                hints != CacheHints::Off,
+                "{n} VCs, {hints:?}"
+            );
         }
     }
 }
