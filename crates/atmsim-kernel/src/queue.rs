@@ -234,12 +234,14 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedules `event` at absolute time `time`. Scheduling in the past is a model bug.
+    /// The event may come as anything that converts into the queue's type (a model whose
+    /// events the queue holds packed: `atmsim::sim::PackedEv`).
     #[inline]
-    pub fn schedule(&mut self, time: Time, event: E) {
+    pub fn schedule(&mut self, time: Time, event: impl Into<E>) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.place(Entry { time, seq, event });
+        self.place(time, seq, event.into());
     }
 
     /// Takes the next scheduling number, as [`EventQueue::schedule`] would, without
@@ -260,26 +262,30 @@ impl<E: Copy> EventQueue<E> {
     /// was reserved. Each reserved number is to be scheduled at most once, at a time not
     /// before the last popped event's.
     #[inline]
-    pub fn schedule_reserved(&mut self, time: Time, seq: u64, event: E) {
+    pub fn schedule_reserved(&mut self, time: Time, seq: u64, event: impl Into<E>) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         debug_assert!(seq < self.next_seq, "sequence number not reserved");
-        self.place(Entry { time, seq, event });
+        self.place(time, seq, event.into());
     }
 
     /// Puts an entry where its slot says (see the module doc).
     #[inline(always)]
-    fn place(&mut self, e: Entry<E>) {
-        let s = slot_of(e.time);
+    /// The wheel's path writes the node from the values themselves, never from an entry
+    /// made first: an entry is made in memory, and copying its event out (in wider loads
+    /// than the stores that wrote it) waits for those stores to reach the cache (issue 14:
+    /// the hottest instructions of `atmsim bench`; `atmsim::sim::PackedEv`).
+    fn place(&mut self, time: Time, seq: u64, event: E) {
+        let s = slot_of(time);
         if s <= self.cur {
-            self.place_near(e);
+            self.place_near(Entry { time, seq, event });
         } else if s - self.cur < SLOTS as u64 {
             let b = (s & MASK) as usize;
-            self.heads[b] = self.new_node(e, self.heads[b]);
+            self.heads[b] = self.new_node(time, seq, event, self.heads[b]);
             self.occupied[b / 64] |= 1 << (b % 64);
             self.in_wheel += 1;
         } else {
             self.overflow_slot = self.overflow_slot.min(s);
-            self.overflow.push(e);
+            self.overflow.push(Entry { time, seq, event });
         }
     }
 
@@ -299,7 +305,7 @@ impl<E: Copy> EventQueue<E> {
     /// Makes `e` the whole run (nothing of the current slot is pending).
     #[inline(always)]
     fn start_run_with(&mut self, e: Entry<E>) {
-        let i = self.new_node(e, NIL);
+        let i = self.new_node(e.time, e.seq, e.event, NIL);
         (self.run, self.run_last, self.run_hint) = (i, i, NIL);
         self.walk_budget = WALK_SLACK;
     }
@@ -429,7 +435,7 @@ impl<E: Copy> EventQueue<E> {
         while self.overflow_slot < self.cur + SLOTS as u64 {
             let e = self.overflow.pop().expect("overflow_slot is set");
             self.overflow_slot = self.overflow.peek().map_or(u64::MAX, |e| slot_of(e.time));
-            self.place(e);
+            self.place(e.time, e.seq, e.event);
         }
         true
     }
@@ -578,8 +584,13 @@ impl<E: Copy> EventQueue<E> {
 
     /// A node holding `e` and linked to `next`, from the free list if it has one.
     #[inline(always)]
-    fn new_node(&mut self, e: Entry<E>, next: u32) -> u32 {
-        let node = Node::new(e, next);
+    fn new_node(&mut self, time: Time, seq: u64, event: E, next: u32) -> u32 {
+        let node = Node {
+            time,
+            seq,
+            event,
+            next,
+        };
         if self.free != NIL {
             let i = self.free;
             self.free = self.nodes[i as usize].next;
@@ -603,13 +614,13 @@ impl<E: Copy> EventQueue<E> {
     fn insert_into_run(&mut self, e: Entry<E>) {
         let key = key(e.time, e.seq);
         if key > self.key(self.run_last) {
-            let i = self.new_node(e, NIL);
+            let i = self.new_node(e.time, e.seq, e.event, NIL);
             self.nodes[self.run_last as usize].next = i;
             self.run_last = i;
         } else if key < self.key(self.run) {
             self.insert_first(e);
         } else if let Some(p) = self.place_in_run(key) {
-            let i = self.new_node(e, NIL);
+            let i = self.new_node(e.time, e.seq, e.event, NIL);
             self.link_after(p, i);
             self.run_hint = i;
         } else {
@@ -688,7 +699,7 @@ impl<E: Copy> EventQueue<E> {
         }
         let r = self.run;
         let old = self.nodes[r as usize];
-        let j = self.new_node(old.entry(), old.next);
+        let j = self.new_node(old.time, old.seq, old.event, old.next);
         self.nodes[r as usize] = Node::new(e, j);
         if r == self.run_last {
             self.run_last = j;

@@ -1190,13 +1190,22 @@ impl Network {
 
     /// Counts an RM or VBR cell port `p` sent, for the time series' data and VBR
     /// utilization (other cells are not counted here). Out of line: the per-cell path only
-    /// tests the cell's flags.
+    /// tests the cell's flags, and hands over what they say rather than the cell (whose
+    /// address, passed to a call, would keep it in memory on the per-cell path: issue 14,
+    /// "Events and cells kept whole").
     #[inline(never)]
-    pub fn count_special_sent(&mut self, p: usize, cell: &Cell) {
+    pub fn count_special_sent(&mut self, p: usize, (rm, vbr): (bool, bool)) {
         if let Some(c) = self.special_sent.get_mut(p) {
-            c.rm += cell.is_rm() as u64;
-            c.vbr += (cell.class() == crate::cell::ServiceClass::Vbr) as u64;
+            c.rm += rm as u64;
+            c.vbr += vbr as u64;
         }
+    }
+
+    /// What [`Network::count_special_sent`] counts of `cell`: whether it is an RM cell, and
+    /// whether a VBR one.
+    #[inline(always)]
+    pub fn special(cell: &Cell) -> (bool, bool) {
+        (cell.is_rm(), cell.class() == crate::cell::ServiceClass::Vbr)
     }
 
     /// Bytes of the per-port and per-connection state the event loop reads (ports with

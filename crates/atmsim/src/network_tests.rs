@@ -162,17 +162,17 @@ fn rm_and_vbr_counts_are_kept_only_for_samples() {
     let sampled = two_pairs("1 ms");
     let mut net = Network::build(&sampled);
     assert_eq!(net.special_sent.len(), net.ports.len());
-    net.count_special_sent(3, &rm);
-    net.count_special_sent(3, &data);
-    net.count_special_sent(3, &vbr);
-    net.count_special_sent(3, &vbr);
+    net.count_special_sent(3, Network::special(&rm));
+    net.count_special_sent(3, Network::special(&data));
+    net.count_special_sent(3, Network::special(&vbr));
+    net.count_special_sent(3, Network::special(&vbr));
     assert_eq!((net.special_sent[3].rm, net.special_sent[3].vbr), (1, 2));
     assert_eq!((net.special_sent[2].rm, net.special_sent[2].vbr), (0, 0));
 
     let unsampled = two_pairs("0 s");
     let mut net = Network::build(&unsampled);
     assert!(net.special_sent.is_empty());
-    net.count_special_sent(3, &rm); // nothing to count into, and no panic
+    net.count_special_sent(3, Network::special(&rm)); // nothing to count into, and no panic
 }
 
 /// One TCP connection over host links of `delay`.

@@ -6,8 +6,8 @@
 
 use super::{Ev, Sim, Totals};
 use crate::allocator::RateAllocator;
-use crate::cell::{Cell, ServiceClass};
-use crate::network::{Ends, LineTiming, Port, NO_PORT};
+use crate::cell::{Cell, FlowId, ServiceClass};
+use crate::network::{Ends, LineTiming, Network, Port, NO_PORT};
 use crate::port::Admission;
 use atmsim_kernel::{EventQueue, Time};
 
@@ -55,7 +55,7 @@ impl Sim<'_> {
         if self.trace.on {
             return self.offer_traced(now, p, cell);
         }
-        if !self.faults.is_empty() && self.fault_takes(now, p, &cell) {
+        if !self.faults.is_empty() && self.fault_takes(now, p, cell) {
             return;
         }
         if self.net.ports[p].alloc.is_active() {
@@ -112,6 +112,8 @@ impl Sim<'_> {
     /// arrival ended its averaging interval (the timer is then re-armed). [`Sim::offer`]
     /// calls it only when the allocator is active; for an inactive one it does nothing
     /// ([`RateAllocator::on_arrival`]'s default).
+    /// Takes and gives back the cell by value (the allocator may write its ER field), so
+    /// that its callers keep it in registers ([`Sim::feedback_at`]).
     #[inline(never)]
     pub(super) fn allocate(&mut self, now: Time, p: usize, cell: &mut Cell) -> bool {
         let port = &mut self.net.ports[p];
@@ -145,23 +147,23 @@ impl Sim<'_> {
                 Admission::Enqueued => {
                     let timing = &self.net.timings[port.timing as usize];
                     transmit::<RUNS>(port, timing, &mut self.q, &mut self.totals, now, p, cell);
-                    self.after_transmit(now, p, &cell);
+                    self.after_transmit(now, p, cell);
                 }
-                Admission::Dropped(_) => self.count_drop(&cell),
+                Admission::Dropped(_) => self.count_drop(cell),
             }
             return outcome;
         }
         let outcome = port.buf.arrive(cell, cell.class(), &self.net.buffers);
         match outcome {
             Admission::Enqueued => self.serve_queue::<RUNS>(now, p),
-            Admission::Dropped(_) => self.count_drop(&cell),
+            Admission::Dropped(_) => self.count_drop(cell),
         }
         outcome
     }
 
     /// A cell dropped at a port: its flow's and the run's counts.
     #[inline]
-    fn count_drop(&mut self, cell: &Cell) {
+    fn count_drop(&mut self, cell: Cell) {
         self.net.flow_mut(cell.flow_id()).cells_dropped += 1;
         self.totals.cells_dropped += 1;
     }
@@ -186,15 +188,15 @@ impl Sim<'_> {
         };
         let timing = &self.net.timings[port.timing as usize];
         transmit::<RUNS>(port, timing, &mut self.q, &mut self.totals, now, p, cell);
-        self.after_transmit(now, p, &cell);
+        self.after_transmit(now, p, cell);
     }
 
     /// What follows the transmission of `cell` at port `p`: an RM or VBR cell is counted
     /// for the time series, and the queue traced, with tracing on.
     #[inline(always)]
-    fn after_transmit(&mut self, now: Time, p: usize, cell: &Cell) {
+    fn after_transmit(&mut self, now: Time, p: usize, cell: Cell) {
         if cell.is_rm() || cell.class() == ServiceClass::Vbr {
-            self.net.count_special_sent(p, cell);
+            self.net.count_special_sent(p, Network::special(&cell));
         }
         if self.trace.on {
             self.trace_queue(now, p);
@@ -233,19 +235,7 @@ impl Sim<'_> {
         if hop < route_len {
             cell.hop = hop as u16;
             if cell.is_backward_rm() {
-                // A backward RM cell passes a switch: the allocator of the forward port of
-                // its VC at this node gives feedback (spec 2.1).
-                let peer = self.net.peer_port(f, hop);
-                if peer != NO_PORT {
-                    let er_in = cell.er();
-                    self.net.ports[peer as usize]
-                        .alloc
-                        .on_backward_rm(now, &mut cell);
-                    if self.trace.on {
-                        let (c, ccr, er) = (cell.connection(), cell.ccr(), cell.er());
-                        self.trace_feedback(now, peer as usize, c, [ccr, er_in, er], true);
-                    }
-                }
+                cell = self.feedback_at(now, f, hop, cell);
             }
             let np = self.net.route_ports[route_start + hop] as usize;
             if self.staging.is_none() {
@@ -256,6 +246,27 @@ impl Sim<'_> {
         } else {
             self.deliver(now, cell);
         }
+    }
+
+    /// A backward RM cell of flow `f` passes the switch of its hop `hop`: the allocator of
+    /// the forward port of its VC at this node gives feedback (spec 2.1). Out of line and
+    /// by value, so that [`Sim::arrive`] keeps its cell in registers: a cell written field
+    /// by field to memory and read back whole waits for every store before it to reach the
+    /// cache (issue 14, docs/performance.md).
+    #[inline(never)]
+    fn feedback_at(&mut self, now: Time, f: FlowId, hop: usize, mut cell: Cell) -> Cell {
+        let peer = self.net.peer_port(f, hop);
+        if peer != NO_PORT {
+            let er_in = cell.er();
+            self.net.ports[peer as usize]
+                .alloc
+                .on_backward_rm(now, &mut cell);
+            if self.trace.on {
+                let (c, ccr, er) = (cell.connection(), cell.ccr(), cell.er());
+                self.trace_feedback(now, peer as usize, c, [ccr, er_in, er], true);
+            }
+        }
+        cell
     }
 
     /// Holds a cell that reached output port `np` from port `from` at `now`, to enter it
@@ -329,7 +340,7 @@ impl Sim<'_> {
 fn transmit<const RUNS: bool>(
     port: &mut Port,
     timing: &LineTiming,
-    q: &mut EventQueue<Ev>,
+    q: &mut EventQueue<super::PackedEv>,
     totals: &mut Totals,
     now: Time,
     p: usize,

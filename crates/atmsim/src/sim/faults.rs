@@ -17,13 +17,13 @@ pub struct FaultState {
 impl Sim<'_> {
     /// Whether an injected fault takes `cell` as it is offered to port `p` (and counts it).
     #[cold]
-    pub(super) fn fault_takes(&mut self, now: Time, p: usize, cell: &Cell) -> bool {
+    pub(super) fn fault_takes(&mut self, now: Time, p: usize, cell: Cell) -> bool {
         for f in &mut self.faults {
             if f.left > 0
                 && f.cfg.flow == cell.flow_id().index()
                 && f.cfg.port == p
                 && now >= f.cfg.at
-                && f.cfg.cell.matches(cell)
+                && f.cfg.cell.matches(&cell)
             {
                 f.left -= 1;
                 self.net.flow_mut(cell.flow_id()).cells_dropped += 1;

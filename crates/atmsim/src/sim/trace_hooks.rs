@@ -68,7 +68,7 @@ impl<'a> Sim<'a> {
     #[cold]
     #[inline(never)]
     pub(super) fn offer_traced(&mut self, now: Time, p: usize, mut cell: Cell) {
-        if !self.faults.is_empty() && self.fault_takes(now, p, &cell) {
+        if !self.faults.is_empty() && self.fault_takes(now, p, cell) {
             self.trace_drop(now, p, &cell, None);
             return;
         }
