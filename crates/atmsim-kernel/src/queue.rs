@@ -3,7 +3,9 @@
 //!
 //! Every push takes the next value of a 64-bit insertion counter, so two events at the
 //! same time always run in the order they were scheduled. The event payload is any
-//! `Copy` type; models use a small closed enum so that dispatch is static.
+//! `Copy` type; models use a small closed enum so that dispatch is static (atmsim hands its
+//! enum over as three words, `atmsim::sim::PackedEv`, and turns it back after the pop:
+//! [`EventQueue::schedule`] takes anything that converts into the payload type).
 //!
 //! Time is cut into slots of `2^SLOT_SHIFT` ps. Four places hold the pending events, by
 //! their slot `s = time >> SLOT_SHIFT` relative to the current slot `cur`:
@@ -268,12 +270,12 @@ impl<E: Copy> EventQueue<E> {
         self.place(time, seq, event.into());
     }
 
-    /// Puts an entry where its slot says (see the module doc).
+    /// Puts the event `(time, seq, event)` where its slot says (see the module doc). The
+    /// wheel's path writes the node from the values themselves, never from an entry made
+    /// first: an entry is made in memory, and copying its event out (in wider loads than the
+    /// stores that wrote it) waits for those stores to reach the cache (issue 14: the hottest
+    /// instructions of `atmsim bench`; `atmsim::sim::PackedEv`).
     #[inline(always)]
-    /// The wheel's path writes the node from the values themselves, never from an entry
-    /// made first: an entry is made in memory, and copying its event out (in wider loads
-    /// than the stores that wrote it) waits for those stores to reach the cache (issue 14:
-    /// the hottest instructions of `atmsim bench`; `atmsim::sim::PackedEv`).
     fn place(&mut self, time: Time, seq: u64, event: E) {
         let s = slot_of(time);
         if s <= self.cur {
@@ -322,7 +324,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Schedules `event` at `now + delay`.
     #[inline]
-    pub fn schedule_in(&mut self, delay: Time, event: E) {
+    pub fn schedule_in(&mut self, delay: Time, event: impl Into<E>) {
         self.schedule(self.now + delay, event);
     }
 
@@ -582,7 +584,8 @@ impl<E: Copy> EventQueue<E> {
         self.nodes[p as usize].next = i;
     }
 
-    /// A node holding `e` and linked to `next`, from the free list if it has one.
+    /// A node holding `event` at `(time, seq)` and linked to `next`, from the free list if it
+    /// has one.
     #[inline(always)]
     fn new_node(&mut self, time: Time, seq: u64, event: E, next: u32) -> u32 {
         let node = Node {

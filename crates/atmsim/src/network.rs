@@ -85,6 +85,16 @@ pub struct LineTiming {
     pub prop: Time,
 }
 
+/// Whether a cell a port sent is an RM cell and whether a VBR one: what
+/// [`Network::count_special_sent`] counts, named so that the two cannot be swapped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Special {
+    /// An RM cell.
+    pub rm: bool,
+    /// A VBR cell.
+    pub vbr: bool,
+}
+
 /// RM and VBR cells a port sent since the last time-series sample.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SpecialSent {
@@ -1194,18 +1204,20 @@ impl Network {
     /// address, passed to a call, would keep it in memory on the per-cell path: issue 14,
     /// "Events and cells kept whole").
     #[inline(never)]
-    pub fn count_special_sent(&mut self, p: usize, (rm, vbr): (bool, bool)) {
+    pub fn count_special_sent(&mut self, p: usize, Special { rm, vbr }: Special) {
         if let Some(c) = self.special_sent.get_mut(p) {
             c.rm += rm as u64;
             c.vbr += vbr as u64;
         }
     }
 
-    /// What [`Network::count_special_sent`] counts of `cell`: whether it is an RM cell, and
-    /// whether a VBR one.
+    /// What [`Network::count_special_sent`] counts of `cell` ([`Special`]).
     #[inline(always)]
-    pub fn special(cell: &Cell) -> (bool, bool) {
-        (cell.is_rm(), cell.class() == crate::cell::ServiceClass::Vbr)
+    pub fn special(cell: &Cell) -> Special {
+        Special {
+            rm: cell.is_rm(),
+            vbr: cell.class() == crate::cell::ServiceClass::Vbr,
+        }
     }
 
     /// Bytes of the per-port and per-connection state the event loop reads (ports with

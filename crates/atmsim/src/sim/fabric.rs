@@ -111,9 +111,9 @@ impl Sim<'_> {
     /// Port `p`'s allocator sees the arriving cell (and may mark it); returns true if this
     /// arrival ended its averaging interval (the timer is then re-armed). [`Sim::offer`]
     /// calls it only when the allocator is active; for an inactive one it does nothing
-    /// ([`RateAllocator::on_arrival`]'s default).
-    /// Takes and gives back the cell by value (the allocator may write its ER field), so
-    /// that its callers keep it in registers ([`Sim::feedback_at`]).
+    /// ([`RateAllocator::on_arrival`]'s default). It takes the cell by reference: taking and
+    /// giving it back by value measured slower on the ABR rows (issue 14, "Events and cells
+    /// kept whole, thirty-sixth session").
     #[inline(never)]
     pub(super) fn allocate(&mut self, now: Time, p: usize, cell: &mut Cell) -> bool {
         let port = &mut self.net.ports[p];

@@ -242,9 +242,11 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Turns the cache hints of the run loop on or off (by default on when the network's
-    /// state is larger than a processor's caches, [`prefetch`]). They change only the
-    /// time a run takes, never its results: for tests and measurements.
+    /// Turns the run loop's look-ahead at the events in the queue on or off (by default on
+    /// when the network's state is larger than a processor's caches, [`prefetch`]); the
+    /// tick-mode TCP timers' hints are left as they are ([`Sim::set_cache_hints`] sets
+    /// both). Hints change only the time a run takes, never its results: for tests and
+    /// measurements.
     pub fn set_look_ahead(&mut self, on: bool) {
         self.look_ahead = on;
     }

@@ -40,9 +40,10 @@ pub(super) fn worth_it(net: &Network) -> bool {
 }
 
 /// The environment variable that overrides when the run loop gives cache hints
-/// ([`CacheHints`]): `auto` (or unset), `on` or `off`. The threshold
+/// ([`CacheHints`]): `auto` (or unset), `on` or `off`. The look-ahead's threshold
 /// [`LOOK_AHEAD_BYTES`] was measured on one machine; a user whose caches differ can
-/// force the hints either way. Only the time a run takes depends on it.
+/// force it either way (`auto` leaves the tick-mode TCP timers' hints on at every size,
+/// `off` turns both kinds off). Only the time a run takes depends on it.
 pub const HINTS_VARIABLE: &str = "ATMSIM_CACHE_HINTS";
 
 /// When the run loop gives cache hints: the setting of [`HINTS_VARIABLE`]. There are two
@@ -70,8 +71,9 @@ impl CacheHints {
             "on" => Ok(CacheHints::On),
             "off" => Ok(CacheHints::Off),
             _ => Err(format!(
-                "environment variable {HINTS_VARIABLE} = {value:?}: expected \"auto\" (the default: on when the \
-                 network's state is {} MiB or more), \"on\" or \"off\"",
+                "environment variable {HINTS_VARIABLE} = {value:?}: expected \"auto\" (the default: the look-ahead \
+                 on when the network's state is {} MiB or more, the TCP timers' hints always), \"on\" or \"off\" \
+                 (both kinds)",
                 LOOK_AHEAD_BYTES >> 20
             )),
         }

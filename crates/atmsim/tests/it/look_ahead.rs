@@ -1,7 +1,8 @@
 //! The run loop's cache hints (issue 14, `sim::prefetch`) change only the time a run
 //! takes: with them on, every scenario gives the same bits as with them off, on both
-//! loops (a plain run and a run under a budget), and they are on by default only for a
-//! network whose state is larger than a processor's caches.
+//! loops (a plain run and a run under a budget). The look-ahead at the events in the queue
+//! is on by default only for a network whose state is larger than a processor's caches;
+//! the tick-mode TCP timers' hints are on by default at every size.
 
 use crate::grid::abr::{
     allocators, bursty, parking_lot, tcp_over_abr, two_bottlenecks, two_sources,
@@ -95,6 +96,10 @@ fn hints_are_on_only_for_a_network_larger_than_the_caches() {
     for (n, on) in [(10, false), (10_000, true)] {
         let sc = atmsim::scenario::load_toml(&host_pairs(n)).unwrap();
         let sim = Sim::new(&sc);
+        assert!(
+            sim.tick_hints(),
+            "{n} VCs: the timers' hints are on by default"
+        );
         assert_eq!(
             sim.look_ahead(),
             on,
