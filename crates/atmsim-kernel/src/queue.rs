@@ -3,9 +3,7 @@
 //!
 //! Every push takes the next value of a 64-bit insertion counter, so two events at the
 //! same time always run in the order they were scheduled. The event payload is any
-//! `Copy` type; models use a small closed enum so that dispatch is static (atmsim hands its
-//! enum over as three words, `atmsim::sim::PackedEv`, and turns it back after the pop:
-//! [`EventQueue::schedule`] takes anything that converts into the payload type).
+//! `Copy` type; models use a small closed enum so that dispatch is static.
 //!
 //! Time is cut into slots of `2^SLOT_SHIFT` ps. Four places hold the pending events, by
 //! their slot `s = time >> SLOT_SHIFT` relative to the current slot `cur`:
@@ -236,14 +234,12 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedules `event` at absolute time `time`. Scheduling in the past is a model bug.
-    /// The event may come as anything that converts into the queue's type (a model whose
-    /// events the queue holds packed: `atmsim::sim::PackedEv`).
     #[inline]
-    pub fn schedule(&mut self, time: Time, event: impl Into<E>) {
+    pub fn schedule(&mut self, time: Time, event: E) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.place(time, seq, event.into());
+        self.place(time, seq, event);
     }
 
     /// Takes the next scheduling number, as [`EventQueue::schedule`] would, without
@@ -264,17 +260,18 @@ impl<E: Copy> EventQueue<E> {
     /// was reserved. Each reserved number is to be scheduled at most once, at a time not
     /// before the last popped event's.
     #[inline]
-    pub fn schedule_reserved(&mut self, time: Time, seq: u64, event: impl Into<E>) {
+    pub fn schedule_reserved(&mut self, time: Time, seq: u64, event: E) {
         debug_assert!(time >= self.now, "event scheduled in the past");
         debug_assert!(seq < self.next_seq, "sequence number not reserved");
-        self.place(time, seq, event.into());
+        self.place(time, seq, event);
     }
 
     /// Puts the event `(time, seq, event)` where its slot says (see the module doc). The
     /// wheel's path writes the node from the values themselves, never from an entry made
     /// first: an entry is made in memory, and copying its event out (in wider loads than the
     /// stores that wrote it) waits for those stores to reach the cache (issue 14: the hottest
-    /// instructions of `atmsim bench`; `atmsim::sim::PackedEv`).
+    /// instructions of `atmsim bench`; docs/performance.md, "Events and cells kept whole,
+    /// thirty-sixth session").
     #[inline(always)]
     fn place(&mut self, time: Time, seq: u64, event: E) {
         let s = slot_of(time);
@@ -324,7 +321,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Schedules `event` at `now + delay`.
     #[inline]
-    pub fn schedule_in(&mut self, delay: Time, event: impl Into<E>) {
+    pub fn schedule_in(&mut self, delay: Time, event: E) {
         self.schedule(self.now + delay, event);
     }
 

@@ -20,7 +20,7 @@ fn ties_break_in_insertion_order() {
     for i in 0..1000u32 {
         q.schedule(5, i);
     }
-    q.schedule(4, 9999u32);
+    q.schedule(4, 9999);
     assert_eq!(q.pop(), Some((4, 9999)));
     for i in 0..1000u32 {
         assert_eq!(q.pop(), Some((5, i)));

@@ -340,7 +340,7 @@ impl Sim<'_> {
 fn transmit<const RUNS: bool>(
     port: &mut Port,
     timing: &LineTiming,
-    q: &mut EventQueue<super::PackedEv>,
+    q: &mut EventQueue<Ev>,
     totals: &mut Totals,
     now: Time,
     p: usize,

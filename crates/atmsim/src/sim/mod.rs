@@ -21,7 +21,6 @@ mod cell_host;
 mod fabric;
 mod faults;
 mod memory_guard;
-mod packed;
 mod prefetch;
 mod sampling;
 mod signalling;
@@ -30,7 +29,6 @@ mod ticks;
 mod trace_hooks;
 
 pub use faults::FaultState;
-pub use packed::PackedEv;
 pub use prefetch::{CacheHints, HINTS_VARIABLE, LOOK_AHEAD_BYTES};
 pub use signalling::{SIG_CLOSE, SIG_OPEN, SIG_RELEASE, SIG_RESERVE};
 
@@ -133,8 +131,8 @@ pub struct Sim<'a> {
     pub sc: &'a Scenario,
     /// The network.
     pub net: Network,
-    /// Pending events, packed ([`PackedEv`]).
-    pub q: EventQueue<PackedEv>,
+    /// Pending events.
+    pub q: EventQueue<Ev>,
     /// Totals.
     pub totals: Totals,
     /// Time-series recorder.
@@ -234,7 +232,6 @@ impl<'a> Sim<'a> {
     #[inline(always)]
     fn run_events<const LOOK_AHEAD: bool>(&mut self, end: Time) {
         while let Some((now, ev)) = self.q.pop_until(end) {
-            let ev = Ev::from(ev);
             if LOOK_AHEAD {
                 self.hint_ahead();
             }
@@ -296,7 +293,6 @@ impl<'a> Sim<'a> {
                 return Some(now_reached);
             }
             let (now, ev) = self.q.pop().expect("peeked");
-            let ev = Ev::from(ev);
             if self.look_ahead {
                 self.hint_ahead();
             }

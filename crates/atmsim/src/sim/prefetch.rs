@@ -110,7 +110,7 @@ impl Sim<'_> {
     #[inline(always)]
     pub(super) fn hint_ahead(&self) {
         self.q
-            .peek_near::<AHEAD>(|k, ev| self.hint(ev.into(), AHEAD - 1 - k));
+            .peek_near::<AHEAD>(|k, ev| self.hint(ev, AHEAD - 1 - k));
     }
 
     /// Stage `stage` (0 first) of event `ev`'s chain of lines.

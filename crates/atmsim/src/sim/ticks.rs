@@ -17,7 +17,7 @@
 //! ([`EventQueue::schedule_reserved`]), so it pops at its `(time, seq)` place among the
 //! other events, ties included.
 
-use super::{Ev, PackedEv};
+use super::Ev;
 use atmsim_kernel::{EventQueue, Time};
 use std::collections::VecDeque;
 
@@ -73,7 +73,7 @@ impl TickRings {
     }
 
     /// Sorts each ring by first tick and puts each ring's head in the queue.
-    pub fn arm(&mut self, q: &mut EventQueue<PackedEv>) {
+    pub fn arm(&mut self, q: &mut EventQueue<Ev>) {
         for (r, ring) in self.rings.iter_mut().enumerate() {
             ring.due
                 .make_contiguous()
@@ -105,7 +105,7 @@ impl TickRings {
     /// which keeps the ring sorted (every other pending tick is at most one period after
     /// its last one, hence not after this one, and an equal time has an earlier number);
     /// the new head enters the queue.
-    pub fn rearm(&mut self, r: usize, now: Time, q: &mut EventQueue<PackedEv>) {
+    pub fn rearm(&mut self, r: usize, now: Time, q: &mut EventQueue<Ev>) {
         let seq = q.reserve_seq();
         let ring = &mut self.rings[r];
         let mut head = ring.due.pop_front().expect("a tick ring is never empty");
@@ -117,7 +117,7 @@ impl TickRings {
 }
 
 /// Puts ring `r`'s next tick in the queue, with its reserved number.
-fn schedule_head(ring: &TickRing, r: usize, q: &mut EventQueue<PackedEv>) {
+fn schedule_head(ring: &TickRing, r: usize, q: &mut EventQueue<Ev>) {
     let head = ring.due.front().expect("a tick ring is never empty");
     q.schedule_reserved(head.at, head.seq, Ev::Tick(r as u32));
 }
@@ -130,7 +130,7 @@ mod tests {
     /// each one period after its last, and the queue holds one event per ring.
     #[test]
     fn rings_tick_every_connection_in_time_order() {
-        let mut q = EventQueue::<PackedEv>::default();
+        let mut q = EventQueue::default();
         let mut rings = TickRings::default();
         for (conn, period, first) in [(0, 100, 70), (1, 100, 20), (2, 100, 20), (3, 30, 5)] {
             let seq = q.reserve_seq();
@@ -138,8 +138,7 @@ mod tests {
         }
         rings.arm(&mut q);
         let mut got = Vec::new();
-        while let Some((now, ev)) = q.pop_until(230) {
-            let Ev::Tick(r) = Ev::from(ev) else { break };
+        while let Some((now, Ev::Tick(r))) = q.pop_until(230) {
             let c = rings.head(r as usize, now);
             got.push((now, c));
             rings.rearm(r as usize, now, &mut q);
@@ -169,7 +168,7 @@ mod tests {
     /// and nothing past the ring's end or for a ring that does not exist.
     #[test]
     fn ahead_names_the_next_to_tick_in_order() {
-        let mut q = EventQueue::<PackedEv>::default();
+        let mut q = EventQueue::default();
         let mut rings = TickRings::default();
         for (conn, first) in [(0, 70), (1, 20), (2, 45)] {
             let seq = q.reserve_seq();
