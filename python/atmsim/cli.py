@@ -554,9 +554,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "source into an unlimited buffer) stops with an error naming the port that holds\n"
                               "the most. ATMSIM_MEMORY_LIMIT=\"48 GiB\" (or \"off\") sets the limit instead.\n\n"
                               "speed: a network of thousands of VCs, whose state is larger than the caches, runs\n"
-                              "with cache hints for the events ahead; ATMSIM_CACHE_HINTS=on or off forces them\n"
-                              "either way (the results are the same; only the time changes; the threshold is in\n"
-                              "docs/large-networks.md and in the message of a wrong value).",
+                              "with cache hints for the events ahead (and every run with hints for the TCP timers'\n"
+                              "ticks); ATMSIM_CACHE_HINTS=on or off forces them either way (the results are the\n"
+                              "same; only the time changes; the threshold is in docs/large-networks.md and in the\n"
+                              "message of a wrong value).",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("file", help="scenario file (TOML)")
     r.add_argument("--out", metavar="DIR", help="also write summary.json, CSV tables and time series, and run.png here")
