@@ -484,6 +484,7 @@ traffic = { kind = "cbr", rate = "1 Mbps" }
     }
     assert_eq!(hops, 2 * (4 + 4 + 2 + 3));
 }
+
 #[test]
 fn tcp_senders_of_the_same_timers_share_one_record_of_bounds() {
     // Issue 14: the tick and the RTO bounds were 40 bytes of every sender.
