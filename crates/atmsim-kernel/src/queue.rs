@@ -198,6 +198,8 @@ pub struct EventQueue<E: Copy> {
     next_seq: u64,
     now: Time,
     popped: u64,
+    /// Reserved numbers given up without being scheduled ([`EventQueue::forgo_reserved`]).
+    forgone: u64,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -230,6 +232,7 @@ impl<E: Copy> EventQueue<E> {
             next_seq: 0,
             now: 0,
             popped: 0,
+            forgone: 0,
         }
     }
 
@@ -253,6 +256,14 @@ impl<E: Copy> EventQueue<E> {
         let seq = self.next_seq;
         self.next_seq += 1;
         seq
+    }
+
+    /// Gives up a number from [`EventQueue::reserve_seq`] that will never be scheduled (a
+    /// timer superseded before it entered the queue): it no longer counts as pending.
+    #[inline]
+    pub fn forgo_reserved(&mut self) {
+        self.forgone += 1;
+        debug_assert!(self.forgone + self.popped <= self.next_seq);
     }
 
     /// Schedules `event` at `time` with a number from [`EventQueue::reserve_seq`]: it pops
@@ -858,9 +869,10 @@ impl<E: Copy> EventQueue<E> {
         self.popped
     }
 
-    /// Number of pending events (every scheduled one is popped once).
+    /// Number of pending events (every scheduled one is popped once; a reserved number
+    /// counts until it is scheduled and popped, or given up).
     pub fn len(&self) -> usize {
-        (self.next_seq - self.popped) as usize
+        (self.next_seq - self.popped - self.forgone) as usize
     }
 
     /// True when nothing is pending.

@@ -526,6 +526,122 @@ fn reserved_numbers_pop_as_if_scheduled_when_reserved() {
     }
 }
 
+/// Timers superseded before they fire, as the engine's allocator intervals are: each
+/// owner's interval restarts at random (a new timer, the old one stale) and ends by its
+/// timer if nothing restarts it first. The reference schedules every timer and ignores the
+/// stale ones when they pop; the queue holds at most one timer per owner, the newest one
+/// waiting with its reserved number until the stale one in the queue pops. The events that
+/// matter (every other event and the live timers) pop in the same order, ties included, and
+/// the numbers given up leave nothing pending once the queue is drained.
+#[test]
+fn superseded_timers_keep_one_in_the_queue_and_the_live_ones_pop_in_place() {
+    const TIMER: u32 = 1 << 31;
+    #[derive(Clone, Copy, Default)]
+    struct Owner {
+        gen: u32,
+        start: Time,
+        token: u32,
+        queued: bool,
+        waiting: Option<u64>,
+    }
+    for seed in 0..20u64 {
+        let mut rng = RngStream::new(seed, "queue/superseded");
+        let mut q = EventQueue::with_capacity(16);
+        let mut r = Reference::default();
+        let period = (((1 + rng.below(3)) * (SLOTS as u64)) << SLOT_SHIFT) >> rng.below(4);
+        let mut owners = vec![Owner::default(); 1 + rng.below(20) as usize];
+        // A timer event names a token: the owner and the generation it was armed in.
+        let mut tokens: Vec<(usize, u32)> = Vec::new();
+        let arm = |q: &mut EventQueue<u32>,
+                   r: &mut Reference,
+                   tokens: &mut Vec<(usize, u32)>,
+                   o: &mut Owner,
+                   k: usize,
+                   now: Time| {
+            o.gen += 1;
+            o.start = now;
+            tokens.push((k, o.gen));
+            o.token = tokens.len() as u32 - 1;
+            let ev = TIMER | o.token;
+            r.schedule(now + period, ev);
+            let seq = q.reserve_seq();
+            if !o.queued {
+                q.schedule_reserved(now + period, seq, ev);
+                o.queued = true;
+            } else if o.waiting.replace(seq).is_some() {
+                q.forgo_reserved();
+            }
+        };
+        let live = |owners: &[Owner], tokens: &[(usize, u32)], ev: u32| {
+            ev & TIMER == 0 || {
+                let (k, g) = tokens[(ev & !TIMER) as usize];
+                owners[k].gen == g
+            }
+        };
+        for k in 0..owners.len() {
+            let mut o = owners[k];
+            arm(&mut q, &mut r, &mut tokens, &mut o, k, 0);
+            owners[k] = o;
+        }
+        let mut id = 0u32;
+        let mut now = 0;
+        let mut steps = 0;
+        let mut superseded = 0;
+        while let Some((t, ev)) = q.pop() {
+            now = t;
+            steps += 1;
+            let busy = steps < 20_000;
+            if ev & TIMER != 0 {
+                let (k, g) = tokens[(ev & !TIMER) as usize];
+                let mut o = owners[k];
+                o.queued = false;
+                if g != o.gen {
+                    // Stale: the newest timer takes its reserved place in the queue.
+                    if let Some(seq) = o.waiting.take() {
+                        q.schedule_reserved(o.start + period, seq, TIMER | o.token);
+                        superseded += 1;
+                        o.queued = true;
+                    }
+                    owners[k] = o;
+                    continue;
+                }
+                owners[k] = o;
+            }
+            let want = loop {
+                let e = r.pop().expect("the reference has every event");
+                if live(&owners, &tokens, e.1) {
+                    break e;
+                }
+            };
+            assert_eq!((t, ev), want, "seed {seed}");
+            if ev & TIMER != 0 && busy {
+                let k = tokens[(ev & !TIMER) as usize].0;
+                let mut o = owners[k];
+                arm(&mut q, &mut r, &mut tokens, &mut o, k, now);
+                owners[k] = o;
+            }
+            if busy {
+                for _ in 0..rng.below(3) {
+                    let t = now + delay(&mut rng) % period;
+                    q.schedule(t, id);
+                    r.schedule(t, id);
+                    id += 1;
+                }
+                // An arrival ends some owner's interval early: its timer is superseded.
+                if rng.below(2) == 0 {
+                    let k = rng.below(owners.len() as u64) as usize;
+                    let mut o = owners[k];
+                    arm(&mut q, &mut r, &mut tokens, &mut o, k, now);
+                    owners[k] = o;
+                }
+            }
+        }
+        assert!(steps > 20_000 && superseded > 100, "seed {seed}: {superseded}");
+        assert!(r.heap.iter().all(|e| !live(&owners, &tokens, e.event)));
+        assert_eq!(q.len(), 0, "seed {seed}");
+    }
+}
+
 #[test]
 fn growing_node_storage_is_counted_for_the_memory_guard() {
     // Events pending in the wheel take nodes; the node vector's growth counts in

@@ -309,23 +309,30 @@ impl Sim<'_> {
     }
 
     /// End of port `p`'s allocator averaging interval (if generation `gen` is current).
+    /// A stale timer hands its place in the queue to the port's newest one
+    /// ([`super::interval_timers`]).
     pub(super) fn on_interval(&mut self, now: Time, p: usize, gen: u32) {
+        let waiting = self.intervals.popped(p);
         let port = &mut self.net.ports[p];
         if gen == port.alloc.generation() {
+            debug_assert!(waiting.is_none(), "a live timer has none waiting");
             let q = port.buf.class_queued(ServiceClass::Abr);
             port.alloc.on_timer(now, q);
             self.arm_interval(p);
             if self.trace.on {
                 self.trace_interval(now, p);
             }
+        } else if let (Some(seq), Some(d)) = (waiting, port.alloc.interval_deadline()) {
+            let g = port.alloc.generation();
+            self.intervals.place_waiting(&mut self.q, p, seq, d, g);
         }
     }
 
-    /// Schedules the timer of port `p`'s allocator for the interval now running.
+    /// Arms the timer of port `p`'s allocator for the interval now running.
     pub(super) fn arm_interval(&mut self, p: usize) {
         let a = &self.net.ports[p].alloc;
         if let Some(d) = a.interval_deadline() {
-            self.q.schedule(d, Ev::Interval(p as u32, a.generation()));
+            self.intervals.arm(&mut self.q, p, d, a.generation());
         }
     }
 }

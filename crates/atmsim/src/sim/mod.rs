@@ -20,6 +20,7 @@ mod arrival_order;
 mod cell_host;
 mod fabric;
 mod faults;
+mod interval_timers;
 mod memory_guard;
 mod prefetch;
 mod sampling;
@@ -145,6 +146,8 @@ pub struct Sim<'a> {
     pub trace: Tracer<'a>,
     /// The tick-mode TCP timers, out of the queue but for each ring's next tick.
     pub ticks: ticks::TickRings,
+    /// The allocators' interval timers, at most one per port in the queue.
+    intervals: interval_timers::IntervalTimers,
     /// What the run's queues and delay lines may grow by ([`Sim::set_memory_guard`]).
     memory_guard: Option<crate::footprint::Guard>,
     /// The run loop names the next events' lines to the cache ([`prefetch`]): on for a
@@ -172,9 +175,11 @@ impl<'a> Sim<'a> {
             }
         }
         ticks.arm(&mut q);
+        let timed = net.ports.iter().any(|p| p.alloc.interval_deadline().is_some());
+        let mut intervals = interval_timers::IntervalTimers::new(net.ports.len(), timed);
         for (p, port) in net.ports.iter().enumerate() {
             if let Some(d) = port.alloc.interval_deadline() {
-                q.schedule(d, Ev::Interval(p as u32, port.alloc.generation()));
+                intervals.arm(&mut q, p, d, port.alloc.generation());
             }
         }
         let rec = match sc.sample_interval {
@@ -204,6 +209,7 @@ impl<'a> Sim<'a> {
             staging,
             trace: Tracer::off(),
             ticks,
+            intervals,
             memory_guard: None,
             look_ahead,
         }
