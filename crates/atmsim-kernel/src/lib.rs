@@ -7,6 +7,8 @@
 //!   accumulating rounding error;
 //! * [`queue`]: the event queue ([`EventQueue`]), a timing wheel with an overflow heap keyed by
 //!   `(time, insertion sequence)`, so that events at equal times run in insertion order;
+//! * [`latest_timer`]: [`LatestTimer`], a timer of which only the latest arming counts,
+//!   kept as at most one queued event with the order of scheduling every arming;
 //! * [`fifo`]: [`Fifo`], the first-in first-out ring of the per-cell queues;
 //! * [`memory`]: how much those rings and the event queue have grown on this thread (a
 //!   run's memory guard);
@@ -18,6 +20,7 @@
 #![deny(unsafe_code)]
 
 pub mod fifo;
+pub mod latest_timer;
 pub mod memory;
 pub mod prefetch;
 pub mod queue;
@@ -25,6 +28,7 @@ pub mod rng;
 pub mod time;
 
 pub use fifo::Fifo;
+pub use latest_timer::LatestTimer;
 pub use queue::EventQueue;
 pub use rng::RngStream;
 pub use time::{MaybeTime, SerialClock, Time, UnitTime, PS_PER_MS, PS_PER_S, PS_PER_US};

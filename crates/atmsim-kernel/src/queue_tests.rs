@@ -527,25 +527,25 @@ fn reserved_numbers_pop_as_if_scheduled_when_reserved() {
 }
 
 /// Timers superseded before they fire, as the engine's allocator intervals are: each
-/// owner's interval restarts at random (a new timer, the old one stale) and ends by its
-/// timer if nothing restarts it first. The reference schedules every timer and ignores the
-/// stale ones when they pop; the queue holds at most one timer per owner, the newest one
-/// waiting with its reserved number until the stale one in the queue pops. The events that
-/// matter (every other event and the live timers) pop in the same order, ties included, and
-/// the numbers given up leave nothing pending once the queue is drained.
+/// owner's interval restarts at random (a new arming, the old one stale) and ends by its
+/// timer if nothing restarts it first. The reference schedules every arming and ignores the
+/// stale ones when they pop; the queue holds at most one event per owner
+/// ([`crate::LatestTimer`]). The events that matter (every other event and the live
+/// timers) pop in the same order, ties included, and the numbers given up leave nothing
+/// pending once the queue is drained.
 #[test]
-fn superseded_timers_keep_one_in_the_queue_and_the_live_ones_pop_in_place() {
+fn latest_timers_keep_one_event_queued_and_the_live_ones_pop_in_place() {
+    use crate::LatestTimer;
     const TIMER: u32 = 1 << 31;
     #[derive(Clone, Copy, Default)]
     struct Owner {
         gen: u32,
         start: Time,
         token: u32,
-        queued: bool,
-        waiting: Option<u64>,
+        timer: LatestTimer,
     }
     for seed in 0..20u64 {
-        let mut rng = RngStream::new(seed, "queue/superseded");
+        let mut rng = RngStream::new(seed, "queue/latest");
         let mut q = EventQueue::with_capacity(16);
         let mut r = Reference::default();
         let period = (((1 + rng.below(3)) * (SLOTS as u64)) << SLOT_SHIFT) >> rng.below(4);
@@ -562,15 +562,8 @@ fn superseded_timers_keep_one_in_the_queue_and_the_live_ones_pop_in_place() {
             o.start = now;
             tokens.push((k, o.gen));
             o.token = tokens.len() as u32 - 1;
-            let ev = TIMER | o.token;
-            r.schedule(now + period, ev);
-            let seq = q.reserve_seq();
-            if !o.queued {
-                q.schedule_reserved(now + period, seq, ev);
-                o.queued = true;
-            } else if o.waiting.replace(seq).is_some() {
-                q.forgo_reserved();
-            }
+            r.schedule(now + period, TIMER | o.token);
+            o.timer.arm(q, now + period, TIMER | o.token);
         };
         let live = |owners: &[Owner], tokens: &[(usize, u32)], ev: u32| {
             ev & TIMER == 0 || {
@@ -578,34 +571,27 @@ fn superseded_timers_keep_one_in_the_queue_and_the_live_ones_pop_in_place() {
                 owners[k].gen == g
             }
         };
-        for k in 0..owners.len() {
-            let mut o = owners[k];
-            arm(&mut q, &mut r, &mut tokens, &mut o, k, 0);
-            owners[k] = o;
+        for (k, o) in owners.iter_mut().enumerate() {
+            arm(&mut q, &mut r, &mut tokens, o, k, 0);
         }
         let mut id = 0u32;
-        let mut now = 0;
-        let mut steps = 0;
-        let mut superseded = 0;
-        while let Some((t, ev)) = q.pop() {
-            now = t;
+        let (mut steps, mut superseded) = (0, 0);
+        while let Some((now, ev)) = q.pop() {
             steps += 1;
             let busy = steps < 20_000;
             if ev & TIMER != 0 {
                 let (k, g) = tokens[(ev & !TIMER) as usize];
-                let mut o = owners[k];
-                o.queued = false;
+                let o = &mut owners[k];
+                let waiting = o.timer.popped();
                 if g != o.gen {
-                    // Stale: the newest timer takes its reserved place in the queue.
-                    if let Some(seq) = o.waiting.take() {
-                        q.schedule_reserved(o.start + period, seq, TIMER | o.token);
-                        superseded += 1;
-                        o.queued = true;
-                    }
-                    owners[k] = o;
+                    // Stale: the latest arming takes its reserved place in the queue.
+                    let seq = waiting.expect("a stale event has a later arming waiting");
+                    o.timer
+                        .place(&mut q, seq, o.start + period, TIMER | o.token);
+                    superseded += 1;
                     continue;
                 }
-                owners[k] = o;
+                assert_eq!(waiting, None, "seed {seed}: a live event has none waiting");
             }
             let want = loop {
                 let e = r.pop().expect("the reference has every event");
@@ -613,12 +599,10 @@ fn superseded_timers_keep_one_in_the_queue_and_the_live_ones_pop_in_place() {
                     break e;
                 }
             };
-            assert_eq!((t, ev), want, "seed {seed}");
+            assert_eq!((now, ev), want, "seed {seed}");
             if ev & TIMER != 0 && busy {
                 let k = tokens[(ev & !TIMER) as usize].0;
-                let mut o = owners[k];
-                arm(&mut q, &mut r, &mut tokens, &mut o, k, now);
-                owners[k] = o;
+                arm(&mut q, &mut r, &mut tokens, &mut owners[k], k, now);
             }
             if busy {
                 for _ in 0..rng.below(3) {
@@ -630,13 +614,14 @@ fn superseded_timers_keep_one_in_the_queue_and_the_live_ones_pop_in_place() {
                 // An arrival ends some owner's interval early: its timer is superseded.
                 if rng.below(2) == 0 {
                     let k = rng.below(owners.len() as u64) as usize;
-                    let mut o = owners[k];
-                    arm(&mut q, &mut r, &mut tokens, &mut o, k, now);
-                    owners[k] = o;
+                    arm(&mut q, &mut r, &mut tokens, &mut owners[k], k, now);
                 }
             }
         }
-        assert!(steps > 20_000 && superseded > 100, "seed {seed}: {superseded}");
+        assert!(
+            steps > 20_000 && superseded > 100,
+            "seed {seed}: {superseded}"
+        );
         assert!(r.heap.iter().all(|e| !live(&owners, &tokens, e.event)));
         assert_eq!(q.len(), 0, "seed {seed}");
     }

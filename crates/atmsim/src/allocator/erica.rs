@@ -36,7 +36,7 @@ use super::RateAllocator;
 use crate::cell::{flag, Cell, ServiceClass};
 use crate::port::VcSlots;
 use crate::vc_table::VcTable;
-use atmsim_kernel::{time, Time};
+use atmsim_kernel::{time, LatestTimer, Time};
 use std::sync::Arc;
 
 /// How the load factor is averaged across intervals (spec 2.5).
@@ -173,6 +173,8 @@ pub struct Erica {
     touched: Vec<u32>,
     start: Time,
     gen: u32,
+    /// The engine's record of the interval timer ([`RateAllocator::interval_timer`]).
+    timer: LatestTimer,
     abr_cells: u32,
     vbr_cells: u32,
     n_seen_this: u32,
@@ -229,6 +231,7 @@ impl Erica {
             touched: Vec::new(),
             start: 0,
             gen: 0,
+            timer: LatestTimer::default(),
             abr_cells: 0,
             vbr_cells: 0,
             n_seen_this: 0,
@@ -499,6 +502,10 @@ impl RateAllocator for Erica {
 
     fn generation(&self) -> u32 {
         self.gen
+    }
+
+    fn interval_timer(&mut self) -> Option<&mut LatestTimer> {
+        Some(&mut self.timer)
     }
 }
 

@@ -30,7 +30,7 @@ use super::gw_config::{GwCfg, GwScheme};
 use super::{RateAllocator, RmFields};
 use crate::cell::{flag, Cell, ServiceClass};
 use crate::port::VcSlots;
-use atmsim_kernel::{time, Time};
+use atmsim_kernel::{time, LatestTimer, Time};
 
 #[derive(Clone, Copy, Debug)]
 struct Vc {
@@ -75,6 +75,8 @@ pub struct Gw {
     slots: VcSlots,
     start: Time,
     gen: u32,
+    /// The engine's record of the interval timer ([`RateAllocator::interval_timer`]).
+    timer: LatestTimer,
     abr_cells: u32,
     vbr_cells: u32,
     /// The current state.
@@ -107,6 +109,7 @@ impl Gw {
             slots,
             start: 0,
             gen: 0,
+            timer: LatestTimer::default(),
             abr_cells: 0,
             vbr_cells: 0,
             st: GwState {
@@ -327,6 +330,10 @@ impl RateAllocator for Gw {
 
     fn generation(&self) -> u32 {
         self.gen
+    }
+
+    fn interval_timer(&mut self) -> Option<&mut LatestTimer> {
+        Some(&mut self.timer)
     }
 }
 

@@ -5,11 +5,11 @@
 //! arrival on the delay line); nothing allocates per cell (queues keep their capacity).
 
 use super::{Ev, Sim, Totals};
-use crate::allocator::RateAllocator;
+use crate::allocator::{AnyAllocator, RateAllocator};
 use crate::cell::{Cell, FlowId, ServiceClass};
 use crate::network::{Ends, LineTiming, Network, Port, NO_PORT};
 use crate::port::Admission;
-use atmsim_kernel::{EventQueue, Time};
+use atmsim_kernel::{EventQueue, LatestTimer, Time};
 
 impl Sim<'_> {
     /// Offers a cell to port `p` and starts the transmitter if it is idle. With tracing on,
@@ -309,11 +309,11 @@ impl Sim<'_> {
     }
 
     /// End of port `p`'s allocator averaging interval (if generation `gen` is current).
-    /// A stale timer hands its place in the queue to the port's newest one
-    /// ([`super::interval_timers`]).
+    /// A stale timer hands its place in the queue to the latest one armed
+    /// ([`RateAllocator::interval_timer`]).
     pub(super) fn on_interval(&mut self, now: Time, p: usize, gen: u32) {
-        let waiting = self.intervals.popped(p);
         let port = &mut self.net.ports[p];
+        let waiting = port.alloc.interval_timer().and_then(LatestTimer::popped);
         if gen == port.alloc.generation() {
             debug_assert!(waiting.is_none(), "a live timer has none waiting");
             let q = port.buf.class_queued(ServiceClass::Abr);
@@ -323,16 +323,28 @@ impl Sim<'_> {
                 self.trace_interval(now, p);
             }
         } else if let (Some(seq), Some(d)) = (waiting, port.alloc.interval_deadline()) {
-            let g = port.alloc.generation();
-            self.intervals.place_waiting(&mut self.q, p, seq, d, g);
+            let ev = Ev::Interval(p as u32, port.alloc.generation());
+            if let Some(timer) = port.alloc.interval_timer() {
+                timer.place(&mut self.q, seq, d, ev);
+            }
         }
     }
 
     /// Arms the timer of port `p`'s allocator for the interval now running.
     pub(super) fn arm_interval(&mut self, p: usize) {
-        let a = &self.net.ports[p].alloc;
-        if let Some(d) = a.interval_deadline() {
-            self.intervals.arm(&mut self.q, p, d, a.generation());
+        arm_interval(&mut self.q, p, &mut self.net.ports[p].alloc);
+    }
+}
+
+/// Arms the timer of allocator `a` (port `p`'s) for the interval now running, if its
+/// intervals end by time: at most one event queued if it keeps a [`LatestTimer`], else a
+/// new event at each arming (the stale ones are popped and ignored).
+pub(super) fn arm_interval(q: &mut EventQueue<Ev>, p: usize, a: &mut AnyAllocator) {
+    if let Some(d) = a.interval_deadline() {
+        let ev = Ev::Interval(p as u32, a.generation());
+        match a.interval_timer() {
+            Some(timer) => timer.arm(q, d, ev),
+            None => q.schedule(d, ev),
         }
     }
 }

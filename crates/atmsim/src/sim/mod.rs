@@ -20,7 +20,6 @@ mod arrival_order;
 mod cell_host;
 mod fabric;
 mod faults;
-mod interval_timers;
 mod memory_guard;
 mod prefetch;
 mod sampling;
@@ -33,7 +32,6 @@ pub use faults::FaultState;
 pub use prefetch::{CacheHints, HINTS_VARIABLE, LOOK_AHEAD_BYTES};
 pub use signalling::{SIG_CLOSE, SIG_OPEN, SIG_RELEASE, SIG_RESERVE};
 
-use crate::allocator::RateAllocator;
 use crate::cell::FlowId;
 use crate::metrics::Recorder;
 use crate::network::Ends;
@@ -146,8 +144,6 @@ pub struct Sim<'a> {
     pub trace: Tracer<'a>,
     /// The tick-mode TCP timers, out of the queue but for each ring's next tick.
     pub ticks: ticks::TickRings,
-    /// The allocators' interval timers, at most one per port in the queue.
-    intervals: interval_timers::IntervalTimers,
     /// What the run's queues and delay lines may grow by ([`Sim::set_memory_guard`]).
     memory_guard: Option<crate::footprint::Guard>,
     /// The run loop names the next events' lines to the cache ([`prefetch`]): on for a
@@ -158,7 +154,7 @@ pub struct Sim<'a> {
 impl<'a> Sim<'a> {
     /// Builds the simulation and schedules the initial events.
     pub fn new(sc: &'a Scenario) -> Self {
-        let net = Network::build(sc);
+        let mut net = Network::build(sc);
         // No reservation for the worst case: the far-future heap holds only timers and grows
         // as they are scheduled (issue 14: 4 events per port and connection reserved up front
         // were 640 B per VC at 10 000 VCs).
@@ -175,12 +171,8 @@ impl<'a> Sim<'a> {
             }
         }
         ticks.arm(&mut q);
-        let timed = net.ports.iter().any(|p| p.alloc.interval_deadline().is_some());
-        let mut intervals = interval_timers::IntervalTimers::new(net.ports.len(), timed);
-        for (p, port) in net.ports.iter().enumerate() {
-            if let Some(d) = port.alloc.interval_deadline() {
-                intervals.arm(&mut q, p, d, port.alloc.generation());
-            }
+        for (p, port) in net.ports.iter_mut().enumerate() {
+            fabric::arm_interval(&mut q, p, &mut port.alloc);
         }
         let rec = match sc.sample_interval {
             Some(si) => {
@@ -209,7 +201,6 @@ impl<'a> Sim<'a> {
             staging,
             trace: Tracer::off(),
             ticks,
-            intervals,
             memory_guard: None,
             look_ahead,
         }
