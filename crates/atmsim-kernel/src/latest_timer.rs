@@ -14,7 +14,11 @@
 //! been scheduled. Only the stale events are no longer popped.
 //!
 //! The model keeps telling live events from stale ones itself (a generation in the event);
-//! a [`LatestTimer`] only decides which of them wait outside the queue.
+//! a [`LatestTimer`] only decides which of them wait outside the queue. It relies on two
+//! things the model guarantees: an arming's time is never before the time of the arming
+//! before it (so the queued event, stale, pops before the waiting one is due), and the
+//! model can rebuild the latest arming's time and event when the stale one pops (they do
+//! not change between armings).
 
 use crate::queue::EventQueue;
 use crate::time::Time;

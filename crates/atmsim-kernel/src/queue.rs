@@ -69,6 +69,9 @@ const MAX_STEPS: usize = 8;
 /// 10 000 VCs sorted 11 860 buckets (85 M events, 9 % of its time) in its 0.5 s, each with
 /// about 100 of the trunk port's interval timers among the switch ports' ones; with 128,
 /// 393 (`queue::tests::old_events_of_one_time_among_ones_of_rising_times_are_merged_not_sorted`).
+/// Measured before the thirty-seventh session, since which a port's stale interval timers
+/// wait outside the queue ([`crate::LatestTimer`]); other events of one time among ones of
+/// rising times (sources in step) still straggle.
 const MAX_STRAGGLERS: usize = 128;
 /// Steps a slot may spend walking its run to place events scheduled into it, beyond one per
 /// event its bucket held (see [`EventQueue::place_in_run`]).
@@ -250,7 +253,9 @@ impl<E: Copy> EventQueue<E> {
     /// (periodic timers in a fixed cyclic order) reserves each one's number at the moment it
     /// would have scheduled it, and later hands the queue only the earliest of them with
     /// [`EventQueue::schedule_reserved`]. The pop order is then exactly the one of
-    /// scheduling them all. A reserved number counts as pending in [`EventQueue::len`].
+    /// scheduling them all (the tick rings of tick-mode TCP timers; [`crate::LatestTimer`]).
+    /// A reserved number counts as pending in [`EventQueue::len`] until it is scheduled and
+    /// popped, or given up ([`EventQueue::forgo_reserved`]).
     #[inline]
     pub fn reserve_seq(&mut self) -> u64 {
         let seq = self.next_seq;

@@ -138,7 +138,11 @@ pub trait RateAllocator {
     /// keeps at most one event queued however often intervals end early by count (issue
     /// 14: at a trunk port of 10 000 VCs, thousands of stale timers were pending). The
     /// default, none, has every arming scheduled and the stale ones popped and ignored:
-    /// the same run, with more events.
+    /// the same run, with more events. The engine rebuilds a waiting timer's event from
+    /// [`RateAllocator::interval_deadline`] and [`RateAllocator::generation`] when the stale
+    /// one pops, so an allocator that returns one must keep both unchanged between the
+    /// starts of its intervals, change the generation at each start, and never move a
+    /// deadline earlier than the one before (ERICA and GW: the start plus a fixed length).
     fn interval_timer(&mut self) -> Option<&mut LatestTimer> {
         None
     }

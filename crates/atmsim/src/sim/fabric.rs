@@ -322,10 +322,16 @@ impl Sim<'_> {
             if self.trace.on {
                 self.trace_interval(now, p);
             }
-        } else if let (Some(seq), Some(d)) = (waiting, port.alloc.interval_deadline()) {
-            let ev = Ev::Interval(p as u32, port.alloc.generation());
-            if let Some(timer) = port.alloc.interval_timer() {
-                timer.place(&mut self.q, seq, d, ev);
+        } else if let Some(seq) = waiting {
+            match port.alloc.interval_deadline() {
+                Some(d) => {
+                    let ev = Ev::Interval(p as u32, port.alloc.generation());
+                    if let Some(timer) = port.alloc.interval_timer() {
+                        timer.place(&mut self.q, seq, d, ev);
+                    }
+                }
+                // Intervals no longer end by time: the waiting timer will never fire.
+                None => self.q.forgo_reserved(),
             }
         }
     }
