@@ -192,8 +192,6 @@ pub struct EventQueue<E: Copy> {
     overflow: BinaryHeap<Entry<E>>,
     /// The slot of the overflow heap's earliest event (`u64::MAX` if it is empty).
     overflow_slot: u64,
-    /// Scratch space of [`EventQueue::sort_bucket`] (kept: no allocation once warm).
-    scratch: Vec<Entry<E>>,
     /// The nodes of the bucket being taken that [`EventQueue::take_bucket`] merges into its
     /// run at the end (empty between calls; kept: no allocation once warm).
     stragglers: Vec<u32>,
@@ -229,7 +227,6 @@ impl<E: Copy> EventQueue<E> {
             in_wheel: 0,
             overflow: BinaryHeap::with_capacity(cap),
             overflow_slot: u64::MAX,
-            scratch: Vec::new(),
             stragglers: Vec::with_capacity(MAX_STRAGGLERS),
             cur: 0,
             next_seq: 0,
@@ -727,20 +724,77 @@ impl<E: Copy> EventQueue<E> {
     /// oldest, newest first), into one list from `first`; returns its last node and length.
     /// The events are sorted in `near` and written back into the same nodes in list order
     /// (the links stay), so the slot is a run that events scheduled into it join in place
-    /// (issue 14: in `near` each such event moved the ones after it). `rest` is copied in
-    /// reversed, oldest first, so that `near` starts in scheduling order: events of one
-    /// time, which scheduling order already sorts (thousands of ABR sources in step), then
-    /// form one ascending run, which the sort only checks (issue 14: in the reverse order it
-    /// sorted them in full, 5 % of a 10 000-VC KVR run).
+    /// (issue 14: in `near` each such event moved the ones after it). `near` gets `rest`
+    /// reversed, oldest first, then the sorted list, so that it is in scheduling order:
+    /// events of one time, which scheduling order already sorts (thousands of ABR sources
+    /// in step), then form one ascending run, which the sort only checks (issue 14: in the
+    /// reverse order it sorted them in full, 5 % of a 10 000-VC KVR run).
+    ///
+    /// A long bucket is spread by the top bits of its times' offsets in the slot into `SUB`
+    /// sub-slots, keeping that order in each, and each sub-slot is sorted: about linear,
+    /// where one sort of the whole was a fifth of the instructions of a 10 000-VC ABR run.
+    /// The events go into their sub-slots straight from the lists, in `near` itself: a
+    /// second vector as long as the longest bucket was about 100 bytes per VC of the ERICA
+    /// rows' memory at 10 000 VCs (docs/performance.md, thirty-seventh session).
     #[cold]
     fn sort_bucket_list(&mut self, (first, last): (u32, u32), rest: u32) -> (u32, usize) {
+        const SUB_BITS: u32 = 8;
+        const SUB: usize = 1 << SUB_BITS;
+        let sub = |t: Time| ((t >> (SLOT_SHIFT - SUB_BITS)) as usize) & (SUB - 1);
+        // Per sub-slot: events of `rest`, of the sorted list.
+        let mut counts = [[0usize; 2]; SUB];
+        let (mut rest_last, mut n) = (NIL, 0);
+        for (list, from) in [(0, rest), (1, first)] {
+            let mut i = from;
+            while i != NIL {
+                let node = &self.nodes[i as usize];
+                counts[sub(node.time)][list] += 1;
+                if list == 0 {
+                    rest_last = i;
+                }
+                i = node.next;
+                n += 1;
+            }
+        }
         self.near.clear();
         self.head = 0;
-        let rest_last = self.copy_to_near(rest);
-        self.near.reverse();
-        self.copy_to_near(first);
+        if n <= SUB / 2 {
+            self.copy_to_near(rest);
+            self.near.reverse();
+            self.copy_to_near(first);
+            self.near.sort_unstable_by_key(|e| (e.time, e.seq));
+        } else {
+            // Sub-slot k is near[bounds[k]..bounds[k + 1]]: `rest`'s events from the back of
+            // their part (oldest first), then the sorted list's.
+            let mut bounds = [0usize; SUB + 1];
+            let (mut rest_at, mut list_at) = ([0usize; SUB], [0usize; SUB]);
+            for k in 0..SUB {
+                rest_at[k] = bounds[k] + counts[k][0];
+                list_at[k] = rest_at[k];
+                bounds[k + 1] = rest_at[k] + counts[k][1];
+            }
+            self.near.resize(n, self.nodes[first as usize].entry());
+            let mut i = rest;
+            while i != NIL {
+                let node = &self.nodes[i as usize];
+                let k = sub(node.time);
+                rest_at[k] -= 1;
+                self.near[rest_at[k]] = node.entry();
+                i = node.next;
+            }
+            let mut i = first;
+            while i != NIL {
+                let node = &self.nodes[i as usize];
+                let k = sub(node.time);
+                self.near[list_at[k]] = node.entry();
+                list_at[k] += 1;
+                i = node.next;
+            }
+            for k in 0..SUB {
+                self.near[bounds[k]..bounds[k + 1]].sort_unstable_by_key(|e| (e.time, e.seq));
+            }
+        }
         self.nodes[last as usize].next = rest;
-        self.sort_bucket();
         let mut i = first;
         for k in 0..self.near.len() {
             let node = &mut self.nodes[i as usize];
@@ -748,7 +802,6 @@ impl<E: Copy> EventQueue<E> {
             *node = Node::new(self.near[k], next);
             i = next;
         }
-        let n = self.near.len();
         self.near.clear();
         (rest_last, n)
     }
@@ -778,42 +831,6 @@ impl<E: Copy> EventQueue<E> {
         self.free = first;
         self.run = NIL;
         self.run_last = NIL;
-    }
-
-    /// Sorts `near`, which holds one bucket's events (all in slot `cur`), by `(time, seq)`.
-    /// A long bucket (thousands of sources in step) is first spread by the top bits of
-    /// its times' offsets in the slot into `SUB` sub-slots, keeping their order, and then
-    /// each sub-slot is sorted: about linear, where one sort of the whole was a fifth of
-    /// the instructions of a 10 000-VC ABR run (issue 14).
-    #[cold]
-    fn sort_bucket(&mut self) {
-        const SUB_BITS: u32 = 8;
-        const SUB: usize = 1 << SUB_BITS;
-        let n = self.near.len();
-        if n <= SUB / 2 {
-            self.near.sort_unstable_by_key(|e| (e.time, e.seq));
-            return;
-        }
-        let sub = |t: Time| ((t >> (SLOT_SHIFT - SUB_BITS)) as usize) & (SUB - 1);
-        let mut start = [0usize; SUB + 1];
-        for e in &self.near {
-            start[sub(e.time) + 1] += 1;
-        }
-        for k in 0..SUB {
-            start[k + 1] += start[k];
-        }
-        let mut next = start;
-        self.scratch.clear();
-        self.scratch.resize(n, self.near[0]);
-        for e in &self.near {
-            let k = sub(e.time);
-            self.scratch[next[k]] = *e;
-            next[k] += 1;
-        }
-        for k in 0..SUB {
-            self.scratch[start[k]..start[k + 1]].sort_unstable_by_key(|e| (e.time, e.seq));
-        }
-        std::mem::swap(&mut self.near, &mut self.scratch);
     }
 
     /// Calls `f(k, event)` for the `k`-th earliest pending event, `k < K`, as far as they
@@ -890,7 +907,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn heap_bytes(&self) -> usize {
         let entry = std::mem::size_of::<Entry<E>>();
         self.nodes.capacity() * std::mem::size_of::<Node<E>>()
-            + (self.near.capacity() + self.overflow.capacity() + self.scratch.capacity()) * entry
+            + (self.near.capacity() + self.overflow.capacity()) * entry
             + (SLOTS + self.stragglers.capacity()) * std::mem::size_of::<u32>()
     }
 }
