@@ -177,6 +177,9 @@ pub struct EventQueue<E: Copy> {
     walk_budget: usize,
     /// Sorted by `(time, seq)`; the pending ones are `near[head..]`.
     near: Vec<Entry<E>>,
+    /// The nodes of a long bucket in sorted order ([`EventQueue::sort_bucket_list`]; empty
+    /// between calls, kept: no allocation once warm).
+    order: Vec<u32>,
     /// The read cursor of `near`.
     head: usize,
     /// The wheel's events, one node each; a bucket is a singly linked list through
@@ -219,6 +222,7 @@ impl<E: Copy> EventQueue<E> {
             run_hint: NIL,
             walk_budget: 0,
             near: Vec::with_capacity(64),
+            order: Vec::new(),
             head: 0,
             nodes: Vec::new(),
             free: NIL,
@@ -493,7 +497,7 @@ impl<E: Copy> EventQueue<E> {
                 self.stragglers.push(i);
             } else {
                 let rest = self.stragglers_onto(i);
-                let (last, n) = self.sort_bucket_list((first, last), rest);
+                let (first, last, n) = self.sort_bucket_list(first, rest);
                 self.start_run(first, last, n);
                 return;
             }
@@ -719,91 +723,90 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// Sorts the events of a bucket being taken, the sorted list from `first` to `last`
-    /// (the newest) and the list `rest` (not empty: the nodes not yet taken, the bucket's
-    /// oldest, newest first), into one list from `first`; returns its last node and length.
-    /// The events are sorted in `near` and written back into the same nodes in list order
-    /// (the links stay), so the slot is a run that events scheduled into it join in place
-    /// (issue 14: in `near` each such event moved the ones after it). `near` gets `rest`
-    /// reversed, oldest first, then the sorted list, so that it is in scheduling order:
-    /// events of one time, which scheduling order already sorts (thousands of ABR sources
-    /// in step), then form one ascending run, which the sort only checks (issue 14: in the
-    /// reverse order it sorted them in full, 5 % of a 10 000-VC KVR run).
+    /// Sorts the events of a bucket being taken, the sorted list from `first` (the newest)
+    /// and the list `rest` (not empty: the nodes not yet taken, the bucket's
+    /// oldest, newest first), into one list; returns its first and last nodes and its
+    /// length. The nodes are put in order in `order` and relinked in that order, so the
+    /// slot is a run that events scheduled into it join in place (issue 14: in `near` each
+    /// such event moved the ones after it). `order` gets `rest` reversed, oldest first, then
+    /// the sorted list, so that it is in scheduling order: events of one time, which
+    /// scheduling order already sorts (thousands of ABR sources in step), then form one
+    /// ascending run, which the sort only checks (issue 14: in the reverse order it sorted
+    /// them in full, 5 % of a 10 000-VC KVR run).
     ///
     /// A long bucket is spread by the top bits of its times' offsets in the slot into `SUB`
     /// sub-slots, keeping that order in each, and each sub-slot is sorted: about linear,
     /// where one sort of the whole was a fifth of the instructions of a 10 000-VC ABR run.
-    /// The events go into their sub-slots straight from the lists, in `near` itself: a
-    /// second vector as long as the longest bucket was about 100 bytes per VC of the ERICA
+    /// Only the nodes' indices are sorted, 4 bytes each: copies of the events, 32 bytes
+    /// each, in `near` and a second vector of them were about 300 bytes per VC of the ERICA
     /// rows' memory at 10 000 VCs (docs/performance.md, thirty-seventh session).
     #[cold]
-    fn sort_bucket_list(&mut self, (first, last): (u32, u32), rest: u32) -> (u32, usize) {
+    fn sort_bucket_list(&mut self, first: u32, rest: u32) -> (u32, u32, usize) {
         const SUB_BITS: u32 = 8;
         const SUB: usize = 1 << SUB_BITS;
         let sub = |t: Time| ((t >> (SLOT_SHIFT - SUB_BITS)) as usize) & (SUB - 1);
-        // Per sub-slot: events of `rest`, of the sorted list.
+        // Per sub-slot: nodes of `rest`, of the sorted list.
         let mut counts = [[0usize; 2]; SUB];
-        let (mut rest_last, mut n) = (NIL, 0);
+        let mut totals = [0usize; 2];
         for (list, from) in [(0, rest), (1, first)] {
             let mut i = from;
             while i != NIL {
                 let node = &self.nodes[i as usize];
                 counts[sub(node.time)][list] += 1;
-                if list == 0 {
-                    rest_last = i;
-                }
+                totals[list] += 1;
                 i = node.next;
-                n += 1;
             }
         }
-        self.near.clear();
-        self.head = 0;
-        if n <= SUB / 2 {
-            self.copy_to_near(rest);
-            self.near.reverse();
-            self.copy_to_near(first);
-            self.near.sort_unstable_by_key(|e| (e.time, e.seq));
-        } else {
-            // Sub-slot k is near[bounds[k]..bounds[k + 1]]: `rest`'s events from the back of
-            // their part (oldest first), then the sorted list's.
-            let mut bounds = [0usize; SUB + 1];
-            let (mut rest_at, mut list_at) = ([0usize; SUB], [0usize; SUB]);
-            for k in 0..SUB {
-                rest_at[k] = bounds[k] + counts[k][0];
-                list_at[k] = rest_at[k];
-                bounds[k + 1] = rest_at[k] + counts[k][1];
-            }
-            self.near.resize(n, self.nodes[first as usize].entry());
-            let mut i = rest;
-            while i != NIL {
-                let node = &self.nodes[i as usize];
-                let k = sub(node.time);
-                rest_at[k] -= 1;
-                self.near[rest_at[k]] = node.entry();
-                i = node.next;
-            }
-            let mut i = first;
-            while i != NIL {
-                let node = &self.nodes[i as usize];
-                let k = sub(node.time);
-                self.near[list_at[k]] = node.entry();
-                list_at[k] += 1;
-                i = node.next;
-            }
-            for k in 0..SUB {
-                self.near[bounds[k]..bounds[k + 1]].sort_unstable_by_key(|e| (e.time, e.seq));
-            }
+        let n = totals[0] + totals[1];
+        // Sub-slot k is order[bounds[k]..bounds[k + 1]]: `rest`'s nodes from the back of
+        // their part (oldest first), then the sorted list's. A short bucket is one sub-slot.
+        let mut bounds = [0usize; SUB + 1];
+        let (mut rest_at, mut list_at) = ([0usize; SUB], [0usize; SUB]);
+        let long = n > SUB / 2;
+        for k in 0..SUB {
+            let [r, l] = match (long, k) {
+                (true, _) => counts[k],
+                (false, 0) => totals,
+                (false, _) => [0, 0],
+            };
+            rest_at[k] = bounds[k] + r;
+            list_at[k] = rest_at[k];
+            bounds[k + 1] = rest_at[k] + l;
         }
-        self.nodes[last as usize].next = rest;
+        let slot = |t: Time| if long { sub(t) } else { 0 };
+        self.order.clear();
+        self.order.resize(n, NIL);
+        let mut i = rest;
+        while i != NIL {
+            let node = &self.nodes[i as usize];
+            let k = slot(node.time);
+            rest_at[k] -= 1;
+            self.order[rest_at[k]] = i;
+            i = node.next;
+        }
         let mut i = first;
-        for k in 0..self.near.len() {
-            let node = &mut self.nodes[i as usize];
-            let next = node.next;
-            *node = Node::new(self.near[k], next);
-            i = next;
+        while i != NIL {
+            let node = &self.nodes[i as usize];
+            let k = slot(node.time);
+            self.order[list_at[k]] = i;
+            list_at[k] += 1;
+            i = node.next;
         }
-        self.near.clear();
-        (rest_last, n)
+        let nodes = &self.nodes;
+        for k in 0..if long { SUB } else { 1 } {
+            self.order[bounds[k]..bounds[k + 1]].sort_unstable_by_key(|&i| {
+                let node = &nodes[i as usize];
+                key(node.time, node.seq)
+            });
+        }
+        for w in 0..n - 1 {
+            let (i, j) = (self.order[w], self.order[w + 1]);
+            self.nodes[i as usize].next = j;
+        }
+        let (head, tail) = (self.order[0], self.order[n - 1]);
+        self.nodes[tail as usize].next = NIL;
+        self.order.clear();
+        (head, tail, n)
     }
 
     /// Appends the events of the list from `i` to `near`; returns its last node.
@@ -908,6 +911,7 @@ impl<E: Copy> EventQueue<E> {
         let entry = std::mem::size_of::<Entry<E>>();
         self.nodes.capacity() * std::mem::size_of::<Node<E>>()
             + (self.near.capacity() + self.overflow.capacity()) * entry
+            + self.order.capacity() * std::mem::size_of::<u32>()
             + (SLOTS + self.stragglers.capacity()) * std::mem::size_of::<u32>()
     }
 }
