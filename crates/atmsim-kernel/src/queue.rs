@@ -151,6 +151,15 @@ fn key(time: Time, seq: u64) -> u128 {
     (u128::from(time) << 64) | u128::from(seq)
 }
 
+/// The nodes of the list that starts at node `from`, with their times.
+fn list_of<E: Copy>(nodes: &[Node<E>], from: u32) -> impl Iterator<Item = (u32, Time)> + '_ {
+    std::iter::successors((from != NIL).then_some(from), move |&i| {
+        let next = nodes[i as usize].next;
+        (next != NIL).then_some(next)
+    })
+    .map(move |i| (i, nodes[i as usize].time))
+}
+
 #[inline]
 fn slot_of(t: Time) -> u64 {
     t >> SLOT_SHIFT
@@ -746,62 +755,51 @@ impl<E: Copy> EventQueue<E> {
         const SUB: usize = 1 << SUB_BITS;
         let sub = |t: Time| ((t >> (SLOT_SHIFT - SUB_BITS)) as usize) & (SUB - 1);
         // Per sub-slot: nodes of `rest`, of the sorted list.
+        let nodes = &self.nodes;
         let mut counts = [[0usize; 2]; SUB];
-        let mut totals = [0usize; 2];
         for (list, from) in [(0, rest), (1, first)] {
-            let mut i = from;
-            while i != NIL {
-                let node = &self.nodes[i as usize];
-                counts[sub(node.time)][list] += 1;
-                totals[list] += 1;
-                i = node.next;
+            for (_, t) in list_of(nodes, from) {
+                counts[sub(t)][list] += 1;
             }
         }
+        let totals = counts.iter().fold([0, 0], |[r, l], c| [r + c[0], l + c[1]]);
         let n = totals[0] + totals[1];
-        // Sub-slot k is order[bounds[k]..bounds[k + 1]]: `rest`'s nodes from the back of
-        // their part (oldest first), then the sorted list's. A short bucket is one sub-slot.
-        let mut bounds = [0usize; SUB + 1];
-        let (mut rest_at, mut list_at) = ([0usize; SUB], [0usize; SUB]);
+        // A short bucket is one sub-slot.
         let long = n > SUB / 2;
-        for k in 0..SUB {
-            let [r, l] = match (long, k) {
-                (true, _) => counts[k],
-                (false, 0) => totals,
-                (false, _) => [0, 0],
-            };
-            rest_at[k] = bounds[k] + r;
-            list_at[k] = rest_at[k];
-            bounds[k + 1] = rest_at[k] + l;
+        if !long {
+            counts = [[0; 2]; SUB];
+            counts[0] = totals;
         }
         let slot = |t: Time| if long { sub(t) } else { 0 };
+        // Sub-slot k is order[bounds[k]..bounds[k + 1]]: `rest`'s nodes from the back of
+        // their part (oldest first), then the sorted list's.
+        let mut bounds = [0usize; SUB + 1];
+        let (mut rest_at, mut list_at) = ([0usize; SUB], [0usize; SUB]);
+        for k in 0..SUB {
+            rest_at[k] = bounds[k] + counts[k][0];
+            list_at[k] = rest_at[k];
+            bounds[k + 1] = rest_at[k] + counts[k][1];
+        }
         self.order.clear();
         self.order.resize(n, NIL);
-        let mut i = rest;
-        while i != NIL {
-            let node = &self.nodes[i as usize];
-            let k = slot(node.time);
+        for (i, t) in list_of(nodes, rest) {
+            let k = slot(t);
             rest_at[k] -= 1;
             self.order[rest_at[k]] = i;
-            i = node.next;
         }
-        let mut i = first;
-        while i != NIL {
-            let node = &self.nodes[i as usize];
-            let k = slot(node.time);
+        for (i, t) in list_of(nodes, first) {
+            let k = slot(t);
             self.order[list_at[k]] = i;
             list_at[k] += 1;
-            i = node.next;
         }
-        let nodes = &self.nodes;
         for k in 0..if long { SUB } else { 1 } {
             self.order[bounds[k]..bounds[k + 1]].sort_unstable_by_key(|&i| {
                 let node = &nodes[i as usize];
                 key(node.time, node.seq)
             });
         }
-        for w in 0..n - 1 {
-            let (i, j) = (self.order[w], self.order[w + 1]);
-            self.nodes[i as usize].next = j;
+        for w in self.order.windows(2) {
+            self.nodes[w[0] as usize].next = w[1];
         }
         let (head, tail) = (self.order[0], self.order[n - 1]);
         self.nodes[tail as usize].next = NIL;

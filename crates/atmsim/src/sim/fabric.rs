@@ -119,7 +119,7 @@ impl Sim<'_> {
         let port = &mut self.net.ports[p];
         let q = port.buf.class_queued(ServiceClass::Abr);
         if port.alloc.on_arrival(now, cell, q) {
-            self.arm_interval(p);
+            arm_interval(&mut self.q, p, &mut port.alloc);
             return true;
         }
         false
@@ -318,7 +318,7 @@ impl Sim<'_> {
             debug_assert!(waiting.is_none(), "a live timer has none waiting");
             let q = port.buf.class_queued(ServiceClass::Abr);
             port.alloc.on_timer(now, q);
-            self.arm_interval(p);
+            arm_interval(&mut self.q, p, &mut port.alloc);
             if self.trace.on {
                 self.trace_interval(now, p);
             }
@@ -334,11 +334,6 @@ impl Sim<'_> {
                 None => self.q.forgo_reserved(),
             }
         }
-    }
-
-    /// Arms the timer of port `p`'s allocator for the interval now running.
-    pub(super) fn arm_interval(&mut self, p: usize) {
-        arm_interval(&mut self.q, p, &mut self.net.ports[p].alloc);
     }
 }
 
