@@ -51,6 +51,11 @@ pub struct Port {
     /// (a TCP segment, a greedy source at the line rate), in a network whose host lines
     /// could hold [`RUNS_FROM_BYTES`] or more ([`Network::set_line_runs`]).
     pub line_runs: bool,
+    /// The port carries the cells of one paced source and nothing else
+    /// ([`Network::mark_lone_sources`]): a cell that source offers while the transmitter ends
+    /// the one before may go onto the line at once, as of that end, without a transmit-done
+    /// event (`sim::Sim::admit`; issue 14).
+    pub lone_source: bool,
     /// The link's propagation part.
     pub line: DelayLine,
     /// Queues, policy and counters.
@@ -554,6 +559,13 @@ impl CellDir {
         self.send_gen = self.send_gen.wrapping_add(1);
     }
 
+    /// The time between two cells of a non-ABR transmitter at its line rate: the shortest
+    /// between its cells ([`CellDir::arm_send`]; the shaper only delays them).
+    #[inline]
+    pub fn line_rate_interval(&self) -> Time {
+        cell_interval(self.line_rate)
+    }
+
     /// A non-ABR transmitter sends a cell at `now` (line-rate spacing and the shaper's
     /// tokens).
     #[inline]
@@ -952,6 +964,7 @@ impl Network {
                 tx_pending: false,
                 is_switch: s.nodes[p.node()].kind == crate::scenario::schema::NodeKind::Switch,
                 line_runs: false,
+                lone_source: false,
                 alloc: AnyAllocator::build(
                     &p.settings.allocator,
                     &PortEnv {
@@ -1026,7 +1039,38 @@ impl Network {
         };
         net.hold_tcp_frames(s);
         net.keep_line_runs(s);
+        net.mark_lone_sources(s);
         net
+    }
+
+    /// Marks the host ports that carry one paced source's cells and nothing else
+    /// ([`Port::lone_source`]): the first port of the forward flow of a one-way cell-level
+    /// connection (no reverse direction, so no turned-around RM cells either), the only VC
+    /// there, with no allocator (whose interval would look at the queue), a line with a
+    /// propagation delay (the cell before stays on it past the transmitter's end), and an
+    /// application that never restarts its source (sessions traffic reopens it from ICR,
+    /// free to send at once). Only the source's transmit opportunities offer cells there,
+    /// each at least its shortest pacing interval after the one before (`sim::abr_host`).
+    fn mark_lone_sources(&mut self, s: &Scenario) {
+        for (c, conn) in self.conns.iter().enumerate() {
+            let Ends::Cells(cells) = &conn.ends else {
+                continue;
+            };
+            let restarts = s.connections[c]
+                .app
+                .as_ref()
+                .is_some_and(|a| a.signals_per_session());
+            let flow = &self.flows[FlowId::forward(c).index()];
+            if cells.rev.is_some() || restarts || flow.route_len == 0 {
+                continue;
+            }
+            let p = self.route_ports[flow.route_start as usize] as usize;
+            let port = &mut self.ports[p];
+            port.lone_source = !port.is_switch
+                && port.buf.vcs_held() == 1
+                && !port.alloc.is_active()
+                && self.timings[port.timing as usize].prop > 0;
+        }
     }
 
     /// The host ports where a TCP sender (without ABR) starts its only flow hold its

@@ -70,6 +70,14 @@ pub struct AbrParams {
 }
 
 impl AbrParams {
+    /// The shortest time between two cells of a source with these parameters: its ACR
+    /// never exceeds the largest of PCR, ICR and MCR (rules 1, 2 and 5), and its
+    /// out-of-rate forward RM cells go at most at TCR (rule 11).
+    pub fn shortest_interval(&self) -> Time {
+        let fastest = self.pcr.max(self.icr).max(self.mcr).max(self.tcr);
+        source::cell_interval(fastest)
+    }
+
     /// TM 4.0 defaults (see `impl Default` in [`config`]) for a source with peak rate
     /// `pcr` cells/s and ICR = PCR.
     pub fn tm40(pcr: f64) -> AbrParams {

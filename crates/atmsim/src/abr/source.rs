@@ -71,6 +71,9 @@ pub struct AbrSource {
     unack: u32,
     /// An in-rate backward RM cell went since the last in-rate forward RM cell.
     brm_since_frm: bool,
+    /// [`AbrSource::shortest_interval`], kept (in what was padding) so that a cell sent
+    /// does not divide for it.
+    shortest_gap: u32,
     /// Counters.
     pub counters: SourceCounters,
 }
@@ -86,7 +89,9 @@ impl AbrSource {
     pub fn new(p: impl Into<std::sync::Arc<AbrParams>>) -> AbrSource {
         let p = p.into();
         let acr = p.icr.min(p.pcr).max(p.mcr);
+        let shortest_gap = p.shortest_interval().min(u32::MAX as Time) as u32;
         AbrSource {
+            shortest_gap,
             p,
             acr,
             count: 0,
@@ -97,6 +102,13 @@ impl AbrSource {
             last_oor: MaybeTime::NONE,
             counters: SourceCounters::default(),
         }
+    }
+
+    /// A lower bound of the time between two cells of this source, in or out of rate
+    /// ([`AbrParams::shortest_interval`], at most `u32::MAX` ps: a smaller bound holds too).
+    #[inline]
+    pub fn shortest_interval(&self) -> Time {
+        Time::from(self.shortest_gap)
     }
 
     /// Rule 1: the earliest time at or after `now` when the next in-rate cell may go:

@@ -34,18 +34,21 @@ impl Sim<'_> {
             dir.integrate_acr(now, warmup);
             let src = dir.abr_mut().expect("abr");
             if src.next_opportunity(now) == Some(now) {
+                // An in-rate cell: the next cell, in rate or out of rate, is at least the
+                // shortest pacing interval later (rules 1 and 11 count from this one).
+                let next_offer = now.saturating_add(src.shortest_interval());
                 match src.choose(now, data, false) {
                     NextCell::Frm => {
                         let ccr = src.send_frm(now);
                         let pcr = src.p.pcr;
-                        self.emit_rm(now, f, pcr, ccr, false);
+                        self.emit_rm(now, f, (pcr, ccr), false, next_offer);
                         if self.trace.on {
                             self.trace_acr(now, f, None);
                         }
                     }
                     NextCell::Data => {
                         src.sent_data(now);
-                        self.emit_data(now, f);
+                        self.emit_data(now, f, next_offer);
                         self.unblock_tcp(now, f);
                     }
                     NextCell::Brm | NextCell::Idle => {}
@@ -53,11 +56,13 @@ impl Sim<'_> {
             } else if src.next_out_of_rate(now) == Some(now) && data {
                 let ccr = src.send_out_of_rate_frm(now);
                 let pcr = src.p.pcr;
-                self.emit_rm(now, f, pcr, ccr, true);
+                // The next in-rate cell counts from the last in-rate one, maybe sooner.
+                self.emit_rm(now, f, (pcr, ccr), true, 0);
             }
         } else if data {
             dir.sent_at_line_rate(now);
-            self.emit_data(now, f);
+            let next_offer = now.saturating_add(dir.line_rate_interval());
+            self.emit_data(now, f, next_offer);
         }
         self.kick(now, f);
     }
@@ -76,8 +81,9 @@ impl Sim<'_> {
 
     /// Sends the next data cell of flow `f` from its backlog. The cell's tag is the
     /// queued TCP frame's (segment or ACK number) or, for cell-level traffic, the message
-    /// number; its frame number counts the frames this source has sent.
-    fn emit_data(&mut self, now: Time, f: FlowId) {
+    /// number; its frame number counts the frames this source has sent. `next_offer`: the
+    /// earliest time of the source's next cell ([`Sim::offer`]).
+    fn emit_data(&mut self, now: Time, f: FlowId, next_offer: Time) {
         let (tag, frame, eom) = self.net.dir_mut(f).next_data_cell();
         let cell = self.net.new_cell(f, tag, frame, eom);
         let flow = self.net.flow_mut(f);
@@ -87,13 +93,21 @@ impl Sim<'_> {
         }
         self.totals.cells_sent += 1;
         let p = self.net.source_port(f);
-        self.offer_at_host(now, p, cell);
+        self.offer_at_host(now, p, cell, next_offer);
     }
 
     /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1). Its source's MCR and
     /// weight, the same in every RM cell of the VC, are not carried: the ports were given
-    /// them when the network was built ([`crate::allocator::RmFields`]).
-    fn emit_rm(&mut self, now: Time, f: FlowId, er: f64, ccr: f64, out_of_rate: bool) {
+    /// them when the network was built ([`crate::allocator::RmFields`]). `next_offer` as for
+    /// [`Sim::offer`].
+    fn emit_rm(
+        &mut self,
+        now: Time,
+        f: FlowId,
+        (er, ccr): (f64, f64),
+        out_of_rate: bool,
+        next_offer: Time,
+    ) {
         let mut cell = self.net.new_cell(f, 0, 0, false);
         cell.flags |= flag::RM;
         if out_of_rate {
@@ -104,7 +118,7 @@ impl Sim<'_> {
         self.net.flow_mut(f).cells_sent += 1;
         self.totals.cells_sent += 1;
         let p = self.net.source_port(f);
-        self.offer_at_host(now, p, cell);
+        self.offer_at_host(now, p, cell, next_offer);
     }
 
     /// An RM cell reaches the end of its route (cell-level traffic or TCP over ABR):
@@ -139,7 +153,7 @@ impl Sim<'_> {
             self.net.flow_mut(back).cells_sent += 1;
             self.totals.cells_sent += 1;
             let p = self.net.source_port(back);
-            self.offer_at_host(now, p, b);
+            self.offer_at_host(now, p, b, 0);
         }
     }
 

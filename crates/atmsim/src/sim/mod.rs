@@ -149,6 +149,13 @@ pub struct Sim<'a> {
     /// The run loop names the next events' lines to the cache ([`prefetch`]): on for a
     /// network whose state is larger than a processor's caches.
     look_ahead: bool,
+    /// The end of the run's current slice ([`Sim::run_until`]): what happens up to it is
+    /// settled, so a lone source's port may send a cell ahead of its transmit-done up to
+    /// it (`fabric::Sim::admit`).
+    slice_end: Time,
+    /// Lone sources' ports send cells ahead of their transmit-done events (on by default;
+    /// [`Sim::set_send_ahead`]).
+    send_ahead: bool,
 }
 
 impl<'a> Sim<'a> {
@@ -203,6 +210,8 @@ impl<'a> Sim<'a> {
             ticks,
             memory_guard: None,
             look_ahead,
+            slice_end: 0,
+            send_ahead: true,
         }
     }
 
@@ -217,6 +226,7 @@ impl<'a> Sim<'a> {
     /// (progress, interruption) without any check on the per-event path.
     pub fn run_until(&mut self, until: Time) {
         let end = until.min(self.sc.duration);
+        self.slice_end = self.ahead_until(end);
         if self.look_ahead {
             self.run_events::<true>(end);
         } else {
@@ -233,6 +243,24 @@ impl<'a> Sim<'a> {
                 self.hint_ahead();
             }
             self.dispatch(now, ev);
+        }
+    }
+
+    /// Turns on or off the sending of a lone source's cell ahead of its port's transmit-done
+    /// event (`fabric::Sim::send_ahead`; on by default). Changes only the run's `events`
+    /// count (and so where a `max_events` budget stops it), never its results: for tests and
+    /// measurements. Takes effect at the next [`Sim::run_until`] or [`Sim::run_bounded`].
+    pub fn set_send_ahead(&mut self, on: bool) {
+        self.send_ahead = on;
+    }
+
+    /// The latest time a cell may be sent ahead to in a slice of the run ending at `end`
+    /// (0, never, with sending ahead off).
+    fn ahead_until(&self, end: Time) -> Time {
+        if self.send_ahead {
+            end
+        } else {
+            0
         }
     }
 
@@ -274,6 +302,7 @@ impl<'a> Sim<'a> {
         deadline: Option<std::time::Instant>,
     ) -> Option<Time> {
         let end = self.sc.duration;
+        self.slice_end = self.ahead_until(end);
         let mut done: u64 = 0;
         let mut now_reached = 0;
         while let Some(t) = self.q.peek_time() {

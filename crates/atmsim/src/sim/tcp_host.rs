@@ -112,7 +112,7 @@ impl Sim<'_> {
         }
         for i in 0..n {
             let cell = self.net.new_cell(f, tag, frame, i + 1 == n);
-            self.offer_at_host(now, p, cell);
+            self.offer_at_host(now, p, cell, 0);
         }
     }
 

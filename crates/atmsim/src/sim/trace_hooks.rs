@@ -88,7 +88,7 @@ impl<'a> Sim<'a> {
             let rates = [cell.ccr(), er_in, cell.er()];
             self.trace_feedback(now, p, cell.connection(), rates, false);
         }
-        match self.admit::<false>(now, p, cell) {
+        match self.admit::<false>(now, p, cell, 0) {
             Admission::Enqueued => self.trace_queue(now, p),
             Admission::Dropped(reason) => self.trace_drop(now, p, &cell, Some(reason)),
         }

@@ -15,6 +15,7 @@ mod kvr;
 mod kvr_measured;
 mod look_ahead;
 mod memory_guard;
+mod send_ahead;
 mod support;
 mod tcp_over_abr;
 mod traces;
