@@ -22,7 +22,14 @@ impl Sim<'_> {
         match cc.source.start(now, &mut cc.fwd, &mut cc.rng) {
             Start::Kick => self.kick(now, f),
             Start::GenAt(t) => self.q.schedule(t, Ev::Gen(f)),
-            Start::Session => self.session_toggle(now, c),
+            Start::Session => {
+                let app = self.sc.connections[c].app.as_deref();
+                debug_assert!(
+                    app.is_some_and(|a| a.signals_per_session()),
+                    "a source run by sessions says so (TrafficCfg::signals_per_session)"
+                );
+                self.session_toggle(now, c)
+            }
         }
     }
 

@@ -133,7 +133,10 @@ pub trait TrafficCfg {
         false
     }
 
-    /// Whether the connection signals per session (not once at start and stop).
+    /// Whether the connection signals per session (not once at start and stop). True for a
+    /// source whose `start` gives [`Start::Session`]: each session's opening restarts its ABR
+    /// source, free to send at once, so its host port is never a lone source's
+    /// (`Network::mark_lone_sources`).
     fn signals_per_session(&self) -> bool {
         false
     }
