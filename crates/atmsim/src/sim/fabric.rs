@@ -195,7 +195,9 @@ impl Sim<'_> {
     /// crosses the port, no allocator is there, the run's slice does not end first (its
     /// caller may look at the network between slices; a time-series sample looks only at
     /// switch ports and connections), and the cell before stays on the line past `end` (a
-    /// propagation delay), so the line holds the same cells, runs and events as it would. The queue's numbering
+    /// propagation delay), so the line holds the same cells with the same arrival times and
+    /// events as it would (how they are laid out in runs may differ: an RM cell may join a
+    /// run whose period-starting RM cell would have left the line by `end`, `link`). The queue's numbering
     /// of later events keeps their order (one number fewer taken, for the event not made).
     #[inline(always)]
     fn send_ahead<const RUNS: bool>(&mut self, end: Time, p: usize, cell: Cell) -> Admission {

@@ -247,9 +247,10 @@ impl<'a> Sim<'a> {
     }
 
     /// Turns on or off the sending of a lone source's cell ahead of its port's transmit-done
-    /// event (`fabric::Sim::send_ahead`; on by default). Changes only the run's `events`
-    /// count (and so where a `max_events` budget stops it), never its results: for tests and
-    /// measurements. Takes effect at the next [`Sim::run_until`] or [`Sim::run_bounded`].
+    /// event (`fabric::Sim::send_ahead`; on by default, but in a run that may stop early:
+    /// [`Sim::run_bounded`]). Changes only the run's `events` count, never its results: for
+    /// tests and measurements. Takes effect at the next [`Sim::run_until`] or
+    /// [`Sim::run_bounded`].
     pub fn set_send_ahead(&mut self, on: bool) {
         self.send_ahead = on;
     }
@@ -296,13 +297,24 @@ impl<'a> Sim<'a> {
     /// wall clock passes `deadline` or the run's memory its guard (both looked at every 4096
     /// events), whichever comes first (issue 18, run budgets; [`Sim::check_memory`] says
     /// whether it was the memory). Returns the time reached when stopped early, else None.
+    ///
+    /// A run that may stop early (a finite `max_events` or a deadline) sends no cell ahead of
+    /// its port's transmit-done (`fabric::Sim::send_ahead`): it may stop after any event, and
+    /// its partial results are the network's state at the time it reached. Its events are
+    /// then those of the engine before sending ahead, so a `max_events` budget stops it where
+    /// it did.
     pub fn run_bounded(
         &mut self,
         max_events: u64,
         deadline: Option<std::time::Instant>,
     ) -> Option<Time> {
         let end = self.sc.duration;
-        self.slice_end = self.ahead_until(end);
+        let may_stop_early = max_events < u64::MAX || deadline.is_some();
+        self.slice_end = if may_stop_early {
+            0
+        } else {
+            self.ahead_until(end)
+        };
         let mut done: u64 = 0;
         let mut now_reached = 0;
         while let Some(t) = self.q.peek_time() {

@@ -21,6 +21,8 @@ enum How {
     Slices(u64),
     /// [`Sim::run_bounded`] with no limit.
     Bounded,
+    /// [`Sim::run_bounded`] stopped after this many events (partial results).
+    Budget(u64),
 }
 
 /// The results of `text` without its event counts, and its event count, with sending ahead
@@ -39,6 +41,7 @@ fn run(text: &str, on: bool, how: How) -> (String, u64) {
             }
         }
         How::Bounded => assert_eq!(sim.run_bounded(u64::MAX, None), None),
+        How::Budget(n) => assert!(sim.run_bounded(n, None).is_some(), "stopped early"),
     }
     let r = RunResult::collect(sim, &sc, 0.0);
     let events = r.summary.events;
@@ -213,17 +216,37 @@ fn sending_ahead_changes_only_the_events_count() {
 
 #[test]
 fn slices_ending_inside_the_waits_give_the_same_run() {
-    // A step of about one cell time at 155.52 Mbit/s, not a multiple of it: slice ends land
-    // inside the few picoseconds a greedy source's cell waits for its port.
+    // Steps of about one cell time at 155.52 Mbit/s. The first is a greedy source's pacing
+    // interval at that rate (1/PCR rounded: 2 726 337 ps, 0.45 ps short of the line's serial
+    // clock), so slices end just as the greedy sources offer a cell that must then wait past
+    // the slice's end: more events than the whole run. The second is not a multiple of it.
     let text = cell_sources("{ kind = \"erica\" }");
     let (whole, events) = run(&text, true, How::Whole);
-    for step in [2_726_000, 2_726_417] {
+    for (step, ends_in_waits) in [(2_726_337, true), (2_726_417, false)] {
         let (sliced, sliced_events) = run(&text, true, How::Slices(step));
         assert_same(&sliced, &whole, &format!("step {step} ps"));
-        // Nothing is sent ahead past a slice's end: a few more events than whole.
+        // Nothing is sent ahead past a slice's end.
         assert!(sliced_events >= events, "step {step} ps");
+        assert_eq!(sliced_events > events, ends_in_waits, "step {step} ps");
     }
     assert_same(&run(&text, false, How::Whole).0, &whole, "off");
+}
+
+#[test]
+fn a_run_that_may_stop_early_sends_nothing_ahead() {
+    // Stopped after any event, its partial results are the state at the time reached, and
+    // its budget counts the events it did before sending ahead.
+    let text = cell_sources("{ kind = \"erica\" }");
+    let (whole, _) = run(&text, true, How::Whole);
+    for n in [1_000, 33_333, 100_000] {
+        let on = run(&text, true, How::Budget(n));
+        assert_same(
+            &on.0,
+            &run(&text, false, How::Budget(n)).0,
+            &format!("{n} events"),
+        );
+        assert_ne!(on.0, whole);
+    }
 }
 
 #[test]
