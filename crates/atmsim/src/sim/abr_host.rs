@@ -36,19 +36,19 @@ impl Sim<'_> {
             if src.next_opportunity(now) == Some(now) {
                 // An in-rate cell: the next cell, in rate or out of rate, is at least the
                 // shortest pacing interval later (rules 1 and 11 count from this one).
-                let next_offer = now.saturating_add(src.shortest_interval());
+                let gap = src.shortest_interval();
                 match src.choose(now, data, false) {
                     NextCell::Frm => {
                         let ccr = src.send_frm(now);
                         let pcr = src.p.pcr;
-                        self.emit_rm(now, f, (pcr, ccr), false, next_offer);
+                        self.emit_rm(now, f, (pcr, ccr), false, gap);
                         if self.trace.on {
                             self.trace_acr(now, f, None);
                         }
                     }
                     NextCell::Data => {
                         src.sent_data(now);
-                        self.emit_data(now, f, next_offer);
+                        self.emit_data(now, f, gap);
                         self.unblock_tcp(now, f);
                     }
                     NextCell::Brm | NextCell::Idle => {}
@@ -61,8 +61,8 @@ impl Sim<'_> {
             }
         } else if data {
             dir.sent_at_line_rate(now);
-            let next_offer = now.saturating_add(dir.line_rate_interval());
-            self.emit_data(now, f, next_offer);
+            let gap = dir.line_rate_interval();
+            self.emit_data(now, f, gap);
         }
         self.kick(now, f);
     }
@@ -81,9 +81,9 @@ impl Sim<'_> {
 
     /// Sends the next data cell of flow `f` from its backlog. The cell's tag is the
     /// queued TCP frame's (segment or ACK number) or, for cell-level traffic, the message
-    /// number; its frame number counts the frames this source has sent. `next_offer`: the
-    /// earliest time of the source's next cell ([`Sim::offer`]).
-    fn emit_data(&mut self, now: Time, f: FlowId, next_offer: Time) {
+    /// number; its frame number counts the frames this source has sent. `gap`: the shortest
+    /// time to the source's next cell ([`Sim::offer`]).
+    fn emit_data(&mut self, now: Time, f: FlowId, gap: Time) {
         let (tag, frame, eom) = self.net.dir_mut(f).next_data_cell();
         let cell = self.net.new_cell(f, tag, frame, eom);
         let flow = self.net.flow_mut(f);
@@ -93,12 +93,12 @@ impl Sim<'_> {
         }
         self.totals.cells_sent += 1;
         let p = self.net.source_port(f);
-        self.offer_at_host(now, p, cell, next_offer);
+        self.offer_at_host(now, p, cell, gap);
     }
 
     /// Sends a forward RM cell of flow `f` (out of rate: CLP = 1). Its source's MCR and
     /// weight, the same in every RM cell of the VC, are not carried: the ports were given
-    /// them when the network was built ([`crate::allocator::RmFields`]). `next_offer` as for
+    /// them when the network was built ([`crate::allocator::RmFields`]). `gap` as for
     /// [`Sim::offer`].
     fn emit_rm(
         &mut self,
@@ -106,7 +106,7 @@ impl Sim<'_> {
         f: FlowId,
         (er, ccr): (f64, f64),
         out_of_rate: bool,
-        next_offer: Time,
+        gap: Time,
     ) {
         let mut cell = self.net.new_cell(f, 0, 0, false);
         cell.flags |= flag::RM;
@@ -118,7 +118,7 @@ impl Sim<'_> {
         self.net.flow_mut(f).cells_sent += 1;
         self.totals.cells_sent += 1;
         let p = self.net.source_port(f);
-        self.offer_at_host(now, p, cell, next_offer);
+        self.offer_at_host(now, p, cell, gap);
     }
 
     /// An RM cell reaches the end of its route (cell-level traffic or TCP over ABR):

@@ -14,11 +14,11 @@ use atmsim_kernel::{EventQueue, LatestTimer, Time};
 impl Sim<'_> {
     /// Offers a cell to port `p` and starts the transmitter if it is idle. With tracing on,
     /// [`Sim::offer_traced`] does the same and records what happened; the untraced path
-    /// pays one branch. `next_offer`: the earliest time the port can be offered another
-    /// cell, where its lone source says so, else 0 ([`Sim::admit`]).
+    /// pays one branch. `gap`: the shortest time from `now` to the next cell offered to the
+    /// port, where its lone source says so, else 0 ([`Sim::admit`]).
     #[inline(never)]
-    pub(super) fn offer(&mut self, now: Time, p: usize, cell: Cell, next_offer: Time) {
-        self.offer_inline::<false>(now, p, cell, next_offer);
+    pub(super) fn offer(&mut self, now: Time, p: usize, cell: Cell, gap: Time) {
+        self.offer_inline::<false>(now, p, cell, gap);
     }
 
     /// An end system offers a cell to its host port `p`: [`Sim::offer`], or at a port
@@ -26,20 +26,20 @@ impl Sim<'_> {
     /// ([`Sim::start_tx`]). The test is the caller's and the two paths are separate
     /// functions: one `offer` holding both cost every cell of a cell-level source 26 more
     /// instructions, runs on or off (KVR, 10 VCs: 1.3 % of the run).
-    /// `next_offer` as for [`Sim::offer`].
+    /// `gap` as for [`Sim::offer`].
     #[inline(always)]
-    pub(super) fn offer_at_host(&mut self, now: Time, p: usize, cell: Cell, next_offer: Time) {
+    pub(super) fn offer_at_host(&mut self, now: Time, p: usize, cell: Cell, gap: Time) {
         if self.net.ports[p].line_runs {
-            self.offer_runs(now, p, cell, next_offer);
+            self.offer_runs(now, p, cell, gap);
         } else {
-            self.offer(now, p, cell, next_offer);
+            self.offer(now, p, cell, gap);
         }
     }
 
     /// [`Sim::offer`] at a host port whose line keeps runs.
     #[inline(never)]
-    fn offer_runs(&mut self, now: Time, p: usize, cell: Cell, next_offer: Time) {
-        self.offer_inline::<true>(now, p, cell, next_offer);
+    fn offer_runs(&mut self, now: Time, p: usize, cell: Cell, gap: Time) {
+        self.offer_inline::<true>(now, p, cell, gap);
     }
 
     /// [`Sim::offer`], inlined in its caller with the whole admission: the arrival of a
@@ -53,13 +53,7 @@ impl Sim<'_> {
     /// together with the smaller changes of the same commit.
     /// `RUNS`: the port's line keeps runs ([`Sim::start_tx`]).
     #[inline(always)]
-    fn offer_inline<const RUNS: bool>(
-        &mut self,
-        now: Time,
-        p: usize,
-        mut cell: Cell,
-        next_offer: Time,
-    ) {
+    fn offer_inline<const RUNS: bool>(&mut self, now: Time, p: usize, mut cell: Cell, gap: Time) {
         if self.trace.on {
             return self.offer_traced(now, p, cell);
         }
@@ -69,7 +63,7 @@ impl Sim<'_> {
         if self.net.ports[p].alloc.is_active() {
             self.allocate(now, p, &mut cell);
         }
-        self.admit::<RUNS>(now, p, cell, next_offer);
+        self.admit::<RUNS>(now, p, cell, gap);
     }
 
     /// Offers the `n` cells of a frame (`(tag, emission number)`) at once to port `p`, which
@@ -140,8 +134,8 @@ impl Sim<'_> {
     ///
     /// A cell its lone source offers while the transmitter ends the one before, the queue
     /// empty, goes onto the line at once as of that end ([`Sim::send_ahead`]) if nothing can
-    /// look at the port before then: `next_offer` is the earliest time the source can offer
-    /// its next cell (0 from every other caller: never ahead).
+    /// look at the port before then: `gap` is the shortest time from `now` to the source's
+    /// next cell (0 from every other caller: never ahead).
     ///
     /// [`PortBuffer::arrive_to_send`]: crate::port::PortBuffer::arrive_to_send
     /// `RUNS`: the port's line keeps runs ([`Sim::start_tx`]).
@@ -151,7 +145,7 @@ impl Sim<'_> {
         now: Time,
         p: usize,
         cell: Cell,
-        next_offer: Time,
+        gap: Time,
     ) -> Admission {
         let port = &mut self.net.ports[p];
         // Its plain events would meet the runs of a line that keeps them (`Sim::start_tx`).
@@ -174,7 +168,8 @@ impl Sim<'_> {
         }
         if port.lone_source && !port.tx_pending && port.buf.queued() == 0 {
             let end = port.busy_until;
-            if end < next_offer && end <= self.slice_end {
+            // The port is busy: `end > now`, so `end - now` cannot wrap.
+            if end - now < gap && end <= self.slice_end {
                 return self.send_ahead::<RUNS>(end, p, cell);
             }
         }
