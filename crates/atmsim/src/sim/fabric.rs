@@ -133,7 +133,7 @@ impl Sim<'_> {
     /// counts, events and order as queueing it and taking it back out.
     ///
     /// A cell its lone source offers while the transmitter ends the one before, the queue
-    /// empty, goes onto the line at once as of that end ([`Sim::send_ahead`]) if nothing can
+    /// empty, goes onto the line at once as of that end ([`Sim::send_at`]) if nothing can
     /// look at the port before then: `gap` is the shortest time from `now` to the source's
     /// next cell (0 from every other caller: never ahead).
     ///
@@ -155,22 +155,14 @@ impl Sim<'_> {
         );
         let free = !port.tx_pending && now >= port.busy_until && port.buf.queued() == 0;
         if free {
-            let outcome = port.buf.arrive_to_send(&cell, &self.net.buffers);
-            match outcome {
-                Admission::Enqueued => {
-                    let timing = &self.net.timings[port.timing as usize];
-                    transmit::<RUNS>(port, timing, &mut self.q, &mut self.totals, now, p, cell);
-                    self.after_transmit(now, p, cell);
-                }
-                Admission::Dropped(_) => self.count_drop(cell),
-            }
-            return outcome;
+            return self.send_at::<RUNS>(now, p, cell);
         }
         if port.lone_source && !port.tx_pending && port.buf.queued() == 0 {
             let end = port.busy_until;
             // The port is busy: `end > now`, so `end - now` cannot wrap.
             if end - now < gap && end <= self.slice_end {
-                return self.send_ahead::<RUNS>(end, p, cell);
+                // Sent ahead: see [`Sim::send_at`].
+                return self.send_at::<RUNS>(end, p, cell);
             }
         }
         let outcome = port.buf.arrive(cell, cell.class(), &self.net.buffers);
@@ -181,10 +173,11 @@ impl Sim<'_> {
         outcome
     }
 
-    /// Port `p`, a lone source's ([`Port::lone_source`]), sends `cell` at `end`, when its
-    /// transmitter ends the cell before: what its transmit-done would have done then,
-    /// done now, and no event (issue 14: at 10 000 greedy ABR sources nearly every cell
-    /// found its port busy for a few picoseconds, one event per cell more). The same
+    /// Port `p`, whose buffer is empty, takes `cell` and, if admitted, sends it at `at`: now,
+    /// at a free transmitter; or, sent ahead, at a lone source's port ([`Port::lone_source`])
+    /// at `at` = the end of the cell before, what its transmit-done would have done then, done
+    /// now, and no event (issue 14: at 10 000 greedy ABR sources nearly every cell found its
+    /// port busy for a few picoseconds, one event per cell more). Sent ahead, the same
     /// results as queueing it until then, because nothing can look at the port in between
     /// (the caller's conditions): its source offers no cell before `end`, no other flow
     /// crosses the port, no allocator is there, the run's slice does not end first (its
@@ -195,14 +188,14 @@ impl Sim<'_> {
     /// run whose period-starting RM cell would have left the line by `end`, `link`). The queue's numbering
     /// of later events keeps their order (one number fewer taken, for the event not made).
     #[inline(always)]
-    fn send_ahead<const RUNS: bool>(&mut self, end: Time, p: usize, cell: Cell) -> Admission {
+    fn send_at<const RUNS: bool>(&mut self, at: Time, p: usize, cell: Cell) -> Admission {
         let port = &mut self.net.ports[p];
         let outcome = port.buf.arrive_to_send(&cell, &self.net.buffers);
         match outcome {
             Admission::Enqueued => {
                 let timing = &self.net.timings[port.timing as usize];
-                transmit::<RUNS>(port, timing, &mut self.q, &mut self.totals, end, p, cell);
-                self.after_transmit(end, p, cell);
+                transmit::<RUNS>(port, timing, &mut self.q, &mut self.totals, at, p, cell);
+                self.after_transmit(at, p, cell);
             }
             Admission::Dropped(_) => self.count_drop(cell),
         }

@@ -247,7 +247,7 @@ impl<'a> Sim<'a> {
     }
 
     /// Turns on or off the sending of a lone source's cell ahead of its port's transmit-done
-    /// event (`fabric::Sim::send_ahead`; on by default, but in a run that may stop early:
+    /// event (`fabric::Sim::send_at`; on by default, but in a run that may stop early:
     /// [`Sim::run_bounded`]). Changes only the run's `events` count, never its results: for
     /// tests and measurements. Takes effect at the next [`Sim::run_until`] or
     /// [`Sim::run_bounded`].
@@ -299,7 +299,7 @@ impl<'a> Sim<'a> {
     /// whether it was the memory). Returns the time reached when stopped early, else None.
     ///
     /// A run that may stop early (a finite `max_events` or a deadline) sends no cell ahead of
-    /// its port's transmit-done (`fabric::Sim::send_ahead`): it may stop after any event, and
+    /// its port's transmit-done (`fabric::Sim::send_at`): it may stop after any event, and
     /// its partial results are the network's state at the time it reached. Its events are
     /// then those of the engine before sending ahead, so a `max_events` budget stops it where
     /// it did.

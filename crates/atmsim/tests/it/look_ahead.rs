@@ -4,9 +4,7 @@
 //! is on by default only for a network whose state is larger than a processor's caches;
 //! the tick-mode TCP timers' hints are on by default at every size.
 
-use crate::grid::abr::{
-    allocators, bursty, parking_lot, tcp_over_abr, two_bottlenecks, two_sources,
-};
+use crate::grid::abr::{allocators, TOPOLOGIES};
 use crate::support::scenario::n_source;
 use crate::support::{fingerprint, small_toml};
 use atmsim::result::RunResult;
@@ -46,13 +44,7 @@ fn scenarios() -> Vec<String> {
         small_toml(),
     ];
     for (_, allocator) in allocators() {
-        for topology in [
-            two_sources,
-            bursty,
-            parking_lot,
-            two_bottlenecks,
-            tcp_over_abr,
-        ] {
+        for (_, topology) in TOPOLOGIES {
             all.push(topology(&allocator));
         }
     }

@@ -1,13 +1,11 @@
 //! A lone source's port sends a cell ahead of its transmit-done event (issue 14,
-//! `sim::fabric`, `Sim::send_ahead`): a cell its source offers while the transmitter ends
+//! `sim::fabric`, `Sim::send_at`): a cell its source offers while the transmitter ends
 //! the one before goes onto the line at once, as of that end. Only the run's `events` count
 //! may move: with it on, every scenario gives the same results as with it off, whole, in
 //! slices of the run that end inside the waits, and under a budget that is not reached; a run
 //! that a budget stops sends nothing ahead (the same partial results and events).
 
-use crate::grid::abr::{
-    allocators, bursty, parking_lot, tcp_over_abr, two_bottlenecks, two_sources,
-};
+use crate::grid::abr::{allocators, TOPOLOGIES};
 use crate::support::scenario::Net;
 use crate::support::small_toml;
 use atmsim::result::RunResult;
@@ -155,13 +153,7 @@ fn cell_sources(allocator: &str) -> String {
 fn scenarios() -> Vec<String> {
     let mut all = vec![small_toml()];
     for (name, allocator) in allocators() {
-        for topology in [
-            two_sources,
-            bursty,
-            parking_lot,
-            two_bottlenecks,
-            tcp_over_abr,
-        ] {
+        for (_, topology) in TOPOLOGIES {
             all.push(topology(&allocator));
         }
         if ["none", "erica", "kvr"].contains(&name) {

@@ -20,8 +20,8 @@ pub(crate) fn allocators() -> Vec<(&'static str, String)> {
 /// A topology: the scenario text for an allocator table.
 type Build = fn(&str) -> String;
 
-/// Topologies: name and builder.
-const TOPOLOGIES: [(&str, Build); 5] = [
+/// Topologies: name and builder (the look-ahead and send-ahead tests run them all too).
+pub(crate) const TOPOLOGIES: [(&str, Build); 5] = [
     ("two_sources", two_sources),
     ("bursty", bursty),
     ("parking_lot", parking_lot),
