@@ -157,6 +157,8 @@ impl Sim<'_> {
         if free {
             return self.send_at::<RUNS>(now, p, cell);
         }
+        // The same two tests again: sharing them measured 0.36 % more instructions on the
+        // benchmark (the free path's code laid out worse).
         if port.lone_source && !port.tx_pending && port.buf.queued() == 0 {
             let end = port.busy_until;
             // The port is busy: `end > now`, so `end - now` cannot wrap.
@@ -179,14 +181,15 @@ impl Sim<'_> {
     /// now, and no event (issue 14: at 10 000 greedy ABR sources nearly every cell found its
     /// port busy for a few picoseconds, one event per cell more). Sent ahead, the same
     /// results as queueing it until then, because nothing can look at the port in between
-    /// (the caller's conditions): its source offers no cell before `end`, no other flow
+    /// (the caller's conditions): its source offers no cell before `at`, no other flow
     /// crosses the port, no allocator is there, the run's slice does not end first (its
     /// caller may look at the network between slices; a time-series sample looks only at
-    /// switch ports and connections), and the cell before stays on the line past `end` (a
+    /// switch ports and connections), and the cell before stays on the line past `at` (a
     /// propagation delay), so the line holds the same cells with the same arrival times and
     /// events as it would (how they are laid out in runs may differ: an RM cell may join a
-    /// run whose period-starting RM cell would have left the line by `end`, `link`). The queue's numbering
-    /// of later events keeps their order (one number fewer taken, for the event not made).
+    /// run whose period-starting RM cell would have left the line by `at`, `link`). The
+    /// queue's numbering of later events keeps their order (one number fewer taken, for the
+    /// event not made).
     #[inline(always)]
     fn send_at<const RUNS: bool>(&mut self, at: Time, p: usize, cell: Cell) -> Admission {
         let port = &mut self.net.ports[p];
