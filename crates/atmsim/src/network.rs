@@ -302,8 +302,10 @@ pub struct CellDir {
     data_received_warm: u64,
     /// Messages whose last cell reached the destination.
     messages_received: u64,
-    /// Cell rate of a non-ABR transmitter (cells/s): its PCR, the access link rate.
-    line_rate: f64,
+    /// The time between cells of a non-ABR transmitter at its line rate (its PCR, the
+    /// access link rate), in ps: [`cell_interval`] of the rate, kept so that a cell sent
+    /// does not divide for it.
+    line_gap: Time,
     /// Time of the last cell sent by a non-ABR transmitter.
     last_send: MaybeTime,
     /// Token-bucket shaper of a non-ABR transmitter (video).
@@ -347,7 +349,7 @@ impl CellDir {
             max_backlog: 0,
             abr,
             dest: Destination::default(),
-            line_rate,
+            line_gap: cell_interval(line_rate),
             last_send: MaybeTime::NONE,
             send_gen: 0,
             send_at: MaybeTime::NONE,
@@ -399,7 +401,7 @@ impl CellDir {
         if let Some(src) = &self.abr {
             let from = self.acr_since.max(warmup);
             if now > from {
-                self.acr_area += src.acr * atmsim_kernel::time::to_secs_f64(now - from);
+                self.acr_area += src.acr() * atmsim_kernel::time::to_secs_f64(now - from);
             }
             self.acr_since = now;
         }
@@ -504,7 +506,7 @@ impl CellDir {
         if let Some(src) = &self.abr {
             let from = self.acr_since.max(warmup);
             if end > from {
-                area += src.acr * atmsim_kernel::time::to_secs_f64(end - from);
+                area += src.acr() * atmsim_kernel::time::to_secs_f64(end - from);
             }
         }
         area
@@ -527,7 +529,7 @@ impl CellDir {
             None => {
                 let t = match self.last_send.get() {
                     None => now,
-                    Some(t) => now.max(t + cell_interval(self.line_rate)),
+                    Some(t) => now.max(t + self.line_gap),
                 };
                 Some(self.shaper.as_ref().map_or(t, |b| b.ready(t)))
             }
@@ -563,7 +565,7 @@ impl CellDir {
     /// between its cells ([`CellDir::arm_send`]; the shaper only delays them).
     #[inline]
     pub fn line_rate_interval(&self) -> Time {
-        cell_interval(self.line_rate)
+        self.line_gap
     }
 
     /// A non-ABR transmitter sends a cell at `now` (line-rate spacing and the shaper's
@@ -681,12 +683,10 @@ impl CellConn {
     fn new(s: &Scenario, c: &ConnectionCfg, app: &CellApp, frame_cells: [u32; 2]) -> Self {
         let dir = |ports_of: &[u32], frame_cells: u32| {
             let line_rate = s.ports[ports_of[0] as usize].settings.rate_bps as f64 / CELL_BITS_F64;
+            // An ABR direction's line rate is its PCR (never used: its source paces it).
+            let line_rate = c.abr.as_ref().map_or(line_rate, |p| p.pcr);
             let abr = c.abr.as_ref().map(|p| AbrSource::new(p.clone()));
-            let mut d = CellDir::new(abr, line_rate, frame_cells);
-            if let Some(p) = &c.abr {
-                d.line_rate = p.pcr;
-            }
-            d
+            CellDir::new(abr, line_rate, frame_cells)
         };
         let mut fwd = dir(c.fwd_ports(), frame_cells[0]);
         fwd.shaper = app.shaper().map(Box::new);
@@ -1132,7 +1132,10 @@ impl Network {
                     continue;
                 }
                 let p = self.route_ports[flow.route_start as usize] as usize;
-                let icr = conn.dir(f.dir()).and_then(CellDir::abr).map(|src| src.acr);
+                let icr = conn
+                    .dir(f.dir())
+                    .and_then(CellDir::abr)
+                    .map(|src| src.acr());
                 at_line_rate[p] |= icr.is_some_and(|acr| acr >= cells_per_s(p));
             }
         }

@@ -345,7 +345,7 @@ impl RunResult {
                         if let Some(rev) = cc.rev.as_deref() {
                             r.reverse_throughput_bps =
                                 Some(rev.data_received_warm() as f64 * CELL_BITS_F64 / measured);
-                            r.reverse_acr_final_bps = rev.abr().map(|s| s.acr * CELL_BITS_F64);
+                            r.reverse_acr_final_bps = rev.abr().map(|s| s.acr() * CELL_BITS_F64);
                         }
                     }
                     (None, None) => unreachable!(),
@@ -353,7 +353,7 @@ impl RunResult {
                 if let Some(d0) = conn.dir(0) {
                     if let Some(src) = d0.abr() {
                         let area = d0.acr_area_until(sc.duration, sc.warmup);
-                        r.acr_final_bps = Some(src.acr * CELL_BITS_F64);
+                        r.acr_final_bps = Some(src.acr() * CELL_BITS_F64);
                         r.acr_mean_bps = Some(area / measured * CELL_BITS_F64);
                         let k = src.counters;
                         r.rm_cells_sent = Some(k.frm_sent + k.oor_frm_sent);
@@ -363,7 +363,7 @@ impl RunResult {
                     }
                     // TCP over ABR: both directions (data and ACKs).
                     if let (Some(_), Some(d1)) = (conn.tcp_ref(), conn.dir(1)) {
-                        r.reverse_acr_final_bps = d1.abr().map(|s| s.acr * CELL_BITS_F64);
+                        r.reverse_acr_final_bps = d1.abr().map(|s| s.acr() * CELL_BITS_F64);
                         r.source_queue_max_cells = Some(d0.max_backlog());
                         r.source_queue_cells = Some(d0.backlog() + d1.backlog());
                     }

@@ -49,26 +49,36 @@ pub struct SourceCounters {
 
 /// A TM 4.0 ABR source end system.
 ///
-/// What a transmit opportunity reads and writes (the parameters' pointer, ACR, the times
-/// and counts of rules 1-6, the data cells sent) is its first 64 bytes, in this order
-/// (issue 14: at 10 000 VCs each line of a source is a cache miss per cell sent).
+/// What a transmit opportunity reads and writes (the parameters' pointer, ACR and its
+/// pacing interval, the times and counts of rules 1-6, the data cells sent) is its first
+/// 64 bytes, in this order (issue 14: at 10 000 VCs each line of a source is a cache miss
+/// per cell sent).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct AbrSource {
     /// Parameters (shared by the sources whose parameters are equal: issue 14, memory per VC).
     pub p: std::sync::Arc<AbrParams>,
-    /// Allowed cell rate, cells/s (rule 1: MCR <= ACR <= PCR).
-    pub acr: f64,
+    /// Allowed cell rate, cells/s (rule 1: MCR <= ACR <= PCR). Changed only through
+    /// [`AbrSource::set_acr`], which keeps `pace` with it.
+    acr: f64,
     /// Time of the last in-rate forward RM cell (None: none sent yet, rule 2).
     last_frm: MaybeTime,
     /// Time of the last in-rate cell.
     last_send: MaybeTime,
     /// Time of the last out-of-rate forward RM cell.
     last_oor: MaybeTime,
-    /// In-rate cells (data and backward RM) since the last in-rate forward RM cell.
-    count: u32,
+    /// Rule 1's pacing interval at ACR, [`cell_interval`]`(acr)` in ps, kept with ACR so
+    /// that a transmit opportunity does not divide for it (issue 14: the division was most
+    /// of `kick` at 10 000 VCs); [`PACE_NOT_KEPT`] where it does not fit in 32 bits (ACR
+    /// below about 233 cells/s) or ACR is 0, and then computed where needed.
+    pace: u32,
     /// Forward RM cells sent since the last BN = 0 backward RM cell (rule 6).
     unack: u32,
+    /// In-rate cells (data and backward RM) since the last in-rate forward RM cell: fewer
+    /// than Nrm (rule 3a sends a forward RM cell at Nrm - 1), and Nrm is at most 256 (TM
+    /// 4.0; checked by the scenario), so 16 bits hold it (and leave room for `pace` in the
+    /// first line); it saturates rather than wrap for parameters built by hand past that.
+    count: u16,
     /// An in-rate backward RM cell went since the last in-rate forward RM cell.
     brm_since_frm: bool,
     /// [`AbrSource::shortest_interval`], kept (in what was padding) so that a cell sent
@@ -76,6 +86,19 @@ pub struct AbrSource {
     shortest_gap: u32,
     /// Counters.
     pub counters: SourceCounters,
+}
+
+/// [`AbrSource`]'s `pace` when the pacing interval is not kept: computed from ACR.
+const PACE_NOT_KEPT: u32 = u32::MAX;
+
+/// The pacing interval at `acr` as [`AbrSource`] keeps it: [`cell_interval`]`(acr)`, or
+/// [`PACE_NOT_KEPT`] if ACR is 0 or the interval does not fit below it.
+#[inline]
+fn kept_pace(acr: f64) -> u32 {
+    if acr <= 0.0 {
+        return PACE_NOT_KEPT;
+    }
+    u32::try_from(cell_interval(acr)).unwrap_or(PACE_NOT_KEPT)
 }
 
 /// The time between cells at `rate` cells/s, in ps (at least 1 ps).
@@ -94,6 +117,7 @@ impl AbrSource {
             shortest_gap,
             p,
             acr,
+            pace: kept_pace(acr),
             count: 0,
             last_frm: MaybeTime::NONE,
             brm_since_frm: false,
@@ -101,6 +125,31 @@ impl AbrSource {
             last_send: MaybeTime::NONE,
             last_oor: MaybeTime::NONE,
             counters: SourceCounters::default(),
+        }
+    }
+
+    /// The allowed cell rate, cells/s (rule 1: MCR <= ACR <= PCR).
+    #[inline]
+    pub fn acr(&self) -> f64 {
+        self.acr
+    }
+
+    /// Sets ACR to `acr` cells/s, and the pacing interval kept with it. Rules 5, 6, 8 and
+    /// 9 and seed 004's policy change ACR through here; tests set it directly.
+    #[inline]
+    pub fn set_acr(&mut self, acr: f64) {
+        self.acr = acr;
+        self.pace = kept_pace(acr);
+    }
+
+    /// Rule 1's pacing interval at ACR, in ps: [`cell_interval`]`(acr)` (ACR > 0), kept
+    /// with ACR where it fits in 32 bits.
+    #[inline]
+    fn pacing_interval(&self) -> Time {
+        if self.pace != PACE_NOT_KEPT {
+            Time::from(self.pace)
+        } else {
+            cell_interval(self.acr)
         }
     }
 
@@ -122,7 +171,7 @@ impl AbrSource {
         }
         Some(match self.last_send.get() {
             None => now,
-            Some(t) => now.max(t.saturating_add(cell_interval(self.acr))),
+            Some(t) => now.max(t.saturating_add(self.pacing_interval())),
         })
     }
 
@@ -156,9 +205,9 @@ impl AbrSource {
         match self.last_frm.get() {
             None => true, // rule 2: the first in-rate cell is an FRM
             Some(t) => {
-                self.count + 1 >= self.p.nrm
+                u32::from(self.count) + 1 >= self.p.nrm
                     || (!self.is_ucsc()
-                        && self.count >= self.p.mrm
+                        && u32::from(self.count) >= self.p.mrm
                         && now.saturating_sub(t) >= self.p.trm)
             }
         }
@@ -196,13 +245,13 @@ impl AbrSource {
         // Rule 5: use it or lose it.
         if let Some(t) = self.last_frm.get() {
             if self.acr > self.p.icr && now.saturating_sub(t) > self.p.adtf {
-                self.acr = self.p.icr.max(self.p.mcr);
+                self.set_acr(self.p.icr.max(self.p.mcr));
                 self.counters.rule5_resets += 1;
             }
         }
         // Rule 6: too many forward RM cells without a BN = 0 backward RM cell.
         if self.p.cdf > 0.0 && self.unack >= self.p.crm {
-            self.acr = (self.acr - self.acr * self.p.cdf).max(self.p.mcr);
+            self.set_acr((self.acr - self.acr * self.p.cdf).max(self.p.mcr));
             self.counters.rule6_cuts += 1;
         }
         self.unack = self.unack.saturating_add(1);
@@ -224,7 +273,7 @@ impl AbrSource {
     /// An in-rate backward RM cell went at `now` (counts toward Nrm, rule 3).
     #[inline]
     pub fn sent_brm(&mut self, now: Time) {
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
         self.brm_since_frm = true;
         self.last_send = MaybeTime::some(now);
         self.counters.brm_sent += 1;
@@ -233,7 +282,7 @@ impl AbrSource {
     /// A data cell went at `now` (rule 12: the engine sends it with EFCI = 0).
     #[inline]
     pub fn sent_data(&mut self, now: Time) {
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
         self.last_send = MaybeTime::some(now);
         self.counters.data_sent += 1;
     }
@@ -243,21 +292,24 @@ impl AbrSource {
         self.counters.brm_received += 1;
         if let SourcePolicy::Ucsc { increase } = self.p.policy {
             // Seed 004 2.1: r(t+) = min(r(t) + Nrm x AIR, ER).
-            self.acr = (self.acr + increase)
-                .min(er)
-                .max(self.p.mcr)
-                .min(self.p.pcr);
+            self.set_acr(
+                (self.acr + increase)
+                    .min(er)
+                    .max(self.p.mcr)
+                    .min(self.p.pcr),
+            );
             return;
         }
         if !bn {
             self.unack = 0;
         }
+        let mut acr = self.acr;
         if ci {
-            self.acr = (self.acr - self.acr * self.p.rdf).max(self.p.mcr);
+            acr = (acr - acr * self.p.rdf).max(self.p.mcr);
         } else if !ni {
-            self.acr = (self.acr + self.p.rif * self.p.pcr).min(self.p.pcr);
+            acr = (acr + self.p.rif * self.p.pcr).min(self.p.pcr);
         }
-        self.acr = self.acr.min(er).max(self.p.mcr).min(self.p.pcr);
+        self.set_acr(acr.min(er).max(self.p.mcr).min(self.p.pcr));
     }
 
     /// A connection (re)opens: the source starts again from ICR (rule 2), as new.

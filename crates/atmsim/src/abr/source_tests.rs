@@ -68,13 +68,73 @@ fn an_acr_near_zero_puts_the_next_cell_at_the_end_of_time() {
     // the EFCI allocator, a debug build's overflow, a release build's abort).
     let mut s = AbrSource::new(p1000());
     s.send_frm(5 * MS);
-    s.acr = 1e-12;
+    s.set_acr(1e-12);
     assert_eq!(s.next_opportunity(6 * MS), Some(Time::MAX));
-    s.acr = 1e-7; // 1e19 ps: it fits
+    s.set_acr(1e-7); // 1e19 ps: it fits
     assert_eq!(
         s.next_opportunity(6 * MS),
         Some(5 * MS + 10_000_000 * PS_PER_S)
     );
+}
+
+/// The pacing interval kept with ACR (issue 14: no division per cell sent) is 1/ACR
+/// after every change of ACR: rules 5, 6, 8 and 9, seed 004's increase, and a reopened
+/// source; below about 233 cells/s (an interval past 32 bits) it is computed instead.
+#[test]
+fn the_pacing_interval_kept_with_acr_is_one_over_acr() {
+    fn check(s: &AbrSource, what: &str) {
+        assert_eq!(
+            s.pacing_interval(),
+            cell_interval(s.acr()),
+            "{what}: ACR {}",
+            s.acr()
+        );
+    }
+    let mut p = p1000();
+    p.pcr = 353_207.547; // 155.52 Mbit/s: an interval not a whole number of ps
+    p.icr = p.pcr;
+    let mut s = AbrSource::new(p.clone());
+    check(&s, "new");
+    s.send_frm(0);
+    for k in 1..200u64 {
+        // CI, then increases, then an ER below 233 cells/s and back up.
+        let er = if k % 50 == 25 {
+            100.0
+        } else {
+            p.pcr / (k % 7 + 1) as f64
+        };
+        s.on_brm(k % 3 == 0, k % 5 == 0, false, er);
+        check(&s, "rule 8/9");
+        assert!(
+            (s.acr() >= 233.0) == (s.pace != PACE_NOT_KEPT),
+            "kept from about 233 cells/s, ACR {}",
+            s.acr()
+        );
+    }
+    // Rule 6: Crm forward RM cells without a BN = 0 backward RM cell cut ACR by CDF.
+    for k in 0..40 {
+        s.send_frm(k * MS);
+        check(&s, "rule 6");
+    }
+    // Rule 5: an idle source's ACR above ICR goes back to ICR.
+    let mut q = p1000();
+    q.icr = 500.0;
+    let mut s = AbrSource::new(q);
+    s.send_frm(0);
+    s.on_brm(false, false, false, 1000.0);
+    assert_eq!(s.acr(), 562.5, "ICR + RIF x PCR");
+    s.send_frm(600 * MS);
+    assert_eq!(s.acr(), 500.0);
+    check(&s, "rule 5");
+    // Seed 004's additive increase, and a reopened source.
+    let mut s = AbrSource::new(ucsc1000());
+    s.send_frm(0);
+    s.on_brm(false, false, false, 1000.0);
+    check(&s, "UCSC");
+    s.reopen();
+    check(&s, "reopen");
+    s.set_acr(0.0);
+    assert_eq!((s.pace, s.next_opportunity(MS)), (PACE_NOT_KEPT, None));
 }
 
 #[test]
@@ -82,10 +142,10 @@ fn rule1_acr_bounds_and_pacing() {
     // ICR above PCR is held to PCR, ICR below MCR is raised to MCR.
     let mut p = p1000();
     p.icr = 5000.0;
-    assert_eq!(AbrSource::new(p.clone()).acr, 1000.0);
+    assert_eq!(AbrSource::new(p.clone()).acr(), 1000.0);
     p.icr = 10.0;
     p.mcr = 50.0;
-    assert_eq!(AbrSource::new(p).acr, 50.0);
+    assert_eq!(AbrSource::new(p).acr(), 50.0);
 
     // Pacing at 1/ACR from the last in-rate cell.
     let mut s = AbrSource::new(p1000());
@@ -106,18 +166,18 @@ fn rule1_acr_bounds_and_pacing() {
     let last = seq.last().unwrap().0;
     // A new ACR re-times the pending opportunity from the last cell sent.
     s.on_brm(false, true, false, 500.0); // NI: no increase; ER 500 -> ACR 500
-    assert_eq!(s.acr, 500.0);
+    assert_eq!(s.acr(), 500.0);
     assert_eq!(s.next_opportunity(last), Some(last + 2 * MS));
     s.on_brm(false, false, false, 1e9); // +RIF*PCR = +62.5
-    assert_eq!(s.acr, 562.5);
+    assert_eq!(s.acr(), 562.5);
     assert_eq!(s.next_opportunity(last), Some(last + cell_interval(562.5)));
 
     // Upper bound: any number of increases stays at PCR.
     for _ in 0..100 {
         s.on_brm(false, false, false, 1e12);
-        assert!(s.acr <= s.p.pcr);
+        assert!(s.acr() <= s.p.pcr);
     }
-    assert_eq!(s.acr, 1000.0);
+    assert_eq!(s.acr(), 1000.0);
 
     // Lower bound: any number of decreases stays at MCR.
     let mut p = p1000();
@@ -125,14 +185,14 @@ fn rule1_acr_bounds_and_pacing() {
     let mut s = AbrSource::new(p);
     for _ in 0..200 {
         s.on_brm(true, false, false, 1e12);
-        assert!(s.acr >= 100.0);
+        assert!(s.acr() >= 100.0);
     }
-    assert_eq!(s.acr, 100.0);
+    assert_eq!(s.acr(), 100.0);
 
     // ACR = 0 (MCR = 0, ER = 0): no in-rate opportunity at all.
     let mut s = AbrSource::new(p1000());
     s.on_brm(false, true, false, 0.0);
-    assert_eq!(s.acr, 0.0);
+    assert_eq!(s.acr(), 0.0);
     assert_eq!(s.next_opportunity(0), None);
 }
 
@@ -153,9 +213,9 @@ fn rule1_never_faster_than_acr_under_changing_feedback() {
         }
         let t = s.next_opportunity(now).unwrap();
         if let Some(pv) = prev {
-            assert!(t - pv >= cell_interval(s.acr), "cell {k} too early");
+            assert!(t - pv >= cell_interval(s.acr()), "cell {k} too early");
         }
-        assert!(s.acr >= s.p.mcr && s.acr <= s.p.pcr);
+        assert!(s.acr() >= s.p.mcr && s.acr() <= s.p.pcr);
         step(&mut s, t, true, false);
         prev = Some(t);
         now = t;
@@ -169,7 +229,7 @@ fn rule2_first_cell_is_frm_and_acr_is_icr() {
     let mut p = p1000();
     p.icr = 100.0;
     let mut s = AbrSource::new(p);
-    assert_eq!(s.acr, 100.0, "ACR = ICR before the first cell");
+    assert_eq!(s.acr(), 100.0, "ACR = ICR before the first cell");
     assert!(s.frm_due(0));
     // Even with a BRM waiting, the first in-rate cell is an FRM.
     assert_eq!(s.choose(0, true, true), NextCell::Frm);
@@ -313,13 +373,13 @@ fn rule5_adtf_resets_to_icr() {
     let mut s = AbrSource::new(p.clone());
     assert_eq!(s.send_frm(0), 100.0);
     s.on_brm(false, false, false, 1e9);
-    assert_eq!(s.acr, 162.5, "ICR + RIF * PCR");
+    assert_eq!(s.acr(), 162.5, "ICR + RIF * PCR");
     // Exactly ADTF since the last FRM: no reset (T must exceed ADTF).
     assert_eq!(s.send_frm(500 * MS), 162.5);
     assert_eq!(s.counters.rule5_resets, 0);
     // More than ADTF, ACR > ICR: ACR <- ICR, just before the FRM (its CCR is ICR).
     assert_eq!(s.send_frm(1000 * MS + 1), 100.0);
-    assert_eq!(s.acr, 100.0);
+    assert_eq!(s.acr(), 100.0);
     assert_eq!(s.counters.rule5_resets, 1);
 
     // It fires only just before an FRM: long idle, then data cells, opportunities and
@@ -330,9 +390,9 @@ fn rule5_adtf_resets_to_icr() {
     assert_eq!(s.next_opportunity(2000 * MS), Some(2000 * MS));
     assert_eq!(s.choose(2000 * MS, true, false), NextCell::Data);
     s.sent_data(2000 * MS);
-    assert_eq!(s.acr, 162.5, "no reset on a data cell");
+    assert_eq!(s.acr(), 162.5, "no reset on a data cell");
     assert!(!s.frm_due(2001 * MS));
-    assert_eq!(s.acr, 162.5);
+    assert_eq!(s.acr(), 162.5);
     assert_eq!(s.send_frm(3000 * MS), 100.0, "the next FRM resets it");
     assert_eq!(s.counters.rule5_resets, 1);
 
@@ -341,7 +401,7 @@ fn rule5_adtf_resets_to_icr() {
     s.send_frm(0);
     assert_eq!(s.send_frm(10_000 * MS), 100.0);
     s.on_brm(false, true, false, 50.0);
-    assert_eq!(s.acr, 50.0);
+    assert_eq!(s.acr(), 50.0);
     assert_eq!(
         s.send_frm(20_000 * MS),
         50.0,
@@ -388,7 +448,7 @@ fn rule6_crm_cdf_cuts_repeatedly_until_bn0_brm() {
     assert_eq!(s.unacknowledged(), 4);
     // A BN = 1 BRM (switch-generated) does not stop the cuts.
     s.on_brm(false, true, true, 1e9);
-    assert_eq!(s.acr, 250.0);
+    assert_eq!(s.acr(), 250.0);
     assert_eq!(s.send_frm(4 * MS), 125.0);
     assert_eq!(s.unacknowledged(), 5);
     // A BN = 0 BRM does.
@@ -445,11 +505,11 @@ fn rule7_ccr_is_post_rule5_6_acr() {
     let mut s = AbrSource::new(p);
     assert_eq!(s.send_frm(0), 100.0); // unack 0 -> 1, no cut yet
     s.on_brm(false, false, true, 1e9); // BN = 1: +62.5, unack stays 1
-    assert_eq!(s.acr, 162.5);
+    assert_eq!(s.acr(), 162.5);
     // 600 ms > ADTF with ACR > ICR: rule 5 -> 100; unack 1 >= CRM: rule 6 -> 50.
     let ccr = s.send_frm(600 * MS);
     assert_eq!(ccr, 50.0);
-    assert_eq!(s.acr, ccr);
+    assert_eq!(s.acr(), ccr);
     assert_eq!(s.counters.rule5_resets, 1);
     assert_eq!(s.counters.rule6_cuts, 1);
     // Cells after this FRM follow the new ACR.
@@ -464,21 +524,21 @@ fn rule8_ci_decrease_by_rdf_acr() {
     p.icr = 800.0;
     let mut s = AbrSource::new(p.clone());
     s.on_brm(true, false, false, 1e9);
-    assert_eq!(s.acr, 750.0, "800 - 800/16, not 800 - PCR/16 = 737.5");
+    assert_eq!(s.acr(), 750.0, "800 - 800/16, not 800 - PCR/16 = 737.5");
     s.on_brm(true, true, false, 1e9);
-    assert_eq!(s.acr, 750.0 - 750.0 / 16.0, "CI wins over NI");
+    assert_eq!(s.acr(), 750.0 - 750.0 / 16.0, "CI wins over NI");
     // RDF is a parameter.
     let mut q = p.clone();
     q.rdf = 0.5;
     let mut s = AbrSource::new(q);
     s.on_brm(true, false, true, 1e9);
-    assert_eq!(s.acr, 400.0, "BN = 1 BRMs act too");
+    assert_eq!(s.acr(), 400.0, "BN = 1 BRMs act too");
     // MCR floor.
     let mut q = p;
     q.mcr = 760.0;
     let mut s = AbrSource::new(q);
     s.on_brm(true, false, false, 1e9);
-    assert_eq!(s.acr, 760.0);
+    assert_eq!(s.acr(), 760.0);
     assert_eq!(s.counters.brm_received, 1);
 }
 
@@ -488,21 +548,21 @@ fn rule8_increase_by_rif_pcr() {
     p.icr = 100.0;
     let mut s = AbrSource::new(p.clone());
     s.on_brm(false, false, false, 1e9);
-    assert_eq!(s.acr, 162.5, "100 + PCR/16, not 100 + 100/16");
+    assert_eq!(s.acr(), 162.5, "100 + PCR/16, not 100 + 100/16");
     s.on_brm(false, false, false, 1e9);
-    assert_eq!(s.acr, 225.0);
+    assert_eq!(s.acr(), 225.0);
     // Capped at PCR.
     let mut q = p.clone();
     q.icr = 990.0;
     let mut s = AbrSource::new(q);
     s.on_brm(false, false, false, 1e9);
-    assert_eq!(s.acr, 1000.0);
+    assert_eq!(s.acr(), 1000.0);
     // RIF = 1 (seed 003): straight to PCR, then ER.
     let mut q = p;
     q.rif = 1.0;
     let mut s = AbrSource::new(q);
     s.on_brm(false, false, false, 640.0);
-    assert_eq!(s.acr, 640.0);
+    assert_eq!(s.acr(), 640.0);
 }
 
 #[test]
@@ -511,12 +571,12 @@ fn rule8_ni_no_increase() {
     p.icr = 100.0;
     let mut s = AbrSource::new(p);
     s.on_brm(false, true, false, 1e9);
-    assert_eq!(s.acr, 100.0);
+    assert_eq!(s.acr(), 100.0);
     // ER still applies after NI.
     s.on_brm(false, true, false, 40.0);
-    assert_eq!(s.acr, 40.0);
+    assert_eq!(s.acr(), 40.0);
     s.on_brm(false, true, false, 1e9);
-    assert_eq!(s.acr, 40.0, "NI: no increase even with a high ER");
+    assert_eq!(s.acr(), 40.0, "NI: no increase even with a high ER");
 }
 
 #[test]
@@ -528,29 +588,29 @@ fn rule9_er_clamp_with_mcr_floor() {
     // Increase first (562.5), then ER clamps it.
     let mut s = s0.clone();
     s.on_brm(false, false, false, 300.0);
-    assert_eq!(s.acr, 300.0);
+    assert_eq!(s.acr(), 300.0);
     // ER below MCR: MCR.
     let mut s = s0.clone();
     s.on_brm(false, false, false, 50.0);
-    assert_eq!(s.acr, 100.0);
+    assert_eq!(s.acr(), 100.0);
     // ER = 0 with MCR > 0: MCR.
     let mut s = s0.clone();
     s.on_brm(false, true, false, 0.0);
-    assert_eq!(s.acr, 100.0);
+    assert_eq!(s.acr(), 100.0);
     // Decrease first (468.75), then ER.
     let mut s = s0.clone();
     s.on_brm(true, false, false, 200.0);
-    assert_eq!(s.acr, 200.0);
+    assert_eq!(s.acr(), 200.0);
     let mut s = s0.clone();
     s.on_brm(true, false, false, 480.0);
-    assert_eq!(s.acr, 468.75, "ER above the decreased ACR leaves it");
+    assert_eq!(s.acr(), 468.75, "ER above the decreased ACR leaves it");
     // ER never raises ACR.
     let mut s = s0.clone();
     s.on_brm(false, true, false, 800.0);
-    assert_eq!(s.acr, 500.0);
+    assert_eq!(s.acr(), 500.0);
     let mut s = s0;
     s.on_brm(false, false, false, 800.0);
-    assert_eq!(s.acr, 562.5);
+    assert_eq!(s.acr(), 562.5);
 }
 
 // ---------------------------------------------------------------- rule 11
@@ -568,7 +628,7 @@ fn rule11_out_of_rate_frm_at_tcr_when_acr_below_tcr() {
     let mut p = p1000();
     p.icr = 0.0;
     let mut s = AbrSource::new(p);
-    assert_eq!(s.acr, 0.0);
+    assert_eq!(s.acr(), 0.0);
     assert_eq!(s.next_opportunity(0), None);
     let first = s.next_out_of_rate(0).expect("out of rate allowed");
     assert!(first <= 100 * MS);
@@ -586,7 +646,7 @@ fn rule11_out_of_rate_frm_at_tcr_when_acr_below_tcr() {
     assert_eq!(s.unacknowledged(), 0);
     // Feedback raising ACR above TCR stops them.
     s.on_brm(false, false, false, 1e9);
-    assert_eq!(s.acr, 62.5);
+    assert_eq!(s.acr(), 62.5);
     assert_eq!(s.next_out_of_rate(t1 + 300 * MS), None);
 
     // 0 < ACR = 5 < TCR: in-rate cells every 200 ms, out-of-rate FRMs 100 ms after the
@@ -635,30 +695,30 @@ fn ucsc_additive_increase_immediate_decrease() {
     // Seed 004 2.1: r(t+) = min(r(t) + Nrm x AIR, ER).
     let mut s = AbrSource::new(ucsc1000());
     assert!(s.is_ucsc());
-    assert_eq!(s.acr, 20.0, "ACR starts at ICR");
+    assert_eq!(s.acr(), 20.0, "ACR starts at ICR");
     for k in 1..=10 {
         s.on_brm(false, false, false, 1000.0);
-        assert_eq!(s.acr, 20.0 + 32.0 * k as f64, "after {k} BRMs");
+        assert_eq!(s.acr(), 20.0 + 32.0 * k as f64, "after {k} BRMs");
     }
-    assert_eq!(s.acr, 340.0);
+    assert_eq!(s.acr(), 340.0);
     // An ER below ACR takes effect at once, in one step.
     s.on_brm(false, false, false, 100.0);
-    assert_eq!(s.acr, 100.0);
+    assert_eq!(s.acr(), 100.0);
     // An ER just above ACR is not overshot.
     s.on_brm(false, false, false, 110.0);
-    assert_eq!(s.acr, 110.0);
+    assert_eq!(s.acr(), 110.0);
     // Never above PCR, whatever ER says.
     for _ in 0..100 {
         s.on_brm(false, false, false, 1e9);
     }
-    assert_eq!(s.acr, 1000.0);
+    assert_eq!(s.acr(), 1000.0);
     // Never below MCR.
     let mut p = ucsc1000();
     p.mcr = 50.0;
     let mut s = AbrSource::new(p);
-    assert_eq!(s.acr, 50.0, "ICR below MCR starts at MCR");
+    assert_eq!(s.acr(), 50.0, "ICR below MCR starts at MCR");
     s.on_brm(false, false, false, 10.0);
-    assert_eq!(s.acr, 50.0);
+    assert_eq!(s.acr(), 50.0);
     assert_eq!(s.counters.brm_received, 1);
 }
 
@@ -668,15 +728,15 @@ fn ucsc_ignores_ci_ni_and_bn() {
     // UCSC source only looks at ER.
     let mut s = AbrSource::new(ucsc1000());
     s.on_brm(true, false, false, 1000.0);
-    assert_eq!(s.acr, 52.0, "CI = 1 still increases");
+    assert_eq!(s.acr(), 52.0, "CI = 1 still increases");
     s.on_brm(false, true, false, 1000.0);
-    assert_eq!(s.acr, 84.0, "NI = 1 still increases");
+    assert_eq!(s.acr(), 84.0, "NI = 1 still increases");
     s.on_brm(true, true, true, 1000.0);
-    assert_eq!(s.acr, 116.0);
+    assert_eq!(s.acr(), 116.0);
     // The TM 4.0 control case: CI cuts by RDF x ACR.
     let mut t = AbrSource::new(p1000());
     t.on_brm(true, false, false, 1000.0);
-    assert_eq!(t.acr, 1000.0 - 1000.0 / 16.0);
+    assert_eq!(t.acr(), 1000.0 - 1000.0 / 16.0);
 }
 
 #[test]
@@ -717,13 +777,13 @@ fn ucsc_has_no_use_it_or_lose_it_and_no_crm_cut() {
     for _ in 0..5 {
         s.on_brm(false, false, false, 1000.0);
     }
-    assert_eq!(s.acr, 180.0);
+    assert_eq!(s.acr(), 180.0);
     // 10 s of silence, then FRMs without any BRM coming back.
     for k in 0..10 {
         let ccr = s.send_frm((10_000 + k) * MS);
         assert_eq!(ccr, 180.0, "FRM {k}: CCR is the unchanged ACR");
     }
-    assert_eq!(s.acr, 180.0);
+    assert_eq!(s.acr(), 180.0);
     assert_eq!(s.counters.rule5_resets, 0);
     assert_eq!(s.counters.rule6_cuts, 0);
     assert_eq!(s.counters.frm_sent, 11);
@@ -763,9 +823,9 @@ fn ucsc_reopen_starts_again_from_icr() {
     for _ in 0..3 {
         s.on_brm(false, false, false, 1000.0);
     }
-    assert_eq!(s.acr, 116.0);
+    assert_eq!(s.acr(), 116.0);
     s.reopen();
-    assert_eq!(s.acr, 20.0);
+    assert_eq!(s.acr(), 20.0);
     assert_eq!(s.counters.frm_sent, 2);
     assert_eq!(s.counters.brm_received, 3);
     assert_eq!(

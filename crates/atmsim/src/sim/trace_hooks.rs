@@ -49,7 +49,7 @@ impl<'a> Sim<'a> {
             }
             for f in [FlowId::forward(c), FlowId::reverse(c)] {
                 let dir = self.net.conns[c].dir(f.dir());
-                if let Some(acr) = dir.and_then(|d| d.abr()).map(|s| s.acr) {
+                if let Some(acr) = dir.and_then(|d| d.abr()).map(|s| s.acr()) {
                     self.trace.acr[f.index()] = acr;
                 }
             }
@@ -241,7 +241,7 @@ impl<'a> Sim<'a> {
     pub(super) fn trace_acr(&mut self, now: Time, f: FlowId, brm: Option<&Cell>) {
         let c = f.conn();
         let dir = self.net.conns[c].dir(f.dir());
-        let Some(acr) = dir.and_then(|d| d.abr()).map(|s| s.acr) else {
+        let Some(acr) = dir.and_then(|d| d.abr()).map(|s| s.acr()) else {
             return;
         };
         let last = std::mem::replace(&mut self.trace.acr[f.index()], acr);
