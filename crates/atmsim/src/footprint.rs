@@ -186,12 +186,20 @@ pub fn estimate(sc: &Scenario) -> Footprint {
     let nconns = sc.connections.len() as u64;
     // VCs crossing each port (route hops), and the longest route (slot-table stride).
     let mut vcs_at = vec![0u64; sc.ports.len()];
+    // Whether a cell crossing each port may ask its allocator for feedback: else the port
+    // has none (`network::carries_only_feedback`).
+    let mut asked = vec![false; sc.ports.len()];
     let mut stride = 1u64;
     for c in &sc.connections {
-        for r in [c.fwd_ports(), c.bwd_ports()] {
+        let feedback_only = [false, crate::network::carries_only_feedback(c)];
+        for (r, only) in [c.fwd_ports(), c.bwd_ports()]
+            .into_iter()
+            .zip(feedback_only)
+        {
             stride = stride.max(r.len() as u64);
             for &p in r {
                 vcs_at[p as usize] += 1;
+                asked[p as usize] |= !only;
             }
         }
     }
@@ -204,7 +212,11 @@ pub fn estimate(sc: &Scenario) -> Footprint {
     let per_port = size::<Port>() + sampled + 512;
     let mut port_tables = 0u64;
     for (p, cfg) in sc.ports.iter().enumerate() {
-        port_tables += vcs_at[p] * (12 + allocator_bytes_per_vc(&cfg.settings.allocator) + 4);
+        let allocator = match asked[p] {
+            true => allocator_bytes_per_vc(&cfg.settings.allocator),
+            false => 0,
+        };
+        port_tables += vcs_at[p] * (12 + allocator + 4);
     }
     port_tables += nconns * 2 * (stride * 8 + 2); // slot table, route ports, route lengths
     let ports = nports * (per_port + RESULT_BYTES_PER_PORT);

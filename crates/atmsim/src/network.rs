@@ -6,7 +6,8 @@
 use crate::aal5::{self, Reassembly};
 use crate::abr::source::cell_interval;
 use crate::abr::{AbrSource, Destination};
-use crate::allocator::{AnyAllocator, PortEnv, RateAllocator, RmFields};
+use crate::allocator::none::NoAllocator;
+use crate::allocator::{AllocatorCfg, AnyAllocator, PortEnv, RateAllocator, RmFields};
 use crate::cell::{Cell, FlowId, CELL_BITS, CELL_BITS_F64};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
@@ -849,6 +850,27 @@ fn port_slots(s: &Scenario) -> (VcSlots, PortFlows) {
     (VcSlots::Routes(std::sync::Arc::new(table)), port_flows)
 }
 
+/// True if connection `c`'s backward flow carries only the backward RM cells of its
+/// forward direction: a one-way cell-level connection, which has no reverse direction
+/// ([`CellConn::rev`]). Such a cell gets its feedback at the forward port of its VC at each
+/// switch (`Network::peer_port`), never at a port of its own route.
+pub(crate) fn carries_only_feedback(c: &ConnectionCfg) -> bool {
+    c.tcp.is_none() && !c.app.as_deref().is_some_and(CellApp::reverse_sends)
+}
+
+/// True if no cell crossing a port whose flows are `here` (by flow index) ever asks the
+/// port's allocator for feedback: there are flows, and every one carries only backward RM
+/// cells ([`carries_only_feedback`]). Such a port is built with no allocator (issue 14: at
+/// 10 000 one-way ABR VCs, one allocator's record per VC at the switch port toward each
+/// source, and for ERICA one interval timer there, none of them ever read). The results
+/// are the same: the allocator of such a port sees backward RM cells only, and its state
+/// gives no cell anything (a backward RM cell's feedback is the forward port's); only its
+/// averaging intervals, for the allocators that keep them, are no longer events, nor rows
+/// of a trace of that port.
+fn asks_no_feedback(here: &[u32], feedback_only: &[bool]) -> bool {
+    !here.is_empty() && here.iter().all(|&f| feedback_only[f as usize])
+}
+
 /// The whole network.
 #[derive(Debug)]
 pub struct Network {
@@ -935,8 +957,22 @@ fn rm_fields(s: &Scenario) -> Vec<RmFields> {
 }
 
 impl Network {
-    /// Builds the network of a resolved scenario.
+    /// Builds the network of a resolved scenario. A port whose cells never ask its
+    /// allocator for feedback has none ([`asks_no_feedback`]).
     pub fn build(s: &Scenario) -> Network {
+        Self::build_with(s, true)
+    }
+
+    /// [`Network::build`], but with the configured allocator at every port, also those
+    /// whose cells never ask it for feedback: the same results, and for interval-based
+    /// allocators more events (for tests and measurements: [`crate::sim::Sim::with_network`]).
+    pub fn build_with_every_allocator(s: &Scenario) -> Network {
+        Self::build_with(s, false)
+    }
+
+    /// [`Network::build`]; `spare_idle_allocators`: no allocator at the ports that
+    /// [`asks_no_feedback`].
+    fn build_with(s: &Scenario, spare_idle_allocators: bool) -> Network {
         let nflows = s.connections.len() * 2;
         let (slots, port_flows) = port_slots(s);
         let rm_fields = rm_fields(s);
@@ -946,6 +982,12 @@ impl Network {
             slots: slots.clone(),
             policies: Vec::new(),
         };
+        let feedback_only: Vec<bool> = s
+            .connections
+            .iter()
+            .flat_map(|c| [false, carries_only_feedback(c)])
+            .collect();
+        let no_allocator = AllocatorCfg::None(NoAllocator);
         let ports: Vec<Port> = s
             .ports
             .iter()
@@ -966,7 +1008,10 @@ impl Network {
                 line_runs: false,
                 lone_source: false,
                 alloc: AnyAllocator::build(
-                    &p.settings.allocator,
+                    match spare_idle_allocators && asks_no_feedback(here, &feedback_only) {
+                        true => &no_allocator,
+                        false => &p.settings.allocator,
+                    },
                     &PortEnv {
                         link_rate: p.settings.rate_bps as f64 / CELL_BITS_F64,
                         flows: nflows,

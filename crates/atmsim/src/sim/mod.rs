@@ -161,7 +161,13 @@ pub struct Sim<'a> {
 impl<'a> Sim<'a> {
     /// Builds the simulation and schedules the initial events.
     pub fn new(sc: &'a Scenario) -> Self {
-        let mut net = Network::build(sc);
+        Self::with_network(sc, Network::build(sc))
+    }
+
+    /// The simulation of `sc` on `net`, a network built from `sc` ([`Network::build`], or
+    /// for tests and measurements [`Network::build_with_every_allocator`]), with the
+    /// initial events scheduled.
+    pub fn with_network(sc: &'a Scenario, mut net: Network) -> Self {
         // No reservation for the worst case: the far-future heap holds only timers and grows
         // as they are scheduled (issue 14: 4 events per port and connection reserved up front
         // were 640 B per VC at 10 000 VCs).

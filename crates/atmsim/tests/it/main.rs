@@ -10,6 +10,7 @@ mod golden;
 
 mod grid;
 mod gw;
+mod idle_allocators;
 mod invariants;
 mod kvr;
 mod kvr_measured;

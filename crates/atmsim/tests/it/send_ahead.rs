@@ -42,7 +42,13 @@ fn run(text: &str, on: bool, how: How) -> (String, u64) {
         How::Bounded => assert_eq!(sim.run_bounded(u64::MAX, None), None),
         How::Budget(n) => assert!(sim.run_bounded(n, None).is_some(), "stopped early"),
     }
-    let r = RunResult::collect(sim, &sc, 0.0);
+    results(sim, &sc)
+}
+
+/// The results of a run `sim` of `sc` without its event counts (as JSON), and its event
+/// count.
+pub(crate) fn results(sim: Sim<'_>, sc: &atmsim::Scenario) -> (String, u64) {
+    let r = RunResult::collect(sim, sc, 0.0);
     let events = r.summary.events;
     let mut v = serde_json::to_value(&r).unwrap();
     let s = v["summary"].as_object_mut().unwrap();
@@ -67,7 +73,7 @@ fn run(text: &str, on: bool, how: How) -> (String, u64) {
 /// CBR cells that arrive while they wait). The CBR source starts 20 ps after the ABR
 /// source's 101st cell, while it waits about 45 ps for the 100th to end (the ABR source
 /// paces at 2 726 337 ps, the line's serial clock at 2 726 337.45 on average).
-fn cell_sources(allocator: &str) -> String {
+pub(crate) fn cell_sources(allocator: &str) -> String {
     let ms = "delay = \"1 ms\"";
     Net::new(
         "lone sources",
@@ -150,7 +156,7 @@ fn cell_sources(allocator: &str) -> String {
 
 /// Every ABR grid topology under every allocator, the cell sources above under three of
 /// them, and the small TCP example.
-fn scenarios() -> Vec<String> {
+pub(crate) fn scenarios() -> Vec<String> {
     let mut all = vec![small_toml()];
     for (name, allocator) in allocators() {
         for (_, topology) in TOPOLOGIES {
@@ -164,7 +170,7 @@ fn scenarios() -> Vec<String> {
 }
 
 /// Fails naming where two runs' results first differ (the results are long).
-fn assert_same(a: &str, b: &str, what: &str) {
+pub(crate) fn assert_same(a: &str, b: &str, what: &str) {
     if a != b {
         let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
         let from = at.saturating_sub(200);
