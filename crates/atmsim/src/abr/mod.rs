@@ -44,7 +44,8 @@ pub struct AbrParams {
     pub rif: f64,
     /// Rate decrease factor.
     pub rdf: f64,
-    /// Cells per forward RM cell.
+    /// Cells per forward RM cell: 2 to 256 (TM 4.0; the scenario checks it, and
+    /// [`AbrSource`] counts the cells between forward RM cells in 16 bits).
     pub nrm: u32,
     /// Minimum in-rate cells between forward RM cells.
     pub mrm: u32,

@@ -49,10 +49,10 @@ pub struct SourceCounters {
 
 /// A TM 4.0 ABR source end system.
 ///
-/// What a transmit opportunity reads and writes (the parameters' pointer, ACR and its
-/// pacing interval, the times and counts of rules 1-6, the data cells sent) is its first
-/// 64 bytes, in this order (issue 14: at 10 000 VCs each line of a source is a cache miss
-/// per cell sent).
+/// What a transmit opportunity reads and writes (the parameters' pointer, ACR, the times
+/// of rules 1, 2 and 11, ACR's pacing interval, the counts of rules 3 and 6, the data cells
+/// sent) is its first 64 bytes, in this order (issue 14: at 10 000 VCs each line of a
+/// source is a cache miss per cell sent).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct AbrSource {
@@ -111,6 +111,7 @@ impl AbrSource {
     /// A source before its first cell: ACR = ICR (rule 2), within [MCR, PCR] (rule 1).
     pub fn new(p: impl Into<std::sync::Arc<AbrParams>>) -> AbrSource {
         let p = p.into();
+        debug_assert!(p.nrm <= 256, "Nrm = {} (TM 4.0: 2 to 256; `count`)", p.nrm);
         let acr = p.icr.min(p.pcr).max(p.mcr);
         let shortest_gap = p.shortest_interval().min(u32::MAX as Time) as u32;
         AbrSource {
