@@ -683,17 +683,14 @@ impl CellConn {
     /// `frame_cells` cells (the reverse direction only if `app` sends on it).
     fn new(s: &Scenario, c: &ConnectionCfg, app: &CellApp, frame_cells: [u32; 2]) -> Self {
         let dir = |ports_of: &[u32], frame_cells: u32| {
+            // The access link's rate: a non-ABR transmitter's (an ABR source paces itself).
             let line_rate = s.ports[ports_of[0] as usize].settings.rate_bps as f64 / CELL_BITS_F64;
-            // An ABR direction's line rate is its PCR (never used: its source paces it).
-            let line_rate = c.abr.as_ref().map_or(line_rate, |p| p.pcr);
             let abr = c.abr.as_ref().map(|p| AbrSource::new(p.clone()));
             CellDir::new(abr, line_rate, frame_cells)
         };
         let mut fwd = dir(c.fwd_ports(), frame_cells[0]);
         fwd.shaper = app.shaper().map(Box::new);
-        let rev = app
-            .reverse_sends()
-            .then(|| Box::new(dir(c.bwd_ports(), frame_cells[1])));
+        let rev = (!carries_only_feedback(c)).then(|| Box::new(dir(c.bwd_ports(), frame_cells[1])));
         CellConn {
             source: app.build(s.seed, &c.name),
             fwd,
@@ -852,7 +849,8 @@ fn port_slots(s: &Scenario) -> (VcSlots, PortFlows) {
 
 /// True if connection `c`'s backward flow carries only the backward RM cells of its
 /// forward direction: a one-way cell-level connection, which has no reverse direction
-/// ([`CellConn::rev`]). Such a cell gets its feedback at the forward port of its VC at each
+/// ([`CellConn::rev`]; the one place that says which connections are one-way: the ends,
+/// the allocators of the ports and the memory estimate all ask it). Such a cell gets its feedback at the forward port of its VC at each
 /// switch (`Network::peer_port`), never at a port of its own route.
 pub(crate) fn carries_only_feedback(c: &ConnectionCfg) -> bool {
     c.tcp.is_none() && !c.app.as_deref().is_some_and(CellApp::reverse_sends)
