@@ -690,9 +690,10 @@ def test_a_legal_but_heavy_run_is_announced_up_front(tmp_path, capsys):
 
 
 def test_the_cache_hints_variable_forces_them_or_is_reported(monkeypatch):
-    # Issue 14: the run loop's cache hints are on from a size of network state (10 MiB since
-    # the thirty-ninth session) that was measured on one machine, so ATMSIM_CACHE_HINTS forces
-    # them on or off; the message of a wrong value names the size.
+    # Issue 14: from a size of network state (10 MiB since the thirty-ninth session) the run
+    # loop's cache hints are chosen while the run goes (since the fortieth session, by timing
+    # windows of events with and without them); ATMSIM_CACHE_HINTS forces them on or off at
+    # every event; the message of a wrong value names the size.
     # They change only the time a run takes.
     results = {}
     for v in ("on", "off", "auto"):

@@ -553,11 +553,11 @@ def build_parser() -> argparse.ArgumentParser:
                               "drive it. A run whose queues and links then grow past that limit (an open-loop\n"
                               "source into an unlimited buffer) stops with an error naming the port that holds\n"
                               "the most. ATMSIM_MEMORY_LIMIT=\"48 GiB\" (or \"off\") sets the limit instead.\n\n"
-                              "speed: a network of thousands of VCs, whose state is larger than the caches, runs\n"
-                              "with cache hints for the events ahead (and every run with hints for the TCP timers'\n"
-                              "ticks); ATMSIM_CACHE_HINTS=on or off forces them either way (the results are the\n"
-                              "same; only the time changes; the threshold is in docs/large-networks.md and in the\n"
-                              "message of a wrong value).",
+                              "speed: a network of thousands of VCs, whose state is larger than the caches, times\n"
+                              "windows of events with cache hints for the events ahead and without, and keeps the\n"
+                              "faster (every run has hints for the TCP timers' ticks); ATMSIM_CACHE_HINTS=on or off\n"
+                              "forces them either way (the results are the same; only the time changes; the\n"
+                              "threshold is in docs/large-networks.md and in the message of a wrong value).",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     r.add_argument("file", help="scenario file (TOML)")
     r.add_argument("--out", metavar="DIR", help="also write summary.json, CSV tables and time series, and run.png here")

@@ -1,11 +1,12 @@
 //! Runs a JSON scenario phase by phase and prints each phase's wall time and the process's
 //! resident memory after it (Linux): `cargo run --release --example phases -- FILE.json`.
 //! Used to see where the set-up of a large scenario goes (issue 14). A second argument,
-//! `look-ahead=on` or `look-ahead=off`, overrides the run loop's look-ahead at the events
+//! `look-ahead=on`, `look-ahead=off` or `look-ahead=chosen`, overrides the run loop's look-ahead at the events
 //! in the queue ([`atmsim::sim::Sim::set_look_ahead`]; the TCP timers' hints stay as
 //! `ATMSIM_CACHE_HINTS` sets them) to time it on the same binary; without it,
 //! `ATMSIM_CACHE_HINTS` applies as in every run.
 
+use atmsim::sim::LookAhead;
 use std::time::Instant;
 
 /// `VmRSS` and `VmHWM` of this process, MB (empty off Linux).
@@ -62,10 +63,11 @@ fn main() {
     // ATMSIM_CACHE_HINTS as in every run (`atmsim::new_sim`), then the option below.
     sim.set_cache_hints(atmsim::sim::CacheHints::from_env().unwrap_or_else(|e| fail(&e)));
     match std::env::args().nth(2).as_deref() {
-        Some("look-ahead=on") => sim.set_look_ahead(true),
-        Some("look-ahead=off") => sim.set_look_ahead(false),
+        Some("look-ahead=on") => sim.set_look_ahead(LookAhead::On),
+        Some("look-ahead=off") => sim.set_look_ahead(LookAhead::Off),
+        Some("look-ahead=chosen") => sim.set_look_ahead(LookAhead::Chosen),
         Some(other) => fail(&format!(
-            "unknown option {other:?}: look-ahead=on or look-ahead=off"
+            "unknown option {other:?}: look-ahead=on, look-ahead=off or look-ahead=chosen"
         )),
         None => {}
     }
@@ -73,10 +75,14 @@ fn main() {
     println!(
         "network state {:.1} MB, cache hints {}",
         sim.net.state_bytes() as f64 / 1e6,
-        if sim.look_ahead() { "on" } else { "off" }
+        format!("{:?}", sim.look_ahead()).to_lowercase()
     );
     sim.run_guarded().unwrap_or_else(|e| fail(&e));
     phase("run");
+    if sim.look_ahead() == LookAhead::Chosen {
+        let (with, without) = sim.look_ahead_windows();
+        println!("windows with hints {with}, without {without}");
+    }
     let (hops, events) = (sim.totals.cell_hops, sim.q.events_processed());
     drop(sim);
     phase("drop sim");

@@ -20,6 +20,7 @@ mod arrival_order;
 mod cell_host;
 mod fabric;
 mod faults;
+pub mod look_ahead;
 mod memory_guard;
 mod prefetch;
 mod sampling;
@@ -29,6 +30,7 @@ mod ticks;
 mod trace_hooks;
 
 pub use faults::FaultState;
+pub use look_ahead::LookAhead;
 pub use prefetch::{CacheHints, HINTS_VARIABLE, LOOK_AHEAD_BYTES};
 pub use signalling::{SIG_CLOSE, SIG_OPEN, SIG_RELEASE, SIG_RESERVE};
 
@@ -146,9 +148,12 @@ pub struct Sim<'a> {
     pub ticks: ticks::TickRings,
     /// What the run's queues and delay lines may grow by ([`Sim::set_memory_guard`]).
     memory_guard: Option<crate::footprint::Guard>,
-    /// The run loop names the next events' lines to the cache ([`prefetch`]): on for a
-    /// network whose state is larger than a processor's caches.
-    look_ahead: bool,
+    /// Whether the run loop names the next events' lines to the cache ([`prefetch`]):
+    /// chosen while the run goes for a network whose state is larger than a processor's
+    /// caches ([`look_ahead`]), else off.
+    look_ahead: LookAhead,
+    /// Times windows of events with and without the hints ([`LookAhead::Chosen`]).
+    chooser: look_ahead::Chooser,
     /// The end of the run's current slice ([`Sim::run_until`]): what happens up to it is
     /// settled, so a lone source's port may send a cell ahead of its transmit-done up to
     /// it (`fabric::Sim::admit`).
@@ -203,7 +208,7 @@ impl<'a> Sim<'a> {
             })
             .collect();
         let staging = arrival_order::Staging::new(sc.arrival_order, net.ports.len(), sc.seed);
-        let look_ahead = prefetch::worth_it(&net);
+        let look_ahead = CacheHints::Auto.look_ahead_for(&net);
         Sim {
             sc,
             net,
@@ -216,6 +221,7 @@ impl<'a> Sim<'a> {
             ticks,
             memory_guard: None,
             look_ahead,
+            chooser: look_ahead::Chooser::default(),
             slice_end: 0,
             send_ahead: true,
         }
@@ -233,10 +239,10 @@ impl<'a> Sim<'a> {
     pub fn run_until(&mut self, until: Time) {
         let end = until.min(self.sc.duration);
         self.slice_end = self.ahead_until(end);
-        if self.look_ahead {
-            self.run_events::<true>(end);
-        } else {
-            self.run_events::<false>(end);
+        match self.look_ahead {
+            LookAhead::Off => self.run_events::<false>(end),
+            LookAhead::On => self.run_events::<true>(end),
+            LookAhead::Chosen => self.run_chosen(end),
         }
     }
 
@@ -250,6 +256,45 @@ impl<'a> Sim<'a> {
             }
             self.dispatch(now, ev);
         }
+    }
+
+    /// The event loop up to `end` in windows of events, each with or without cache hints
+    /// as the chooser says, timed for it ([`look_ahead`]).
+    fn run_chosen(&mut self, end: Time) {
+        let mut start = std::time::Instant::now();
+        loop {
+            let (on, left) = (self.chooser.hints(), self.chooser.left());
+            let done = if on {
+                self.run_window::<true>(end, left)
+            } else {
+                self.run_window::<false>(end, left)
+            };
+            let now = std::time::Instant::now();
+            let nanos = now.duration_since(start).as_nanos();
+            self.chooser
+                .record(done, u64::try_from(nanos).unwrap_or(u64::MAX));
+            start = now;
+            if done < left {
+                return;
+            }
+        }
+    }
+
+    /// At most `budget` events of the event loop up to `end`; returns how many ran.
+    #[inline(always)]
+    fn run_window<const LOOK_AHEAD: bool>(&mut self, end: Time, budget: u32) -> u32 {
+        let mut done = 0;
+        while done < budget {
+            let Some((now, ev)) = self.q.pop_until(end) else {
+                break;
+            };
+            if LOOK_AHEAD {
+                self.hint_ahead();
+            }
+            self.dispatch(now, ev);
+            done += 1;
+        }
+        done
     }
 
     /// Turns on or off the sending of a lone source's cell ahead of its port's transmit-done
@@ -271,18 +316,30 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Turns the run loop's look-ahead at the events in the queue on or off (by default on
-    /// when the network's state is larger than a processor's caches, [`prefetch`]); the
-    /// tick-mode TCP timers' hints are left as they are ([`Sim::set_cache_hints`] sets
-    /// both). Hints change only the time a run takes, never its results: for tests and
-    /// measurements.
-    pub fn set_look_ahead(&mut self, on: bool) {
-        self.look_ahead = on;
+    /// Sets how the run loop decides on its look-ahead at the events in the queue (by
+    /// default chosen while the run goes when the network's state is larger than a
+    /// processor's caches, else off: [`prefetch`], [`look_ahead`]); the tick-mode TCP
+    /// timers' hints are left as they are ([`Sim::set_cache_hints`] sets both). Hints
+    /// change only the time a run takes, never its results: for tests and measurements.
+    pub fn set_look_ahead(&mut self, mode: LookAhead) {
+        self.look_ahead = mode;
     }
 
-    /// Whether the run loop gives cache hints ([`Sim::set_look_ahead`]).
-    pub fn look_ahead(&self) -> bool {
+    /// How the run loop decides on its look-ahead ([`Sim::set_look_ahead`]).
+    pub fn look_ahead(&self) -> LookAhead {
         self.look_ahead
+    }
+
+    /// Chooses the look-ahead in windows of `window` events from now on (for tests: with a
+    /// few events a window, every scenario meets both sides many times).
+    pub fn choose_look_ahead(&mut self, window: u32) {
+        self.look_ahead = LookAhead::Chosen;
+        self.chooser = look_ahead::Chooser::with_window(window);
+    }
+
+    /// The chooser's windows so far, with the hints and without (for measurements).
+    pub fn look_ahead_windows(&self) -> (u64, u64) {
+        self.chooser.windows()
     }
 
     /// Whether a tick of the tick-mode TCP timers names to the cache what the next ticks
@@ -295,7 +352,7 @@ impl<'a> Sim<'a> {
     /// simulation was built with (the look-ahead on for a network of [`LOOK_AHEAD_BYTES`] of
     /// state or more, the tick-mode TCP timers' hints at every size); `Off` turns both off.
     pub fn set_cache_hints(&mut self, hints: CacheHints) {
-        self.look_ahead = hints.on_for(&self.net);
+        self.look_ahead = hints.look_ahead_for(&self.net);
         self.ticks.hints = hints != CacheHints::Off;
     }
 
@@ -321,6 +378,13 @@ impl<'a> Sim<'a> {
         } else {
             self.ahead_until(end)
         };
+        // The look-ahead as the chooser last had it: a run that may stop after any event
+        // is not cut into timed windows.
+        let hints = match self.look_ahead {
+            LookAhead::Off => false,
+            LookAhead::On => true,
+            LookAhead::Chosen => self.chooser.hints(),
+        };
         let mut done: u64 = 0;
         let mut now_reached = 0;
         while let Some(t) = self.q.peek_time() {
@@ -337,7 +401,7 @@ impl<'a> Sim<'a> {
                 return Some(now_reached);
             }
             let (now, ev) = self.q.pop().expect("peeked");
-            if self.look_ahead {
+            if hints {
                 self.hint_ahead();
             }
             self.dispatch(now, ev);

@@ -10,11 +10,13 @@
 //! Hints only: they read state and name lines to the processor
 //! ([`atmsim_kernel::prefetch`]), never write; a wrong guess (a handler scheduled an
 //! event before the ones seen) costs a few instructions. Results cannot depend on them.
+//! Whether they pay is found out while the run goes, window by window of events
+//! ([`super::look_ahead`]).
 //!
 //! A second, cheaper kind lives here too: a tick of the tick-mode TCP timers names the
 //! sender that ticks next ([`Sim::hint_ticks`]), at every size.
 
-use super::{Ev, Sim};
+use super::{Ev, LookAhead, Sim};
 use crate::network::Network;
 use atmsim_kernel::prefetch::prefetch;
 
@@ -38,10 +40,13 @@ use atmsim_kernel::prefetch::prefetch;
 /// session a port that only backward RM cells cross has no allocator: the KVR rows 11.04 MB,
 /// the ERICA rows 11.76 MB, the UBR rows 9.84 MB, and 10 MiB (10.49 MB) keeps every row on
 /// the side it was (at 11 MiB the KVR parking-lot row lost its hints: 1.52 of the CPU, paired,
-/// 0.5 s). Only time depends on it.
+/// 0.5 s). Since the fortieth session a network this large does not get the hints at every
+/// event but has them chosen while the run goes ([`super::look_ahead`]: the KVR bottleneck row
+/// and the ERICA rows' start-up lose with them, the other rows gain); below it they stay off
+/// (the UBR rows at 10 000 VCs, on against off, 1.01 of the time). Only time depends on it.
 pub const LOOK_AHEAD_BYTES: usize = 10 << 20;
 
-/// Whether cache hints pay for `net`: its state is larger than [`LOOK_AHEAD_BYTES`].
+/// Whether cache hints may pay for `net`: its state is larger than [`LOOK_AHEAD_BYTES`].
 pub(super) fn worth_it(net: &Network) -> bool {
     net.state_bytes() >= LOOK_AHEAD_BYTES
 }
@@ -58,8 +63,9 @@ pub const HINTS_VARIABLE: &str = "ATMSIM_CACHE_HINTS";
 /// timers' hint for the connection that ticks next (`Sim::hint_ticks`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum CacheHints {
-    /// The look-ahead on when the network's state is at least [`LOOK_AHEAD_BYTES`], the
-    /// timers' hint always (the default).
+    /// The look-ahead chosen while the run goes ([`super::look_ahead`]) when the network's
+    /// state is at least [`LOOK_AHEAD_BYTES`], else off; the timers' hint always (the
+    /// default).
     #[default]
     Auto,
     /// Both always on.
@@ -79,8 +85,8 @@ impl CacheHints {
             "off" => Ok(CacheHints::Off),
             _ => Err(format!(
                 "environment variable {HINTS_VARIABLE} = {value:?}: expected \"auto\" (the default: the look-ahead \
-                 on when the network's state is {} MiB or more, the TCP timers' hints always), \"on\" or \"off\" \
-                 (both kinds)",
+                 chosen while the run goes, by timing both, when the network's state is {} MiB or more, the TCP \
+                 timers' hints always), \"on\" or \"off\" (both kinds, at every event)",
                 LOOK_AHEAD_BYTES >> 20
             )),
         }
@@ -98,12 +104,14 @@ impl CacheHints {
         }
     }
 
-    /// Whether the look-ahead is on for `net` under this setting.
-    pub(super) fn on_for(self, net: &Network) -> bool {
+    /// How the run loop decides on its look-ahead for `net` under this setting: chosen
+    /// while the run goes ([`super::look_ahead`]) for a network of [`LOOK_AHEAD_BYTES`] of
+    /// state or more, else off, unless forced.
+    pub(super) fn look_ahead_for(self, net: &Network) -> LookAhead {
         match self {
-            CacheHints::Auto => worth_it(net),
-            CacheHints::On => true,
-            CacheHints::Off => false,
+            CacheHints::Auto if worth_it(net) => LookAhead::Chosen,
+            CacheHints::Auto | CacheHints::Off => LookAhead::Off,
+            CacheHints::On => LookAhead::On,
         }
     }
 }

@@ -1,14 +1,16 @@
 //! The run loop's cache hints (issue 14, `sim::prefetch`) change only the time a run
 //! takes: with them on, every scenario gives the same bits as with them off, on both
-//! loops (a plain run and a run under a budget). The look-ahead at the events in the queue
-//! is on by default only for a network whose state is larger than a processor's caches;
-//! the tick-mode TCP timers' hints are on by default at every size.
+//! loops (a plain run and a run under a budget), and so it does with them chosen window by
+//! window (`sim::look_ahead`), with windows of a few events and the run cut into slices.
+//! The look-ahead at the events in the queue is chosen while the run goes by default only
+//! for a network whose state is larger than a processor's caches (else off); the tick-mode
+//! TCP timers' hints are on by default at every size.
 
 use crate::grid::abr::{allocators, TOPOLOGIES};
 use crate::support::scenario::n_source;
 use crate::support::{fingerprint, small_toml};
 use atmsim::result::RunResult;
-use atmsim::sim::Sim;
+use atmsim::sim::{LookAhead, Sim};
 
 /// The fingerprint of `text` run with the hints `on` (both kinds: the look-ahead and the
 /// tick-mode timers') or off, by [`Sim::run`] or, if `bounded`, by [`Sim::run_bounded`]
@@ -18,7 +20,8 @@ fn run_with_hints(text: &str, on: bool, bounded: bool) -> String {
     let sc = atmsim::scenario::load_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let mut sim = Sim::new(&sc);
     sim.set_cache_hints(if on { CacheHints::On } else { CacheHints::Off });
-    assert_eq!((sim.look_ahead(), sim.tick_hints()), (on, on));
+    let mode = if on { LookAhead::On } else { LookAhead::Off };
+    assert_eq!((sim.look_ahead(), sim.tick_hints()), (mode, on));
     if bounded {
         assert_eq!(sim.run_bounded(u64::MAX, None), None);
     } else {
@@ -51,12 +54,44 @@ fn scenarios() -> Vec<String> {
     all
 }
 
+/// The fingerprint of `text` run with the look-ahead chosen in windows of `window` events,
+/// in slices of `slice` of simulated time (each [`Sim::run_until`] ends in the middle of a
+/// window); also the windows run with the hints and without.
+fn run_chosen(text: &str, window: u32, slice: atmsim_kernel::Time) -> (String, (u64, u64)) {
+    let sc = atmsim::scenario::load_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let mut sim = Sim::new(&sc);
+    sim.choose_look_ahead(window);
+    assert_eq!(sim.look_ahead(), LookAhead::Chosen);
+    let mut t = 0;
+    while t < sc.duration {
+        t = (t + slice).min(sc.duration);
+        sim.run_until(t);
+    }
+    let windows = sim.look_ahead_windows();
+    (fingerprint(&RunResult::collect(sim, &sc, 0.0)), windows)
+}
+
 #[test]
 fn hints_change_no_result() {
     for text in scenarios() {
         let off = run_with_hints(&text, false, false);
         assert_eq!(run_with_hints(&text, true, false), off, "{text}");
         assert_eq!(run_with_hints(&text, true, true), off, "bounded: {text}");
+    }
+}
+
+#[test]
+fn hints_chosen_window_by_window_change_no_result() {
+    for text in scenarios() {
+        let off = run_with_hints(&text, false, false);
+        // Windows of 3 events: every trial and kept stretch many times over, whichever
+        // side the clock favours; slices of 0.7 ms cut windows in two.
+        let (chosen, (with, without)) = run_chosen(&text, 3, 700_000_000);
+        assert_eq!(chosen, off, "{text}");
+        assert!(
+            with > 0 && without > 0,
+            "{with} windows with hints, {without} without"
+        );
     }
 }
 
@@ -83,7 +118,7 @@ fn host_pairs(n: usize) -> String {
 }
 
 #[test]
-fn hints_are_on_only_for_a_network_larger_than_the_caches() {
+fn hints_are_chosen_only_for_a_network_larger_than_the_caches() {
     let threshold = atmsim::sim::LOOK_AHEAD_BYTES;
     for (n, on) in [(10, false), (10_000, true)] {
         let sc = atmsim::scenario::load_toml(&host_pairs(n)).unwrap();
@@ -92,9 +127,14 @@ fn hints_are_on_only_for_a_network_larger_than_the_caches() {
             sim.tick_hints(),
             "{n} VCs: the timers' hints are on by default"
         );
+        let mode = if on {
+            LookAhead::Chosen
+        } else {
+            LookAhead::Off
+        };
         assert_eq!(
             sim.look_ahead(),
-            on,
+            mode,
             "{n} VCs: {} bytes",
             sim.net.state_bytes()
         );
@@ -105,16 +145,16 @@ fn hints_are_on_only_for_a_network_larger_than_the_caches() {
 #[test]
 fn the_hints_setting_forces_them_either_way_or_leaves_the_default() {
     use atmsim::sim::CacheHints;
-    for (n, default) in [(10, false), (10_000, true)] {
+    for (n, default) in [(10, LookAhead::Off), (10_000, LookAhead::Chosen)] {
         let sc = atmsim::scenario::load_toml(&host_pairs(n)).unwrap();
         let mut sim = Sim::new(&sc);
-        for (hints, on) in [
-            (CacheHints::On, true),
-            (CacheHints::Off, false),
+        for (hints, mode) in [
+            (CacheHints::On, LookAhead::On),
+            (CacheHints::Off, LookAhead::Off),
             (CacheHints::Auto, default),
         ] {
             sim.set_cache_hints(hints);
-            assert_eq!(sim.look_ahead(), on, "{n} VCs, {hints:?}");
+            assert_eq!(sim.look_ahead(), mode, "{n} VCs, {hints:?}");
             // The tick-mode timers' hints are on at every size unless the hints are off.
             assert_eq!(
                 sim.tick_hints(),
