@@ -6,14 +6,15 @@
 //! would not. No size of the network tells the two apart, and one run can be on both sides:
 //! measured at 10 000 VCs (docs/performance.md, "Look-ahead chosen while the run goes,
 //! fortieth session"), the event loop took with the hints 1.14x its time without them in the
-//! KVR bottleneck row and 0.87x in the KVR parking-lot row, 1.14x in the ERICA bottleneck row's
+//! KVR bottleneck row and 0.875x in the KVR parking-lot row, 1.14x in the ERICA bottleneck row's
 //! first 50 ms (every source starting at its PCR) and 0.81x in the ERICA parking-lot row's.
 //!
 //! So a large network's run is cut into windows of [`WINDOW`] events, and a [`Chooser`]
 //! times them: a trial of [`TRIAL_PAIRS`] pairs of windows, one with the hints and one
 //! without (in the order on-off, off-on, ... so that a steady drift of the events' cost
-//! falls on both sides alike), then [`KEPT_WINDOWS`] windows with the side whose time per
-//! event was lower in most pairs (the median of the pairs' ratios), then another trial. A
+//! falls on both sides alike), then [`KEPT_WINDOWS`] windows with the hints if the median
+//! of the pairs' ratios of time per event, with them over without (the mean of the middle
+//! two), is below 1, else without; then another trial. A
 //! window cut by the end of a slice of the run ([`super::Sim::run_until`]) goes on in the
 //! next slice; its time is the sum of its pieces'.
 //!
@@ -106,7 +107,7 @@ impl Chooser {
     pub fn record(&mut self, events: u32, nanos: u64) {
         debug_assert!(events <= self.left());
         self.done += events;
-        self.nanos += nanos;
+        self.nanos = self.nanos.saturating_add(nanos);
         if self.done == self.window {
             let per_event = self.nanos as f64 / self.window as f64;
             self.windows[usize::from(self.on)] += 1;
@@ -129,7 +130,7 @@ impl Chooser {
                 } else {
                     (self.first, per_event)
                 };
-                self.ratios[pair] = with / without.max(f64::MIN_POSITIVE);
+                self.ratios[pair] = ratio(with, without);
             }
             if self.step + 1 == trial {
                 self.kept = median(self.ratios) < 1.0;
@@ -143,6 +144,47 @@ impl Chooser {
         } else {
             self.kept
         };
+    }
+}
+
+/// The events run since a moment, to be given to a [`Chooser`] with their time.
+pub(super) struct WindowClock {
+    since: std::time::Instant,
+    /// Events run since.
+    pub events: u32,
+}
+
+impl WindowClock {
+    /// A clock started now, with no events.
+    pub fn start() -> WindowClock {
+        WindowClock {
+            since: std::time::Instant::now(),
+            events: 0,
+        }
+    }
+
+    /// Gives `chooser` the events run since the last record and the time they took (none
+    /// if no event ran), and starts again from now.
+    pub fn record(&mut self, chooser: &mut Chooser) {
+        let now = std::time::Instant::now();
+        if self.events > 0 {
+            let nanos = now.duration_since(self.since).as_nanos();
+            chooser.record(self.events, u64::try_from(nanos).unwrap_or(u64::MAX));
+        }
+        self.since = now;
+        self.events = 0;
+    }
+}
+
+/// Time per event with the hints over that without: 1 (no side) if both are 0, infinite if
+/// only the time without is.
+fn ratio(with: f64, without: f64) -> f64 {
+    if without > 0.0 {
+        with / without
+    } else if with > 0.0 {
+        f64::INFINITY
+    } else {
+        1.0
     }
 }
 
@@ -202,6 +244,37 @@ mod tests {
             c.record(4, 4 * per);
         }
         assert!(c.hints(), "{seen:?}");
+    }
+
+    /// The side a trial whose pairs took `with[i]` and `without[i]` ns per event keeps.
+    fn verdict(with: [u64; TRIAL_PAIRS], without: [u64; TRIAL_PAIRS]) -> bool {
+        let mut c = Chooser::with_window(1);
+        for _ in 0..2 * TRIAL_PAIRS {
+            let pair = (c.step / 2) as usize;
+            let t = if c.hints() { with[pair] } else { without[pair] };
+            c.record(1, t);
+        }
+        assert_eq!(c.step as usize, 2 * TRIAL_PAIRS);
+        c.hints()
+    }
+
+    #[test]
+    fn a_trial_keeps_the_side_of_its_median_pair() {
+        // One pair far faster with the hints, three a little slower: without.
+        assert!(!verdict([10, 110, 110, 110], [100, 100, 100, 100]));
+        // ... in any pair.
+        assert!(!verdict([110, 110, 110, 10], [100, 100, 100, 100]));
+        // One pair far slower with them, three a little faster: with.
+        assert!(verdict([90, 90, 500, 90], [100, 100, 100, 100]));
+        // Two pairs each way: the middle two ratios' mean, 0.8 and 1.1 -> 0.95: with.
+        assert!(verdict([80, 110, 50, 300], [100, 100, 100, 100]));
+        // ... 0.9 and 1.3 -> 1.1: without.
+        assert!(!verdict([90, 130, 50, 300], [100, 100, 100, 100]));
+        // A tie is no gain: without.
+        assert!(!verdict([100; 4], [100; 4]));
+        assert!(!verdict([0; 4], [0; 4]));
+        // No time without them but some with: without.
+        assert!(!verdict([5; 4], [0; 4]));
     }
 
     #[test]

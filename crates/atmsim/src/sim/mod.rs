@@ -31,6 +31,7 @@ mod trace_hooks;
 
 pub use faults::FaultState;
 pub use look_ahead::LookAhead;
+use look_ahead::WindowClock;
 pub use prefetch::{CacheHints, HINTS_VARIABLE, LOOK_AHEAD_BYTES};
 pub use signalling::{SIG_CLOSE, SIG_OPEN, SIG_RELEASE, SIG_RESERVE};
 
@@ -261,7 +262,7 @@ impl<'a> Sim<'a> {
     /// The event loop up to `end` in windows of events, each with or without cache hints
     /// as the chooser says, timed for it ([`look_ahead`]).
     fn run_chosen(&mut self, end: Time) {
-        let mut start = std::time::Instant::now();
+        let mut window = WindowClock::start();
         loop {
             let (on, left) = (self.chooser.hints(), self.chooser.left());
             let done = if on {
@@ -269,11 +270,8 @@ impl<'a> Sim<'a> {
             } else {
                 self.run_window::<false>(end, left)
             };
-            let now = std::time::Instant::now();
-            let nanos = now.duration_since(start).as_nanos();
-            self.chooser
-                .record(done, u64::try_from(nanos).unwrap_or(u64::MAX));
-            start = now;
+            window.events = done;
+            window.record(&mut self.chooser);
             if done < left {
                 return;
             }
@@ -349,8 +347,9 @@ impl<'a> Sim<'a> {
     }
 
     /// Sets the cache hints by a [`CacheHints`] setting: `Auto` is the default this
-    /// simulation was built with (the look-ahead on for a network of [`LOOK_AHEAD_BYTES`] of
-    /// state or more, the tick-mode TCP timers' hints at every size); `Off` turns both off.
+    /// simulation was built with (the look-ahead chosen while the run goes for a network of
+    /// [`LOOK_AHEAD_BYTES`] of state or more, else off; the tick-mode TCP timers' hints at
+    /// every size); `On` and `Off` force both at every event.
     pub fn set_cache_hints(&mut self, hints: CacheHints) {
         self.look_ahead = hints.look_ahead_for(&self.net);
         self.ticks.hints = hints != CacheHints::Off;
@@ -378,27 +377,32 @@ impl<'a> Sim<'a> {
         } else {
             self.ahead_until(end)
         };
-        // The look-ahead as the chooser last had it: a run that may stop after any event
-        // is not cut into timed windows.
-        let hints = match self.look_ahead {
+        // The look-ahead as in `run_until`; chosen, the events are timed in the chooser's
+        // windows here too (a window cut by a stop goes on at the next call).
+        let chosen = self.look_ahead == LookAhead::Chosen;
+        let mut hints = match self.look_ahead {
             LookAhead::Off => false,
             LookAhead::On => true,
             LookAhead::Chosen => self.chooser.hints(),
         };
+        let mut window = WindowClock::start();
         let mut done: u64 = 0;
         let mut now_reached = 0;
-        while let Some(t) = self.q.peek_time() {
+        let stopped = loop {
+            let Some(t) = self.q.peek_time() else {
+                break None;
+            };
             if t > end {
-                return None;
+                break None;
             }
             if done >= max_events {
-                return Some(now_reached);
+                break Some(now_reached);
             }
             if done.is_multiple_of(4096)
                 && (deadline.is_some_and(|d| std::time::Instant::now() >= d)
                     || self.memory_exceeded())
             {
-                return Some(now_reached);
+                break Some(now_reached);
             }
             let (now, ev) = self.q.pop().expect("peeked");
             if hints {
@@ -407,8 +411,18 @@ impl<'a> Sim<'a> {
             self.dispatch(now, ev);
             now_reached = now;
             done += 1;
+            if chosen {
+                window.events += 1;
+                if window.events == self.chooser.left() {
+                    window.record(&mut self.chooser);
+                    hints = self.chooser.hints();
+                }
+            }
+        };
+        if chosen {
+            window.record(&mut self.chooser);
         }
-        None
+        stopped
     }
 
     /// Runs one event. The two events of every cell-hop (transmit-done, arrival) are

@@ -56,13 +56,22 @@ fn scenarios() -> Vec<String> {
 
 /// The fingerprint of `text` run with the look-ahead chosen in windows of `window` events,
 /// in slices of `slice` of simulated time (each [`Sim::run_until`] ends in the middle of a
-/// window); also the windows run with the hints and without.
-fn run_chosen(text: &str, window: u32, slice: atmsim_kernel::Time) -> (String, (u64, u64)) {
+/// window), or if `bounded` by [`Sim::run_bounded`] with no limit; also the windows run
+/// with the hints and without.
+fn run_chosen(
+    text: &str,
+    window: u32,
+    slice: atmsim_kernel::Time,
+    bounded: bool,
+) -> (String, (u64, u64)) {
     let sc = atmsim::scenario::load_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let mut sim = Sim::new(&sc);
     sim.choose_look_ahead(window);
     assert_eq!(sim.look_ahead(), LookAhead::Chosen);
     let mut t = 0;
+    if bounded {
+        assert_eq!(sim.run_bounded(u64::MAX, None), None);
+    }
     while t < sc.duration {
         t = (t + slice).min(sc.duration);
         sim.run_until(t);
@@ -85,13 +94,16 @@ fn hints_chosen_window_by_window_change_no_result() {
     for text in scenarios() {
         let off = run_with_hints(&text, false, false);
         // Windows of 3 events: every trial and kept stretch many times over, whichever
-        // side the clock favours; slices of 0.7 ms cut windows in two.
-        let (chosen, (with, without)) = run_chosen(&text, 3, 700_000_000);
-        assert_eq!(chosen, off, "{text}");
-        assert!(
-            with > 0 && without > 0,
-            "{with} windows with hints, {without} without"
-        );
+        // side the clock favours; slices of 0.7 ms cut windows in two (or one run under
+        // a budget, which times the same windows).
+        for bounded in [false, true] {
+            let (chosen, (with, without)) = run_chosen(&text, 3, 700_000_000, bounded);
+            assert_eq!(chosen, off, "bounded {bounded}: {text}");
+            assert!(
+                with > 0 && without > 0,
+                "bounded {bounded}: {with} windows with hints, {without} without"
+            );
+        }
     }
 }
 
