@@ -1,10 +1,10 @@
 //! Runs a JSON scenario phase by phase and prints each phase's wall time and the process's
 //! resident memory after it (Linux): `cargo run --release --example phases -- FILE.json`.
 //! Used to see where the set-up of a large scenario goes (issue 14). A second argument,
-//! `look-ahead=on`, `look-ahead=off` or `look-ahead=chosen`, overrides the run loop's look-ahead at the events
-//! in the queue ([`atmsim::sim::Sim::set_look_ahead`]; the TCP timers' hints stay as
-//! `ATMSIM_CACHE_HINTS` sets them) to time it on the same binary; without it,
-//! `ATMSIM_CACHE_HINTS` applies as in every run.
+//! `look-ahead=on`, `look-ahead=off` or `look-ahead=chosen`, overrides the run loop's
+//! look-ahead at the events in the queue ([`atmsim::sim::Sim::set_look_ahead`]; the TCP
+//! timers' hints stay as `ATMSIM_CACHE_HINTS` sets them) to time it on the same binary;
+//! without it, `ATMSIM_CACHE_HINTS` applies as in every run.
 
 use atmsim::sim::LookAhead;
 use std::time::Instant;

@@ -21,8 +21,9 @@ use crate::network::Network;
 use atmsim_kernel::prefetch::prefetch;
 
 /// The size of a network's state ([`Network::state_bytes`]) from which the run loop gives
-/// cache hints (since the fortieth session: chooses them while the run goes). Below it the hints cost more than they save (at 1 000 and 3 000 VCs 3-10 %
-/// more time, at 10 VCs 12 %); above it, at 10 000 VCs with one host pair each, the
+/// cache hints (since the fortieth session: chooses them while the run goes). Below it the
+/// hints cost more than they save (at 1 000 and 3 000 VCs 3-10 % more time, at 10 VCs
+/// 12 %); above it, at 10 000 VCs with one host pair each, the
 /// ABR rows took 0.73-0.97 of the time (docs/performance.md). Measured as 16 MiB, half the
 /// 32 MiB last-level cache of the machine the scale table was measured on, with 256-byte
 /// ports; the ports are 192 bytes since the twenty-eighth session, and 14 MiB leaves the
