@@ -1,4 +1,4 @@
-//! Whether the run loop's look-ahead ([`super::prefetch`]) pays, found out while the run goes
+//! Whether the run loop's look-ahead (`sim::prefetch`) pays, found out while the run goes
 //! (issue 14).
 //!
 //! The hints name to the cache the lines the next events will touch. They pay where those
