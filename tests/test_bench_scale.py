@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -79,8 +80,12 @@ def test_cli_scale_json_gives_one_row_per_case_topology_and_size():
     rows = json.loads(p.stdout)
     assert [(r["case"], r["topology"], r["vcs"]) for r in rows] == [
         ("ubr-fba-tcp", "parking-lot", 3), ("abr-erica", "parking-lot", 3)]
+    # The best of three runs by default; with --json every run is shown on stderr.
+    assert [line.split(":")[0] for line in p.stderr.splitlines()] == (
+        ["each row"] + [f"run {k} of 3" for k in (1, 1, 2, 2, 3, 3)])
     for r in rows:
         assert "error" not in r, r
+        assert r["runs"] == 3 and r["ns_per_cell_hop"] == min(r["ns_per_cell_hop_runs"])
         assert r["cell_hops"] > 0 and 0 <= r["dropped_share"] <= 1
 
 
@@ -125,8 +130,13 @@ def test_scale_targets_compare_each_cases_largest_network_with_its_smallest():
     assert lines[4].endswith("10 -> 10000 not measured: the 10000-VC row: timed out after 1 s")
     assert "within 2x" in lines[0] and "1024 bytes per VC" in lines[0]
     assert lines[2].split() == ["abr-kvr", "bottleneck", "10", "->", "10000", "2.40x", "/", "2.00x", "no", "1000",
-                                "yes"]
-    assert lines[3].split()[-5:] == ["/", "-", "yes", "2000", "no"]
+                                "yes", "-"]
+    assert lines[3].split()[-6:] == ["/", "-", "yes", "2000", "no", "-"]
+    assert kvr["median_cost_ratio"] is None  # rows of one run: no median to compare
+    medians = [{**r, "ns_per_cell_hop_median": m} for r, m in zip(rows[:3], (60.0, 90.0, 150.0))]
+    [t] = scale_targets(medians)
+    assert t["median_cost_ratio"] == pytest.approx(2.5) and t["cost_ratio"] == pytest.approx(2.4)
+    assert format_scale_targets([t])[2].split()[-1] == "2.50x"
     assert format_scale_targets([]) == []
 
 
@@ -156,24 +166,68 @@ def _run(ns, loop=None, rss=1000, n=10, **counts):
 def test_best_of_takes_the_fastest_runs_times_and_the_largest_runs_memory():
     # Issue 14 measured its table "best of 3": noise only ever adds time, so a row's time is
     # its fastest run's; memory is not noise of that kind, so the row keeps the most it took.
-    runs = [_run(120.0, loop=70.0, rss=2000), _run(100.0, loop=75.0, rss=1000), _run(130.0, loop=60.0, rss=3000)]
+    runs = [_run(120.0, loop=100.0, rss=2000), _run(100.0, loop=70.0, rss=1000), _run(130.0, loop=60.0, rss=3000)]
     row = best_of(runs)
     assert row["ns_per_cell_hop"] == 100.0 and row["cpu_seconds"] == 0.1
     assert row["loop_ns_per_cell_hop"] == 60.0  # each run's own loop time, the least of them
-    assert row["setup_cpu_seconds"] == pytest.approx(0.025)  # 100 - 75 ns, the least set-up
+    assert row["setup_cpu_seconds"] == pytest.approx(0.020)  # 120 - 100 ns: the least, not the fastest run's
     assert (row["peak_rss_above_baseline"], row["bytes_per_vc"]) == (3000, 300.0)
     assert row["runs"] == 3 and row["ns_per_cell_hop_runs"] == [120.0, 100.0, 130.0]
+    assert row["ns_per_cell_hop_median"] == 120.0
     assert runs[1]["peak_rss_above_baseline"] == 1000  # the runs themselves are left as they were
     one = best_of([_run(90.0)])
     assert (one["ns_per_cell_hop"], one["loop_ns_per_cell_hop"], one["runs"]) == (90.0, None, 1)
+    assert best_of([_run(90.0, loop=0.0), _run(80.0, loop=5.0)])["loop_ns_per_cell_hop"] == 0.0
+    with pytest.raises(ValueError, match="no runs"):
+        best_of([])
 
 
-def test_best_of_a_failed_run_or_runs_that_disagree_is_an_error():
+@pytest.mark.parametrize("count", ["cell_hops", "events", "cells_sent", "cells_dropped"])
+def test_best_of_a_failed_run_or_runs_that_disagree_is_an_error(count):
     failed = {"case": "abr-kvr", "topology": "bottleneck", "vcs": 10, "error": "timed out after 1 s"}
-    assert best_of([_run(100.0), failed]) == failed
-    row = best_of([_run(100.0), _run(90.0, events=1701)])
+    assert best_of([_run(100.0), failed]) == {**failed, "runs": 2}
+    row = best_of([_run(100.0, **{count: 999}), _run(90.0, **{count: 1000})])
     assert row == {"case": "abr-kvr", "topology": "bottleneck", "vcs": 10,
-                   "error": "its runs counted different events: 1700, 1701"}
+                   "error": f"its runs counted different {count}: 999, 1000", "runs": 2}
+    assert "error" in best_of([_run(100.0, **{count: None}), _run(90.0, **{count: 7})])
+
+
+def test_run_scale_runs_a_failed_row_once_and_leaves_no_scenario_files(monkeypatch, tmp_path):
+    import tempfile
+
+    import atmsim.bench as bench
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    calls = []
+
+    def fake(case, topo, n, duration, scenario, timeout):
+        calls.append(n)
+        assert Path(scenario).exists()
+        if n == 3:
+            return {"case": case, "topology": topo, "vcs": n, "error": "timed out after 1 s"}
+        return _run(50.0, n=n) | {"case": case, "topology": topo}
+
+    monkeypatch.setattr(bench, "_run_row", fake)
+    rows = bench.run_scale(sizes=(2, 3), cases=("abr-kvr",), topologies=("bottleneck",), duration="1 ms", repeat=3)
+    assert calls == [2, 3, 2, 2]  # the failed row is not run again
+    assert rows[1] == {"case": "abr-kvr", "topology": "bottleneck", "vcs": 3, "error": "timed out after 1 s",
+                       "runs": 1}
+    assert list(tmp_path.iterdir()) == []
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bench, "_run_row", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        bench.run_scale(sizes=(2,), cases=("abr-kvr",), topologies=("bottleneck",), duration="1 ms", repeat=2)
+    assert list(tmp_path.iterdir()) == []  # removed on the way out too
+
+
+def test_run_bench_refuses_no_runs():
+    from atmsim.bench import run_bench
+
+    with pytest.raises(ValueError, match="repeat = 0: at least 1 run"):
+        run_bench(repeat=0)
 
 
 def test_run_scale_runs_round_by_round_and_gives_each_row_its_best():
@@ -194,10 +248,11 @@ def test_cli_scale_repeat_shows_the_earlier_rounds_on_stderr_and_refuses_no_runs
             "--topology", "parking-lot", "--duration", "2 ms"]
     p = subprocess.run(args + ["--repeat", "2"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
-    assert [line.split(":")[0] for line in p.stderr.splitlines()] == ["run 1 of 2"]
+    assert [line.split(":")[0] for line in p.stderr.splitlines()] == ["each row", "run 1 of 2"]
+    err = p.stderr.splitlines()
+    assert err[0].startswith("each row: 2 runs, its time the fastest run's")
     out = p.stdout.splitlines()
-    assert out[0].startswith("each row: 2 runs, its time the fastest run's")
-    assert out[2].split()[:3] == ["ubr-fba-tcp", "parking-lot", "2"]
+    assert out[0] == SCALE_HEADER and out[1].split()[:3] == ["ubr-fba-tcp", "parking-lot", "2"]
     for bad, says in (("0", "0: at least 1 run"), ("two", "'two': a whole number of runs")):
         p = subprocess.run(args + ["--repeat", bad], capture_output=True, text=True, timeout=60)
         assert p.returncode == 2 and f"--repeat: {says}" in p.stderr and "Traceback" not in p.stderr

@@ -483,10 +483,14 @@ def _bench_scale(a) -> int:
     cases = tuple(a.case) if a.case else SCALE_CASES
     topologies = tuple(a.topology) if a.topology else SCALE_TOPOLOGIES
     if not a.json:
-        if a.repeat > 1:
-            print(f"each row: {a.repeat} runs, its time the fastest run's, its memory the largest run's", flush=True)
         print(SCALE_HEADER, flush=True)
+    said = []
+
     def on_run(row, round_):  # progress, on stderr: the table (or the JSON) stays on stdout
+        if a.repeat > 1 and not said:  # at the first run: a bad engine setting stops before it
+            said.append(True)
+            print(f"each row: {a.repeat} runs, its time the fastest run's, its memory the largest run's",
+                  file=sys.stderr, flush=True)
         if a.repeat > 1 and (a.json or round_ < a.repeat - 1):
             print(f"run {round_ + 1} of {a.repeat}: {format_scale_row(row)}", file=sys.stderr, flush=True)
 
@@ -725,7 +729,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="runs; the best is reported (default 3). With --scale: runs of each row, round by "
                         "round (every row once, then every row again), each in a fresh process; a row's "
                         "times are its fastest run's, as issue 14 measured its own table (\"best of 3\"), "
-                        "its memory its largest run's; the runs before the last round are shown on stderr")
+                        "its memory its largest run's; the runs are shown on stderr as they finish (without "
+                        "--json, those before the last round: the table shows the last)")
     b.add_argument("--scale", action="store_true",
                    help=f"the scale table instead: N = {', '.join(map(str, SCALE_SIZES))} VCs, one host pair "
                         f"each, of every case: {scale_cases}, on every topology: {scale_topologies}; "
@@ -746,7 +751,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--scale --json: one object, {\"rows\": [...], \"targets\": [...]}, the targets as "
                         "the table's text gives them (without it, the list of rows)")
     b.add_argument("--row-timeout", default="600 s", metavar="T",
-                   help="--scale: wall time a row may take before it is stopped and shown as timed out "
+                   help="--scale: wall time one run of a row may take before it is stopped and the row shown as "
+                        "timed out (not run again) "
                         "(seconds, or e.g. \"2 min\"; default 600 s)")
     b.set_defaults(func=cmd_bench)
 
