@@ -484,19 +484,20 @@ def _bench_scale(a) -> int:
     topologies = tuple(a.topology) if a.topology else SCALE_TOPOLOGIES
     if not a.json:
         print(SCALE_HEADER, flush=True)
-    said = []
+    said = False
 
     def on_run(row, round_):  # progress, on stderr: the table (or the JSON) stays on stdout
-        if a.repeat > 1 and not said:  # at the first run: a bad engine setting stops before it
-            said.append(True)
+        nonlocal said
+        if not said:  # at the first run: a bad engine setting stops before it
+            said = True
             print(f"each row: {a.repeat} runs, its time the fastest run's, its memory the largest run's",
                   file=sys.stderr, flush=True)
-        if a.repeat > 1 and (a.json or round_ < a.repeat - 1):
+        if a.json or round_ < a.repeat - 1:
             print(f"run {round_ + 1} of {a.repeat}: {format_scale_row(row)}", file=sys.stderr, flush=True)
 
     rows = run_scale(sizes, cases, topologies, duration=a.duration, timeout=timeout, repeat=a.repeat,
                      on_row=None if a.json else (lambda r: print(format_scale_row(r), flush=True)),
-                     on_run=on_run)
+                     on_run=on_run if a.repeat > 1 else None)
     targets = scale_targets(rows)
     if a.json:
         print(json.dumps({"rows": rows, "targets": targets} if a.targets else rows))
