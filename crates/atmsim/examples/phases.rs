@@ -1,5 +1,5 @@
 //! Runs a JSON scenario phase by phase and prints each phase's wall time and the process's
-//! resident memory after it (Linux): `cargo run --release --example phases -- FILE.json`.
+//! resident memory and minor page faults after it (Linux): `cargo run --release --example phases -- FILE.json`.
 //! Used to see where the set-up of a large scenario goes (issue 14). A second argument,
 //! `look-ahead=on`, `look-ahead=off` or `look-ahead=chosen`, overrides the run loop's
 //! look-ahead at the events in the queue ([`atmsim::sim::Sim::set_look_ahead`]; the TCP
@@ -22,7 +22,26 @@ fn memory() -> String {
             .and_then(|kb| kb.parse::<u64>().ok())
             .map_or(0, |kb| kb / 1024)
     };
-    format!("resident {} MB, peak {} MB", mb("VmRSS:"), mb("VmHWM:"))
+    format!(
+        "resident {} MB, peak {} MB, page faults {}",
+        mb("VmRSS:"),
+        mb("VmHWM:"),
+        minor_faults()
+    )
+}
+
+/// This process's minor page faults so far (first touches of memory; field 10 of
+/// `/proc/self/stat`, Linux), 0 where it cannot be read.
+fn minor_faults() -> u64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0;
+    };
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    rest.split_whitespace()
+        .nth(7)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }
 
 fn main() {
