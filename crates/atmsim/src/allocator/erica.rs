@@ -277,7 +277,7 @@ impl Erica {
 
     /// Marks VC `vc` as active in this interval (forward cell, or a backward RM cell
     /// with bidirectional counting); gives back its entry (one lookup per cell).
-    #[inline]
+    #[inline(always)]
     fn mark_seen(&mut self, vc: usize) -> &mut Vc {
         let one = self.vcs.one();
         let v = self.vcs.get_mut(vc);
