@@ -1,5 +1,6 @@
 //! Runs a JSON scenario phase by phase and prints each phase's wall time and the process's
-//! resident memory and minor page faults after it (Linux): `cargo run --release --example phases -- FILE.json`.
+//! resident memory and minor page faults after it (Linux):
+//! `cargo run --release --example phases -- FILE.json`.
 //! Used to see where the set-up of a large scenario goes (issue 14). A second argument,
 //! `look-ahead=on`, `look-ahead=off` or `look-ahead=chosen`, overrides the run loop's
 //! look-ahead at the events in the queue ([`atmsim::sim::Sim::set_look_ahead`]; the TCP

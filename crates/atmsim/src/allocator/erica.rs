@@ -277,8 +277,9 @@ impl Erica {
 
     /// Marks VC `vc` as active in this interval (forward cell, or a backward RM cell
     /// with bidirectional counting); gives back its entry (one lookup per cell). Inlined
-    /// into its callers: as a call of its own per ABR cell, its saved and restored registers
-    /// were 2.2 % of the 10-VC ERICA row's instructions (issue 14, docs/performance.md).
+    /// into its callers: in the build without the profile it was a call of its own per ABR
+    /// cell, and inlining it took 2.2 % off the 10-VC ERICA row's instructions (the
+    /// profile-guided build inlined it already; issue 14, docs/performance.md).
     #[inline(always)]
     fn mark_seen(&mut self, vc: usize) -> &mut Vc {
         let one = self.vcs.one();
