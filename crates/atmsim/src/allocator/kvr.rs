@@ -406,6 +406,13 @@ impl RateAllocator for Kvr {
         + std::mem::size_of::<u32>()
         + super::kvr_measured::METER_BYTES_PER_VC) as u64;
 
+    /// A forward RM cell, or with `measured_rate` every cell (its meter counts them): the
+    /// others change nothing here.
+    #[inline]
+    fn takes(&self, cell: &Cell) -> bool {
+        cell.flags & (flag::RM | flag::DIR) == flag::RM || self.meter.is_some()
+    }
+
     #[inline]
     fn on_arrival(&mut self, now: Time, cell: &mut Cell, _abr_queue: u32) -> bool {
         let (mut er, mut ccr) = (cell.er() as f64, cell.ccr() as f64);

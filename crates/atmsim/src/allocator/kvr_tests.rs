@@ -255,3 +255,47 @@ fn result_independent_of_table_size() {
     }
     assert_eq!(script(&mut small), script(&mut big));
 }
+
+/// The port calls `on_arrival` only for the cells KVR takes (issue 14): without
+/// `measured_rate`, forward RM cells; with it, every cell (its meter counts them). A cell it
+/// does not take is one on which `on_arrival` changes nothing, neither the cell nor the
+/// allocator, and ends no interval.
+#[test]
+fn takes_forward_rm_cells_only_unless_it_measures_rates() {
+    use crate::allocator::RateAllocator;
+    use crate::cell::{flag, Cell, ServiceClass};
+    let mut data = Cell::data(0, 7, false);
+    data.flags |= ServiceClass::Abr.flag_bits();
+    let mut fwd = data;
+    fwd.flags |= flag::RM;
+    fwd.set_er(50.0);
+    fwd.set_ccr(10.0);
+    let mut bwd = fwd;
+    bwd.flags |= flag::DIR;
+    let mut k = kvr(100.0, 1);
+    k.open(0);
+    assert!(k.takes(&fwd));
+    assert!(!k.takes(&data));
+    assert!(!k.takes(&bwd));
+    for c in [data, bwd] {
+        let before = format!("{k:?}");
+        let mut cell = c;
+        assert!(!k.on_arrival(1_000, &mut cell, 0));
+        assert_eq!(format!("{cell:?}"), format!("{c:?}"));
+        assert_eq!(format!("{k:?}"), before, "{c:?} changed the allocator");
+    }
+    // The forward RM cell it takes does change it (the VC is booked at its CCR).
+    let before = format!("{k:?}");
+    let mut cell = fwd;
+    k.on_arrival(2_000, &mut cell, 0);
+    assert_ne!(format!("{k:?}"), before);
+    let measuring = Kvr::new(
+        KvrCfg {
+            measured_rate: true,
+            ..KvrCfg::default()
+        },
+        100.0,
+        1,
+    );
+    assert!(measuring.takes(&data) && measuring.takes(&fwd) && measuring.takes(&bwd));
+}

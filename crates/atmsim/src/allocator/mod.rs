@@ -112,6 +112,16 @@ pub trait RateAllocator {
     fn is_active(&self) -> bool {
         true
     }
+    /// Whether [`RateAllocator::on_arrival`] can do anything with `cell` (mark it, count it,
+    /// end an interval): the port calls it only then. Default: every cell, if the allocator
+    /// is active. An allocator that acts on some cells only (KVR: forward RM cells, unless it
+    /// measures rates) says so here, which saves the call for the others on the per-cell path
+    /// (issue 14: 4 % of the instructions of a 10-VC KVR run). It must only say false for a
+    /// cell whose `on_arrival` would change nothing and return false.
+    #[inline]
+    fn takes(&self, _cell: &Cell) -> bool {
+        self.is_active()
+    }
     /// A cell arrives at the port (any class, before admission). `abr_queue` is the ABR
     /// queue length before it. May mark the cell. Returns true if this arrival ended the
     /// averaging interval (the engine then re-arms the interval timer).
@@ -247,6 +257,10 @@ impl RateAllocator for AnyAllocator {
     #[inline]
     fn is_active(&self) -> bool {
         dispatch_allocator!(self, a => a.is_active())
+    }
+    #[inline]
+    fn takes(&self, cell: &Cell) -> bool {
+        dispatch_allocator!(self, a => a.takes(cell))
     }
     #[inline]
     fn on_arrival(&mut self, now: Time, cell: &mut Cell, abr_queue: u32) -> bool {
