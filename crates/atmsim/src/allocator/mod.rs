@@ -112,15 +112,15 @@ pub trait RateAllocator {
     fn is_active(&self) -> bool {
         true
     }
-    /// Whether [`RateAllocator::on_arrival`] can do anything with `cell` (mark it, count it,
-    /// end an interval): the port calls it only then. Default: every cell, if the allocator
-    /// is active. An allocator that acts on some cells only (KVR: forward RM cells, unless it
-    /// measures rates) says so here, which saves the call for the others on the per-cell path
-    /// (issue 14: 4 % of the instructions of a 10-VC KVR run). It must only say false for a
-    /// cell whose `on_arrival` would change nothing and return false.
+    /// Whether [`RateAllocator::on_arrival`] of an active allocator can do anything with
+    /// `cell` (mark it, count it, end an interval): the port calls it only then. Default:
+    /// every cell. An allocator that acts on some cells only (KVR: forward RM cells, unless
+    /// it measures rates) says so here, which saves the call for the others on the per-cell
+    /// path (issue 14: 4 % of the instructions of a 10-VC KVR run). It must only say false
+    /// for a cell whose `on_arrival` would change nothing and return false.
     #[inline]
     fn takes(&self, _cell: &Cell) -> bool {
-        self.is_active()
+        true
     }
     /// A cell arrives at the port (any class, before admission). `abr_queue` is the ABR
     /// queue length before it. May mark the cell. Returns true if this arrival ended the
