@@ -113,13 +113,13 @@ impl Sim<'_> {
 
     /// Port `p`'s allocator sees the arriving cell (and may mark it); returns true if this
     /// arrival ended its averaging interval (the timer is then re-armed). [`Sim::offer`]
-    /// calls it only for an active allocator, and it goes no further for a cell the
-    /// allocator does not take ([`RateAllocator::takes`]: KVR without rate measurement takes
-    /// forward RM cells only). Checked here, out of line, the test costs the ports without
-    /// an allocator nothing (in `offer_inline` it cost the UBR benchmark 0.4 % of its
-    /// instructions). It takes the cell by reference: taking and
-    /// giving it back by value measured slower on the ABR rows (issue 14, "Events and cells
-    /// kept whole, thirty-sixth session").
+    /// calls it only for an active allocator and a cell the allocator takes
+    /// ([`RateAllocator::takes`]: KVR without rate measurement takes forward RM cells only).
+    /// That test, inline beside `is_active`, costs about two instructions an arrival (0.4 %
+    /// of the UBR benchmark's); made here instead, out of line, it saved KVR a third as much
+    /// (issue 14, docs/performance.md, forty-second session). It takes the cell by
+    /// reference: taking and giving it back by value measured slower on the ABR rows (issue
+    /// 14, "Events and cells kept whole, thirty-sixth session").
     #[inline(never)]
     pub(super) fn allocate(&mut self, now: Time, p: usize, cell: &mut Cell) -> bool {
         let port = &mut self.net.ports[p];
