@@ -28,14 +28,7 @@ pub type Column = (String, &'static str, Vec<u8>);
 /// The head (JSON text) and the columns of a run.
 pub fn split(r: &RunResult) -> (String, Vec<Column>) {
     let ts = &r.timeseries;
-    // Written field by field: serde_json's Value would sort the keys, and the DataFrames'
-    // column order is the structs' field order.
-    let series = serde_json::json!({
-        "samples": ts.time_s.len(),
-        "port_names": &ts.port_names,
-        "connection_names": &ts.connection_names,
-        "abr_names": &ts.abr_names,
-    });
+    let series = series_head(ts);
     let mut cols = columns(ts);
     // One table at a time, each field's values freed once encoded (peak memory).
     let mut encode = |name: &str, table: result_tables::Table| {
@@ -57,18 +50,30 @@ pub fn split(r: &RunResult) -> (String, Vec<Column>) {
     (head, cols)
 }
 
+/// The series' part of the head: the names of the entities whose series the columns hold,
+/// and how many samples. Its keys are in the order they had when this was a
+/// `serde_json::Value` (sorted), so the text is the same; written from the names
+/// themselves, not from a copy of each as a `Value` (issue 14: at 10 000 VCs 30 000 names).
+fn series_head(ts: &TimeSeries) -> String {
+    let names =
+        |v: &[atmsim::scenario::schema::Name]| serde_json::to_string(v).expect("names serialize");
+    format!(
+        "{{\"abr_names\":{},\"connection_names\":{},\"port_names\":{},\"samples\":{}}}",
+        names(&ts.abr_names),
+        names(&ts.connection_names),
+        names(&ts.port_names),
+        ts.time_s.len()
+    )
+}
+
 /// The columns of one table field (see the module doc), named `prefix/field`.
 fn table_column(out: &mut Vec<Column>, prefix: &str, c: TableColumn) {
     let name = format!("{prefix}/{}", c.name);
     let nulls = c.has_nulls();
     match c.values {
         Values::Null => return,
-        Values::Int(v) => out.push((
-            name.clone(),
-            "<i8",
-            v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        )),
-        Values::Float(v) => out.push((name.clone(), "<f8", f64s(v.iter().copied()))),
+        Values::Int(v) => out.push((name.clone(), "<i8", le_bytes(&v, |x| x.to_le_bytes()))),
+        Values::Float(v) => out.push((name.clone(), "<f8", le_bytes(&v, |x| x.to_le_bytes()))),
         Values::Bool(v) => out.push((
             name.clone(),
             "|b1",
@@ -90,7 +95,7 @@ fn table_column(out: &mut Vec<Column>, prefix: &str, c: TableColumn) {
             }
             out.push((name.clone(), "|u1", joined));
             if text.contains('\0') {
-                let at = at.iter().flat_map(|e| e.to_le_bytes()).collect();
+                let at = le_bytes(&at, |e| e.to_le_bytes());
                 out.push((format!("{name}/ends"), "<i8", at));
             }
         }
@@ -112,7 +117,7 @@ fn table_column(out: &mut Vec<Column>, prefix: &str, c: TableColumn) {
 
 fn columns(ts: &TimeSeries) -> Vec<Column> {
     [
-        ("time_s", "<f8", f64s(ts.time_s.iter().copied())),
+        ("time_s", "<f8", le_bytes(&ts.time_s, f64::to_le_bytes)),
         ("queue_cells", "<i8", ints(&ts.queue_cells)),
         ("max_queue_cells", "<i8", ints(&ts.max_queue_cells)),
         ("utilization", "<f8", f32s(&ts.utilization)),
@@ -129,16 +134,23 @@ fn columns(ts: &TimeSeries) -> Vec<Column> {
     .collect()
 }
 
-fn f64s(values: impl Iterator<Item = f64>) -> Vec<u8> {
-    values.flat_map(f64::to_le_bytes).collect()
+/// The values' bytes, each value's `bytes` one after another, in a vector made at its size
+/// (collected from a flattening iterator, it grew and was copied as it went).
+fn le_bytes<T: Copy>(values: &[T], bytes: impl Fn(T) -> [u8; 8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(values.len() * 8);
+    for &v in values {
+        out.extend_from_slice(&bytes(v));
+    }
+    out
 }
 
 /// Integer series as `i64`. A count past `i64::MAX` cannot occur in a run (2^63 cells).
 fn ints<T: Copy + TryInto<i64>>(rows: &[Vec<T>]) -> Vec<u8> {
-    rows.iter()
-        .flatten()
-        .flat_map(|&v| v.try_into().unwrap_or(i64::MAX).to_le_bytes())
-        .collect()
+    let mut out = Vec::with_capacity(rows.iter().map(Vec::len).sum::<usize>() * 8);
+    for &v in rows.iter().flatten() {
+        out.extend_from_slice(&v.try_into().unwrap_or(i64::MAX).to_le_bytes());
+    }
+    out
 }
 
 /// `f32` series as the `f64` the JSON text gave Python. Series repeat values a lot (0, 1,
@@ -172,6 +184,27 @@ fn as_json_f64(buf: &mut zmij::Buffer, v: f32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The series' head is the text the `serde_json::Value` it was made as gave: its keys
+    /// sorted, the names escaped as serde_json escapes them.
+    #[test]
+    fn series_head_as_the_value_wrote_it() {
+        let name = |s: &str| atmsim::scenario::schema::Name::new(s);
+        let ts = TimeSeries {
+            time_s: vec![0.0, 0.5],
+            port_names: vec![name("sw1->sw2"), name("q\"u\\o\u{0}té")],
+            connection_names: vec![name("c0")],
+            abr_names: vec![],
+            ..Default::default()
+        };
+        let value = serde_json::json!({
+            "samples": ts.time_s.len(),
+            "port_names": &ts.port_names,
+            "connection_names": &ts.connection_names,
+            "abr_names": &ts.abr_names,
+        });
+        assert_eq!(series_head(&ts), value.to_string());
+    }
 
     /// Each f32 gives exactly the f64 that its serde_json text parses to.
     #[test]
