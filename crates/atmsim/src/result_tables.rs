@@ -147,8 +147,9 @@ impl Column {
             || self.change_kind(kind)
     }
 
-    /// [`Column::become_kind`] for a column that does not hold `kind`'s values yet: once
-    /// per column at most, out of the per-value path.
+    /// [`Column::become_kind`] for a column that does not hold `kind`'s values yet: at most
+    /// once per change of a column's kind (null to a kind, integers to floats), out of the
+    /// per-value path.
     #[cold]
     #[inline(never)]
     fn change_kind(&mut self, kind: Kind) -> bool {
@@ -169,7 +170,11 @@ impl Column {
                 ends: filled(0, n, expected),
             },
             (Values::Null, Kind::Map) => Values::Map(Vec::new()),
-            (Values::Int(v), Kind::Float) => Values::Float(v.iter().map(|&x| x as f64).collect()),
+            (Values::Int(v), Kind::Float) => {
+                let mut floats = Vec::with_capacity(expected.max(n));
+                floats.extend(v.iter().map(|&x| x as f64));
+                Values::Float(floats)
+            }
             _ => return false,
         };
         true
@@ -786,6 +791,15 @@ mod tests {
             assert_eq!(capacity, 3, "{}", c.name);
         }
         t.columns.iter().for_each(sized);
+        // An integer column that takes a float becomes a float column of the same room.
+        #[derive(serde::Serialize)]
+        struct Mixed {
+            x: serde_json::Value,
+        }
+        let mixed = [1.into(), 2.5.into(), 3.into()].map(|x| Mixed { x });
+        let t = columns(&mixed);
+        assert!(matches!(&t.columns[0].values, Values::Float(v) if v[..] == [1.0, 2.5, 3.0]));
+        sized(&t.columns[0]);
     }
 
     /// An f32 is the f64 its JSON text reads back as.
