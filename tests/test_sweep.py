@@ -483,9 +483,11 @@ def _running(pid):
 def test_kill_9_then_resume(tmp_path):
     """kill -9 of a running sweep: the worker processes exit by themselves, the finished
     points are kept, and the next run finishes only the missing ones."""
+    # Points of 10 s simulated, as in the Ctrl-C test below: 2 s points (0.1 s each) let the
+    # 16-point grid finish in under a second, a race with the poll that sends the kill.
     f = tmp_path / "s.toml"
     f.write_text('name = "k"\n[base]\ntopology = "n_source"\n[base.args]\nn = 3\nlink_delay = "1 ms"\n'
-                 'duration = "2 s"\n[sweep]\nseeds = 4\n[sweep.parameters]\n'
+                 'duration = "10 s"\n[sweep]\nseeds = 4\n[sweep.parameters]\n'
                  '"defaults.switch_buffer" = ["300 cells", "600 cells", "900 cells", "1200 cells"]\n')
     out = tmp_path / "o"
     exe = VENV_BIN / "atmsim"
@@ -523,9 +525,12 @@ def test_kill_9_then_resume(tmp_path):
 
 @pytest.mark.skipif(not hasattr(os, "killpg"), reason="POSIX process groups")
 def test_ctrl_c_stops_at_once_and_keeps_finished_points(tmp_path):
+    # Points of 10 s simulated (about half a second each on the development machine), so
+    # that the grid outlasts the poll below by seconds: with 2 s points (0.1 s each) the whole
+    # grid once finished, in 1.2 s, before a fresh clone's poll saw two points and signalled.
     f = tmp_path / "s.toml"
     f.write_text('name = "c"\n[base]\ntopology = "n_source"\n[base.args]\nn = 3\nlink_delay = "1 ms"\n'
-                 'duration = "2 s"\n[sweep]\nseeds = 8\n[sweep.parameters]\n'
+                 'duration = "10 s"\n[sweep]\nseeds = 8\n[sweep.parameters]\n'
                  '"defaults.switch_buffer" = ["300 cells", "600 cells", "900 cells"]\n')
     out = tmp_path / "o"
     exe = VENV_BIN / "atmsim"
