@@ -40,7 +40,7 @@ def main() -> None:
     # The run loop's cache hints (sim::prefetch) are trained whatever their threshold: the
     # 10 000-VC row runs with them forced on. A profile made while that row's state was below
     # the threshold left their code cold, and every run with hints took 1.1-1.2x the CPU
-    # (thirty-fourth session, docs/performance.md).
+    # (thirty-fourth session, docs/performance-journal.md).
     print("scale abr-kvr 10000, cache hints on", file=sys.stderr)
     os.environ["ATMSIM_CACHE_HINTS"] = "on"
     try:

@@ -223,7 +223,7 @@ def scale_row(case: str, topology: str, n: int, duration: str = "0.5 s",
         "bytes_per_vc": rss / n,
         # The kernel's share of the run's CPU and the first touches of new memory (minor page
         # faults) that cause most of it: at 10 000 VCs about 30 % of the UBR row (issue 14,
-        # docs/performance.md). None where getrusage is missing.
+        # docs/performance-journal.md). None where getrusage is missing.
         "system_cpu_seconds": None if u0 is None or u1 is None else u1[0] - u0[0],
         "page_faults": None if u0 is None or u1 is None else u1[1] - u0[1],
     }

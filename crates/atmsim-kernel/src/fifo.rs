@@ -4,7 +4,7 @@
 //! the back and pop at the front once per cell-hop. `std::collections::VecDeque` does the
 //! same with a general capacity, so each index wraps with a compare; here the capacity is a
 //! power of two and the index wraps with a mask, and growing (doubling) is out of line.
-//! Measured on `atmsim bench` (issue 14, docs/performance.md). Like `VecDeque`, the ring
+//! Measured on `atmsim bench` (issue 14, docs/performance-journal.md). Like `VecDeque`, the ring
 //! keeps its capacity: no allocation per cell once it has held its largest backlog. It is
 //! 24 bytes (a boxed slice and two 32-bit indices; `VecDeque` is 32), which counts at one
 //! delay line and four class queues per port (issue 14, memory per VC).

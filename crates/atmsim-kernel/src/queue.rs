@@ -43,7 +43,7 @@
 //! events come in time order, and linear in a slot's events in all; a push into `near` is
 //! a binary search and a move of the later events.
 //!
-//! Measured on `atmsim bench` (issue 13/14, docs/performance.md): the slot narrower than a
+//! Measured on `atmsim bench` (issue 13/14, docs/performance-journal.md): the slot narrower than a
 //! 155.52 Mbit/s cell time keeps a port's next transmission out of `near` (no sorted
 //! insert), and the shared node vector keeps the D1 misses at the binary heap's level.
 
@@ -111,7 +111,7 @@ impl<E> Ord for Entry<E> {
 /// entry's padding: 32 bytes for the simulator's 12-byte events, where an `Entry` and a
 /// link were 40. On 8-byte bounds half of the nodes still straddle two cache lines (the
 /// vector starts 16 bytes into a line); `align(32)`, so that none does, measured slower
-/// on the ERICA rows at 10 000 VCs (issue 14, docs/performance.md), so it is not used.
+/// on the ERICA rows at 10 000 VCs (issue 14, docs/performance-journal.md), so it is not used.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 struct Node<E> {
@@ -296,7 +296,7 @@ impl<E: Copy> EventQueue<E> {
     /// wheel's path writes the node from the values themselves, never from an entry made
     /// first: an entry is made in memory, and copying its event out (in wider loads than the
     /// stores that wrote it) waits for those stores to reach the cache (issue 14: the hottest
-    /// instructions of `atmsim bench`; docs/performance.md, "Events and cells kept whole,
+    /// instructions of `atmsim bench`; docs/performance-journal.md, "Events and cells kept whole,
     /// thirty-sixth session").
     #[inline(always)]
     fn place(&mut self, time: Time, seq: u64, event: E) {
@@ -748,7 +748,7 @@ impl<E: Copy> EventQueue<E> {
     /// where one sort of the whole was a fifth of the instructions of a 10 000-VC ABR run.
     /// Only the nodes' indices are sorted, 4 bytes each: copies of the events, 32 bytes
     /// each, in `near` and a second vector of them were about 300 bytes per VC of the ERICA
-    /// rows' memory at 10 000 VCs (docs/performance.md, thirty-seventh session).
+    /// rows' memory at 10 000 VCs (docs/performance-journal.md, thirty-seventh session).
     #[cold]
     fn sort_bucket_list(&mut self, first: u32, rest: u32) -> (u32, u32, usize) {
         const SUB_BITS: u32 = 8;

@@ -13,7 +13,7 @@
 //! run is taken ([`DelayLine::pop`]). A TCP segment of 12 cells on a host's line takes two
 //! slots instead of twelve (sixteen, in a ring of a power of two): at 10 000 VCs with one
 //! host pair each, the lines' rings were 384 bytes per VC of the UBR row's 2.4 KB (issue
-//! 14, docs/performance.md). The cells taken, their order and their arrival times are
+//! 14, docs/performance-journal.md). The cells taken, their order and their arrival times are
 //! those put on the line; a cell that does not follow the one before it back to back, or
 //! belongs to another frame, takes a slot of its own, as before.
 //!
@@ -23,7 +23,7 @@
 //! are a run too, of the other kind: its count slot says that each next cell steps the tag
 //! and the frame number by one ([`STEP`]). In the ABR + ERICA rows at 10 000 VCs every
 //! source sends at the line rate and a 1 ms host line holds 367 cells: 31 data cells
-//! between two RM cells take two slots instead of 31 (issue 14, docs/performance.md).
+//! between two RM cells take two slots instead of 31 (issue 14, docs/performance-journal.md).
 //!
 //! **RM cells in a run of one-cell frames.** Such a source also sends a forward RM cell
 //! every Nrm cells (seed 003, TM 4.0 source rule 3), and while its ACR stays where it is
@@ -36,7 +36,7 @@
 //! slot of its own. A run that began elsewhere (after a late cell) leaves the RM cell a slot
 //! of its own, and the run after it takes the next one. A 1 ms host line of such a source at
 //! 155.52 Mbit/s is then one run of three slots behind its first RM cell, where it was about
-//! 35 slots (issue 14, docs/performance.md).
+//! 35 slots (issue 14, docs/performance-journal.md).
 
 use crate::cell::{flag, Cell};
 use atmsim_kernel::{Fifo, Time, UnitTime};

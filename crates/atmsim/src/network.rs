@@ -67,7 +67,7 @@ pub struct Port {
 /// back-to-back cells as runs ([`Port::line_runs`], `crate::link`). A run makes ring
 /// memory of a host's line scale with its frames (or the RM cells between a greedy
 /// source's cells), not its cells, but costs instructions on every cell it holds.
-/// Measured (docs/performance.md, issue 14): on `atmsim bench` (30 host lines of 5 ms:
+/// Measured (docs/performance-journal.md, issue 14): on `atmsim bench` (30 host lines of 5 ms:
 /// 1.3 MB) runs took 8 % more CPU for memory that fits in the caches; in the UBR row at
 /// 10 000 VCs (20 000 lines of 1 ms: 176 MB) about the same CPU (paired 1.00-1.04) and
 /// 12.6 % less memory.

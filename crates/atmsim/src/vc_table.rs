@@ -2,7 +2,7 @@
 //!
 //! Most ports carry one VC (a host's port, a switch's port toward a host), and with one host
 //! pair per VC a separate heap block per port was a cache miss on every cell at 10 000 VCs,
-//! the largest single cost of admission (issue 14, docs/performance.md). So the entry of a
+//! the largest single cost of admission (issue 14, docs/performance-journal.md). So the entry of a
 //! table of one VC is inline: it allocates nothing, and a cell at its port needs no slot
 //! lookup (its slot can only be 0). A table of more VCs has them all on the heap, in slot
 //! order, so that a lookup tests the table's shape (the same answer at every cell of a port)

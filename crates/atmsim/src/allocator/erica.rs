@@ -279,7 +279,7 @@ impl Erica {
     /// with bidirectional counting); gives back its entry (one lookup per cell). Inlined
     /// into its callers: in the build without the profile it was a call of its own per ABR
     /// cell, and inlining it took 2.2 % off the 10-VC ERICA row's instructions (the
-    /// profile-guided build inlined it already; issue 14, docs/performance.md).
+    /// profile-guided build inlined it already; issue 14, docs/performance-journal.md).
     #[inline(always)]
     fn mark_seen(&mut self, vc: usize) -> &mut Vc {
         let one = self.vcs.one();

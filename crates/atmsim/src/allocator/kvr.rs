@@ -116,7 +116,7 @@ const NO_VC: u32 = u32::MAX;
 /// The KVR allocator of one output port.
 ///
 /// Two of a VC's switch ports are its own at 10 000 VCs with one host pair per VC, so
-/// the record is kept small (issue 14, docs/performance.md "KVR records and
+/// the record is kept small (issue 14, docs/performance-journal.md "KVR records and
 /// cell-level connections, thirty-fourth session"): of the configuration it keeps only what it reads, the table
 /// of a port of one VC is inline ([`VcTable`]), and the meters are boxed.
 #[derive(Clone, Debug)]

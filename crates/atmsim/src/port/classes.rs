@@ -4,7 +4,7 @@
 //! FIFO. Most ports only ever carry one class (a host's port, a switch's port toward a
 //! host, every port of a UBR-only or ABR-only network), so four rings inline in every
 //! port were 72 bytes of empty ring headers per port, 4 ports per VC with one host pair
-//! per VC (issue 14, memory per VC; docs/performance.md). Here the queue of the first
+//! per VC (issue 14, memory per VC; docs/performance-journal.md). Here the queue of the first
 //! class a port sees is inline and the other three are boxed together on the first cell
 //! of a second class. Which class is inline changes no order: each class keeps its own
 //! FIFO, and the buffer serves the lowest non-empty class.

@@ -2,7 +2,7 @@
 //! the frame runs of a port that holds frames, its drop counts and its high-water marks, in
 //! one box made on first use.
 //!
-//! Issue 14 (memory per VC, docs/performance.md): with one host pair per VC, most of a
+//! Issue 14 (memory per VC, docs/performance-journal.md): with one host pair per VC, most of a
 //! VC's four ports never queue a cell nor drop one (a cell reaching them finds the
 //! transmitter free: [`super::PortBuffer::arrive_to_send`]). Held inline, these were the
 //! fourth cache line of every port, 64 bytes of each; boxed, a port is three lines, and a
@@ -11,7 +11,7 @@
 //! and drops are rarer still (a buffer limit, a policy), so the box holds one of the two
 //! and the drop counts are a box of their own. The high-water marks moved here from the
 //! buffer in the thirty-third session, so that a port is two lines: only a cell that waits
-//! raises them above one (docs/performance.md, "Ports in two lines").
+//! raises them above one (docs/performance-journal.md, "Ports in two lines").
 
 use super::classes::ClassQueues;
 use super::frames::FrameRuns;

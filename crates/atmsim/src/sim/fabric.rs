@@ -117,7 +117,7 @@ impl Sim<'_> {
     /// ([`RateAllocator::takes`]: KVR without rate measurement takes forward RM cells only).
     /// That test, inline beside `is_active`, costs about two instructions an arrival (0.4 %
     /// of the UBR benchmark's); made here instead, out of line, it saved KVR a third as much
-    /// (issue 14, docs/performance.md, forty-second session). It takes the cell by
+    /// (issue 14, docs/performance-journal.md, forty-second session). It takes the cell by
     /// reference: taking and giving it back by value measured slower on the ABR rows (issue
     /// 14, "Events and cells kept whole, thirty-sixth session").
     #[inline(never)]
@@ -300,7 +300,7 @@ impl Sim<'_> {
     /// the forward port of its VC at this node gives feedback (spec 2.1). Out of line and
     /// by value, so that [`Sim::arrive`] keeps its cell in registers: a cell written field
     /// by field to memory and read back whole waits for every store before it to reach the
-    /// cache (issue 14, docs/performance.md).
+    /// cache (issue 14, docs/performance-journal.md).
     #[inline(never)]
     fn feedback_at(&mut self, now: Time, f: FlowId, hop: usize, mut cell: Cell) -> Cell {
         let peer = self.net.peer_port(f, hop);

@@ -4,7 +4,7 @@
 //! The hints name to the cache the lines the next events will touch. They pay where those
 //! lines would miss, and cost their instructions (and the lines they bring in) where they
 //! would not. No size of the network tells the two apart, and one run can be on both sides:
-//! measured at 10 000 VCs (docs/performance.md, "Look-ahead chosen while the run goes,
+//! measured at 10 000 VCs (docs/performance-journal.md, "Look-ahead chosen while the run goes,
 //! fortieth session"), the event loop took with the hints 1.14x its time without them in the
 //! KVR bottleneck row and 0.875x in the KVR parking-lot row, 1.14x in the ERICA bottleneck row's
 //! first 50 ms (every source starting at its PCR) and 0.81x in the ERICA parking-lot row's.

@@ -24,7 +24,7 @@ use atmsim_kernel::prefetch::prefetch;
 /// cache hints (since the fortieth session: chooses them while the run goes). Below it the
 /// hints cost more than they save (at 1 000 and 3 000 VCs 3-10 % more time, at 10 VCs
 /// 12 %); above it, at 10 000 VCs with one host pair each, the
-/// ABR rows took 0.73-0.97 of the time (docs/performance.md). Measured as 16 MiB, half the
+/// ABR rows took 0.73-0.97 of the time (docs/performance-journal.md). Measured as 16 MiB, half the
 /// 32 MiB last-level cache of the machine the scale table was measured on, with 256-byte
 /// ports; the ports are 192 bytes since the twenty-eighth session, and 14 MiB leaves the
 /// same networks on each side (the ABR rows at 10 000 VCs 16.0 MB, 18.6 MB before; the UBR
@@ -223,7 +223,7 @@ impl Sim<'_> {
     /// connections was named one tick before), and the slot of the one after it. With
     /// thousands of connections a tick of a ring is the only event that touches its sender
     /// between two of its own, every one a miss without the hint (the UBR row at 10 000
-    /// VCs: 7 % of the run's time on that one load, docs/performance.md). Hints only: the
+    /// VCs: 7 % of the run's time on that one load, docs/performance-journal.md). Hints only: the
     /// results cannot depend on them. On at every size (a tick is rare beside the cells:
     /// at 10 VCs the hint's few instructions cost nothing measurable) unless the cache
     /// hints are off ([`super::CacheHints::Off`]).
