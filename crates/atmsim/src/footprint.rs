@@ -221,8 +221,8 @@ pub fn estimate(sc: &Scenario) -> Footprint {
     port_tables += nconns * 2 * (stride * 8 + 2); // slot table, route ports, route lengths
     let ports = nports * (per_port + RESULT_BYTES_PER_PORT);
 
-    let flow = size::<Flow>() + size::<crate::network::FrameTally>();
-    let mut conns = nconns * (size::<Connection>() + 2 * flow + RESULT_BYTES_PER_CONNECTION);
+    let flows = 2 * size::<Flow>() + size::<crate::network::FrameTally>();
+    let mut conns = nconns * (size::<Connection>() + flows + RESULT_BYTES_PER_CONNECTION);
     let mut outstanding = vec![0u64; sc.ports.len()];
     for c in &sc.connections {
         let (fwd, bwd) = match &c.tcp {

@@ -143,7 +143,8 @@ pub struct Flow {
     pub first_port: u32,
 }
 
-/// The frames a flow's destination closed: the flow's counts touched once per frame.
+/// The frames a forward flow's destination closed: the flow's counts touched once per
+/// frame.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FrameTally {
     /// Frames reassembled good.
@@ -166,8 +167,6 @@ pub enum Ends {
 /// A connection: its end systems and whether its application runs.
 #[derive(Debug)]
 pub struct Connection {
-    /// The application is running.
-    pub started: bool,
     /// The end systems.
     pub ends: Ends,
 }
@@ -750,6 +749,8 @@ pub struct TcpConn {
     pub timer_at: MaybeTime,
     /// A delayed-ACK event is pending.
     pub delack_pending: bool,
+    /// The application is running: its start time has come (before it, nothing is sent).
+    pub started: bool,
     /// Bytes delivered in order to the application after warm-up.
     pub goodput_bytes: u64,
     /// Bytes delivered in order in all.
@@ -816,6 +817,7 @@ impl TcpConn {
             timer_gen: 0,
             timer_at: MaybeTime::NONE,
             delack_pending: false,
+            started: false,
             goodput_bytes: 0,
             delivered_bytes: 0,
             tick_phase: match (tcp.tick_phase, tcp.tick) {
@@ -877,7 +879,9 @@ pub struct Network {
     /// Flows, indexed by [`FlowId`]: connection `c` has forward flow `2c` and backward flow
     /// `2c + 1`.
     pub flows: Vec<Flow>,
-    /// Each flow's frame tally, by flow index.
+    /// The frame tally of each connection's forward flow, by connection index (the
+    /// results report the frames of the forward flow only, so the reverse flow keeps none:
+    /// issue 14, memory per VC).
     pub frame_tallies: Vec<FrameTally>,
     /// The ports of every flow's route, concatenated.
     pub route_ports: Vec<u32>,
@@ -1061,10 +1065,7 @@ impl Network {
                 (None, Some(app)) => Ends::Cells(Box::new(CellConn::new(s, c, app, frame_cells))),
                 (None, None) => unreachable!("resolve gives every connection traffic"),
             };
-            conns.push(Connection {
-                started: false,
-                ends,
-            });
+            conns.push(Connection { ends });
         }
         let mut net = Network {
             // Read only by the time series' samples: none without them.
@@ -1073,7 +1074,7 @@ impl Network {
                 None => Vec::new(),
             },
             ports,
-            frame_tallies: vec![FrameTally::default(); flows.len()],
+            frame_tallies: vec![FrameTally::default(); conns.len()],
             flows,
             route_ports,
             conns,
@@ -1256,17 +1257,17 @@ impl Network {
         &mut self.flows[f.index()]
     }
 
-    /// Passes a data cell of flow `f` to its destination's reassembly and counts the
-    /// outcome in the flow's [`FrameTally`] (frames good, corrupted, and the highest frame
-    /// seen).
+    /// Passes a data cell of flow `f` to its destination's reassembly and, for a forward
+    /// flow, counts the outcome in its connection's [`FrameTally`] (frames good, corrupted,
+    /// and the highest frame seen).
     #[inline]
     pub fn reassemble(&mut self, f: FlowId, cell: &Cell) -> aal5::Reassembled {
         let flow = &mut self.flows[f.index()];
         let r = flow.reasm.push(cell, flow.cells_per_frame);
-        if matches!(r, aal5::Reassembled::Partial) {
+        if matches!(r, aal5::Reassembled::Partial) || f.is_reverse() {
             return r;
         }
-        let tally = &mut self.frame_tallies[f.index()];
+        let tally = &mut self.frame_tallies[f.conn()];
         match r {
             aal5::Reassembled::Failed => tally.corrupted += 1,
             _ => tally.good += 1,

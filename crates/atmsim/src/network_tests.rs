@@ -490,8 +490,10 @@ traffic = { kind = "cbr", rate = "1 Mbps" }
 
 #[test]
 fn tcp_senders_of_the_same_timers_share_one_record_of_bounds() {
-    // Issue 14: the tick and the RTO bounds were 40 bytes of every sender.
-    assert!(std::mem::size_of::<TcpConn>() <= 344);
+    // Issue 14: the tick and the RTO bounds were 40 bytes of every sender (344 bytes with
+    // them shared; 304 since SACK's scoreboard and recovery state are boxed, forty-fourth
+    // session: `a_tcp_connection_holds_no_sack_state_inline`).
+    assert!(std::mem::size_of::<TcpConn>() <= 304);
     let text = r#"
 [measurement]
 duration = "1 ms"
@@ -537,4 +539,29 @@ traffic = { kind = "tcp", tcp = { rto_min = "1 s" } }
     for (b, c) in bounds.iter().zip(&s.connections) {
         assert_eq!(**b, RtoBounds::of(c.tcp()));
     }
+}
+
+#[test]
+fn a_tcp_connection_holds_no_sack_state_inline() {
+    // Issue 14, memory per VC: SACK's scoreboard and recovery state (48 bytes) are boxed,
+    // so a sender of any other congestion control carries 16 bytes of it, not 56; and a
+    // connection's record is its end systems alone (the TCP start flag is in them).
+    use crate::tcp::congestion::AnyCongestion;
+    assert_eq!(std::mem::size_of::<AnyCongestion>(), 16);
+    assert_eq!(std::mem::size_of::<crate::network::Connection>(), 16);
+}
+
+#[test]
+fn only_forward_flows_keep_a_frame_tally() {
+    // The results report the frames of each connection's forward flow; the reverse flow's
+    // (the ACKs of a TCP connection) were counted and never read: one tally per
+    // connection (issue 14, memory per VC).
+    let sc = one_tcp_pair("1 ms");
+    let mut sim = crate::sim::Sim::new(&sc);
+    sim.run();
+    assert_eq!(sim.net.frame_tallies.len(), sc.connections.len());
+    let t = sim.net.frame_tallies[0];
+    assert!(t.good > 0 && t.seen >= t.good, "{t:?}");
+    let acks = sim.net.flow(crate::cell::FlowId::reverse(0));
+    assert!(acks.cells_delivered > 0, "ACK frames were reassembled");
 }

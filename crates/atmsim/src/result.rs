@@ -278,7 +278,7 @@ impl RunResult {
                 let conn = &net.conns[i];
                 let fwd = net.flow(FlowId::forward(i));
                 let bwd = net.flow(FlowId::reverse(i));
-                let frames = &net.frame_tallies[FlowId::forward(i).index()];
+                let frames = &net.frame_tallies[i];
                 let share = shares[i].map(|r| r * CELL_BITS_F64);
                 let mut r = ConnectionResult {
                     name: c.name.clone(),

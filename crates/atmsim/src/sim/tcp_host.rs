@@ -121,7 +121,7 @@ impl Sim<'_> {
     /// event that changes a sender (an ACK, a timeout, a write) ends here, so the TCP trace
     /// looks at the sender here.
     pub(super) fn pump(&mut self, now: Time, c: usize) {
-        if !self.net.conns[c].started {
+        if !self.net.conns[c].tcp().started {
             return;
         }
         let cells = self.net.flow(FlowId::forward(c)).cells_per_frame;

@@ -368,7 +368,7 @@ registry! { $
         NewReno = "newreno", "reno that stays in fast recovery over partial ACKs (RFC 6582)":
             NewRenoConfig => NewReno as NewReno;
         Sack = "sack", "SACK receiver (RFC 2018) and conservative SACK loss recovery (RFC 6675)":
-            SackConfig => Sack as Sack;
+            SackConfig => Box<Sack> as Sack;
         NoControl = "none", "no congestion control: limited by the receiver's window only":
             NoControlConfig => NoControl as NoControl;
     ]
