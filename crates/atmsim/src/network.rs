@@ -112,8 +112,8 @@ pub struct SpecialSent {
 
 /// One direction of a connection: what the engine touches for each of its cells, in one
 /// cache line (issue 14: at 10 000 VCs the 88-byte flow of a cell sent straddled two lines,
-/// both missed). The frame tallies of its destination, touched once per frame, are in
-/// [`Network::frame_tallies`].
+/// both missed). A forward flow's frame tally at its destination, touched once per frame,
+/// is in [`Network::frame_tallies`].
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Flow {

@@ -555,13 +555,65 @@ fn a_tcp_connection_holds_no_sack_state_inline() {
 fn only_forward_flows_keep_a_frame_tally() {
     // The results report the frames of each connection's forward flow; the reverse flow's
     // (the ACKs of a TCP connection) were counted and never read: one tally per
-    // connection (issue 14, memory per VC).
-    let sc = one_tcp_pair("1 ms");
+    // connection, by connection index (issue 14, memory per VC). Two connections of
+    // different segment sizes: each tally counts its own connection's segments, no ACKs.
+    let text = r#"
+[measurement]
+duration = "20 ms"
+[[node]]
+name = "s1"
+kind = "host"
+[[node]]
+name = "s2"
+kind = "host"
+[[node]]
+name = "sw"
+kind = "switch"
+[[node]]
+name = "d1"
+kind = "host"
+[[node]]
+name = "d2"
+kind = "host"
+[[link]]
+between = ["s1", "sw"]
+[[link]]
+between = ["s2", "sw"]
+[[link]]
+between = ["sw", "d1"]
+[[link]]
+between = ["sw", "d2"]
+[[connection]]
+name = "a"
+from = "s1"
+to = "d1"
+traffic = { kind = "tcp" }
+[[connection]]
+name = "b"
+from = "s2"
+to = "d2"
+traffic = { kind = "tcp", tcp = { mss = "1024 B" } }
+"#;
+    let sc = crate::scenario::load_toml(text).expect("valid scenario");
     let mut sim = crate::sim::Sim::new(&sc);
     sim.run();
     assert_eq!(sim.net.frame_tallies.len(), sc.connections.len());
-    let t = sim.net.frame_tallies[0];
-    assert!(t.good > 0 && t.seen >= t.good, "{t:?}");
-    let acks = sim.net.flow(crate::cell::FlowId::reverse(0));
-    assert!(acks.cells_delivered > 0, "ACK frames were reassembled");
+    let mut segments = Vec::new();
+    for c in 0..2 {
+        let t = sim.net.frame_tallies[c];
+        let received = sim.net.conns[c].tcp().rcv.segments_received;
+        assert!(received > 0, "connection {c} received segments");
+        assert_eq!(
+            t.good, received,
+            "connection {c}: one good frame per segment"
+        );
+        assert_eq!(t.corrupted, 0);
+        let acks = sim.net.flow(crate::cell::FlowId::reverse(c));
+        assert!(
+            acks.cells_delivered > 0,
+            "connection {c}'s ACKs were reassembled"
+        );
+        segments.push(received);
+    }
+    assert_ne!(segments[0], segments[1], "two segment sizes, two counts");
 }
