@@ -447,9 +447,6 @@ impl<'a> Sim<'a> {
             Ev::ArriveRuns(p) => self.arrive::<true>(now, p as usize),
             Ev::Start(c) => {
                 let ci = c as usize;
-                if let Ends::Tcp(t) = &mut self.net.conns[ci].ends {
-                    t.started = true;
-                }
                 self.signal_connection(now, ci, true);
                 match self.net.conns[ci].ends {
                     Ends::Tcp(_) => self.start_tcp(now, ci),

@@ -149,6 +149,9 @@ impl Sim<'_> {
     pub(super) fn start_tcp(&mut self, now: Time, c: usize) {
         let warmup = self.sc.warmup;
         let conn = self.net.conns[c].tcp();
+        // Set here, not in the start event's dispatch, whose code every other event shares:
+        // signalling the connection's opening, just before, sends nothing.
+        conn.started = true;
         if let Some(d) = conn.dirs.as_mut() {
             for dir in d.iter_mut() {
                 dir.start(now, warmup);
