@@ -543,7 +543,7 @@ traffic = { kind = "tcp", tcp = { rto_min = "1 s" } }
 
 #[test]
 fn a_tcp_connection_holds_no_sack_state_inline() {
-    // Issue 14, memory per VC: SACK's scoreboard and recovery state (48 bytes) are boxed,
+    // Issue 14, memory per VC: SACK's scoreboard and recovery state (56 bytes) are boxed,
     // so a sender of any other congestion control carries 16 bytes of it, not 56; and a
     // connection's record is its end systems alone (the TCP start flag is in them).
     use crate::tcp::congestion::AnyCongestion;
