@@ -274,10 +274,7 @@ pub fn estimate(sc: &Scenario) -> Footprint {
                 .ports
                 .iter()
                 .enumerate()
-                .filter(|(p, cfg)| {
-                    used[*p]
-                        && sc.nodes[cfg.node()].kind == crate::scenario::schema::NodeKind::Switch
-                })
+                .filter(|(p, cfg)| used[*p] && sc.nodes.is_switch(cfg.node()))
                 .count() as u64;
             let abr_dirs = sc.connections.iter().filter(|c| c.abr.is_some()).count() as u64 * 2;
             let values = 5 * switch_ports + 3 * nconns + 2 * abr_dirs + 1;

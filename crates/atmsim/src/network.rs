@@ -1006,7 +1006,7 @@ impl Network {
                 busy_until: 0,
                 timing: timings.of(p.settings.rate_bps, p.settings.prop),
                 tx_pending: false,
-                is_switch: s.nodes[p.node()].kind == crate::scenario::schema::NodeKind::Switch,
+                is_switch: s.nodes.is_switch(p.node()),
                 line_runs: false,
                 lone_source: false,
                 alloc: AnyAllocator::build(

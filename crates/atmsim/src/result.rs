@@ -282,8 +282,8 @@ impl RunResult {
                 let share = shares[i].map(|r| r * CELL_BITS_F64);
                 let mut r = ConnectionResult {
                     name: c.name.clone(),
-                    from: sc.nodes[c.from()].name.clone(),
-                    to: sc.nodes[c.to()].name.clone(),
+                    from: sc.nodes.name(c.from()).into(),
+                    to: sc.nodes.name(c.to()).into(),
                     goodput_bps: 0.0,
                     goodput_bytes: 0,
                     segments_sent: 0,
@@ -387,8 +387,8 @@ impl RunResult {
                     let k = &port.buf.counters;
                     PortResult {
                         name: p.name(&sc.nodes),
-                        node: sc.nodes[p.node()].name.clone(),
-                        toward: sc.nodes[p.toward()].name.clone(),
+                        node: sc.nodes.name(p.node()).into(),
+                        toward: sc.nodes.name(p.toward()).into(),
                         is_switch: port.is_switch,
                         rate_bps: p.settings.rate_bps as f64,
                         buffer_cells: p.settings.buffer,

@@ -186,7 +186,11 @@ fn resolve_one(
 ) -> Result<ConnectionCfg, ConfigError> {
     let (from, to) = ends(p, c, nodes)?;
     let route = route::resolve(p, c, (from, to), nodes, ports, finder)?;
-    let path = Path::through(&route, |a, b| ports.index[&(a, b)]);
+    let path = Path::through(&route, |a, b| {
+        ports
+            .port(a, b)
+            .expect("a resolved route crosses linked nodes")
+    });
     let (start, stop) = timing(p, c)?;
     let class = service::class_of(c.service);
     let app = c.traffic.resolve(traffic_path, &start)?;
@@ -220,12 +224,12 @@ fn ends(p: &str, c: &ConnectionSpec, nodes: &Nodes) -> Result<(usize, usize), Co
     let from = nodes.find(|| format!("{p}.from"), &c.from)?;
     let to = nodes.find(|| format!("{p}.to"), &c.to)?;
     for (key, n) in [("from", from), ("to", to)] {
-        if nodes.cfg[n].kind != NodeKind::Host {
+        if nodes.cfg.kind(n) != NodeKind::Host {
             return err(
                 format!("{p}.{key}"),
                 format!(
                     "{:?} is a switch; connections start and end at hosts",
-                    nodes.cfg[n].name
+                    nodes.cfg.name(n)
                 ),
             );
         }

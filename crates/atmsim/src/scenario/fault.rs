@@ -101,7 +101,7 @@ fn port_at(
     }
     let on: Vec<&str> = ports_of
         .iter()
-        .map(|&q| ctx.nodes.cfg[ctx.ports[q as usize].node()].name.as_str())
+        .map(|&q| ctx.nodes.cfg.name(ctx.ports[q as usize].node()))
         .collect();
     err(
         format!("{p}.node"),

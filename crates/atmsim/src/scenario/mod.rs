@@ -20,8 +20,8 @@ pub use crate::units;
 
 pub use error::{RunError, ScenarioError};
 pub use model::{
-    ConnectionCfg, FaultCell, FaultCfg, NodeCfg, Path, PolicyCfg, PortCfg, Scenario, ServiceClass,
-    TcpApp, TcpParams,
+    ConnectionCfg, FaultCell, FaultCfg, NodeTable, Path, PolicyCfg, PortCfg, Scenario,
+    ServiceClass, TcpApp, TcpParams,
 };
 pub use schema::ScenarioFile;
 pub use traffic::{CellApp, VideoParams};

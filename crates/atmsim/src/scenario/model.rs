@@ -17,13 +17,87 @@ pub const DEFAULT_LINK_RATE_BPS: f64 = 155.52e6;
 
 pub use crate::cell::ServiceClass;
 
-/// A resolved node.
-#[derive(Clone, Debug)]
-pub struct NodeCfg {
-    /// Name (held inline when short: [`Name`]).
-    pub name: Name,
-    /// Host or switch.
-    pub kind: NodeKind,
+/// The resolved nodes, by index: each node's name and kind ([`NodeTable::name`],
+/// [`NodeTable::kind`]), the names back to back in one string.
+///
+/// Issue 14 (memory per VC): a node of its own held its name inline in 24 bytes and its
+/// kind padded to 8, 32 bytes a node, 64 of every one-pair VC at 10 000 VCs; here a node
+/// is its name's bytes, the 4-byte end of it and a byte of kind (about 12 bytes for names
+/// like `src1234`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeTable {
+    /// The names, back to back.
+    text: String,
+    /// Where each name ends in `text`.
+    ends: Vec<u32>,
+    /// Each node's kind.
+    kinds: Vec<NodeKind>,
+}
+
+/// The most bytes the names of a scenario's nodes may take together (a [`NodeTable`] keeps
+/// where each ends in 32 bits; checked when resolving: [`super::nodes`]).
+pub const MAX_NODE_NAME_BYTES: usize = u32::MAX as usize;
+
+impl NodeTable {
+    /// An empty table with room for `nodes` nodes whose names take `name_bytes` bytes.
+    pub fn with_capacity(nodes: usize, name_bytes: usize) -> NodeTable {
+        NodeTable {
+            text: String::with_capacity(name_bytes),
+            ends: Vec::with_capacity(nodes),
+            kinds: Vec::with_capacity(nodes),
+        }
+    }
+
+    /// Adds node `name` of `kind`; its index is the count before.
+    ///
+    /// # Panics
+    /// If the names would take more than [`MAX_NODE_NAME_BYTES`] (resolving refuses such a
+    /// scenario first).
+    pub fn push(&mut self, name: &str, kind: NodeKind) {
+        self.text.push_str(name);
+        let end = u32::try_from(self.text.len())
+            .expect("node names take at most 4 GiB (checked when resolving)");
+        self.ends.push(end);
+        self.kinds.push(kind);
+    }
+
+    /// How many nodes.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// True if there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Node `i`'s name.
+    pub fn name(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    /// Node `i`'s kind.
+    pub fn kind(&self, i: usize) -> NodeKind {
+        self.kinds[i]
+    }
+
+    /// Whether node `i` is a switch.
+    pub fn is_switch(&self, i: usize) -> bool {
+        self.kinds[i] == NodeKind::Switch
+    }
+
+    /// The nodes' names, in index order.
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| self.name(i))
+    }
+
+    /// The bytes the table holds (the memory estimate's count, [`crate::footprint`]).
+    pub fn heap_bytes(&self) -> usize {
+        self.text.capacity()
+            + self.ends.capacity() * std::mem::size_of::<u32>()
+            + self.kinds.capacity() * std::mem::size_of::<NodeKind>()
+    }
 }
 
 /// A resolved output port (one direction of a link): where it is, and its settings.
@@ -87,8 +161,8 @@ impl PortCfg {
     /// names were 0.2 KB per VC and a sixth of resolving the links (issue 14). A name of
     /// up to 23 bytes is held inline ([`Name`]), without an allocation: one per port of
     /// the results before (issue 14, results of large networks).
-    pub fn name(&self, nodes: &[NodeCfg]) -> Name {
-        let (from, to) = (&nodes[self.node()].name, &nodes[self.toward()].name);
+    pub fn name(&self, nodes: &NodeTable) -> Name {
+        let (from, to) = (nodes.name(self.node()), nodes.name(self.toward()));
         let mut name = smol_str::SmolStrBuilder::new();
         name.push_str(from);
         name.push_str("->");
@@ -254,7 +328,7 @@ pub struct Scenario {
     /// Reference rate for efficiency, bit/s.
     pub efficiency_rate_bps: f64,
     /// Nodes.
-    pub nodes: Vec<NodeCfg>,
+    pub nodes: NodeTable,
     /// Ports.
     pub ports: Vec<PortCfg>,
     /// Connections.
@@ -369,7 +443,34 @@ impl Scenario {
 
 #[cfg(test)]
 mod tests {
-    use super::Path;
+    use super::{NodeTable, Path};
+    use crate::scenario::schema::NodeKind;
+
+    #[test]
+    fn a_node_table_gives_back_each_name_and_kind() {
+        let given = [
+            ("sw1", NodeKind::Switch),
+            ("h\u{e9}te 2", NodeKind::Host),
+            ("a name longer than twenty-three bytes", NodeKind::Host),
+            ("x", NodeKind::Switch),
+        ];
+        let mut t = NodeTable::with_capacity(given.len(), 0);
+        assert!(t.is_empty());
+        for (name, kind) in given {
+            t.push(name, kind);
+        }
+        assert_eq!(t.len(), 4);
+        for (i, (name, kind)) in given.iter().enumerate() {
+            assert_eq!((t.name(i), t.kind(i)), (*name, *kind));
+            assert_eq!(t.is_switch(i), *kind == NodeKind::Switch);
+        }
+        assert_eq!(t.names().collect::<Vec<_>>(), given.map(|g| g.0));
+        // Names back to back, each node 5 bytes besides its name (issue 14: 32 bytes each
+        // as a record of its own).
+        let names: usize = given.iter().map(|g| g.0.len()).sum();
+        assert!(t.heap_bytes() >= names + 5 * given.len());
+        assert!(t.heap_bytes() <= 2 * (names + 5 * given.len()));
+    }
 
     #[test]
     fn a_resolved_connection_is_104_bytes() {

@@ -1,6 +1,6 @@
 //! `[[node]]`: hosts and switches, with unique names.
 
-use super::model::NodeCfg;
+use super::model::{NodeTable, MAX_NODE_NAME_BYTES};
 use super::schema::{NodeKind, NodeSpec};
 use crate::config::{err, name_list, ConfigError};
 use rustc_hash::FxHashMap;
@@ -8,11 +8,12 @@ use rustc_hash::FxHashMap;
 /// The resolved nodes and a name index.
 pub struct Nodes<'f> {
     /// The nodes, in file order.
-    pub cfg: Vec<NodeCfg>,
+    pub cfg: NodeTable,
     /// Name -> index (hashed: at 10 000 VCs the lookups by name were a sixth of
     /// resolving the connections as an ordered map).
     index: FxHashMap<&'f str, usize>,
-    names: Vec<&'f str>,
+    /// The file's nodes, whose names an error lists.
+    specs: &'f [NodeSpec],
 }
 
 impl<'f> Nodes<'f> {
@@ -21,8 +22,18 @@ impl<'f> Nodes<'f> {
         if specs.is_empty() {
             return err("node", "no nodes are defined; add [[node]] tables with a name and kind = \"host\" or \"switch\"");
         }
+        let name_bytes: usize = specs.iter().map(|n| n.name.len()).sum();
+        if name_bytes > MAX_NODE_NAME_BYTES {
+            return err(
+                "node",
+                format!(
+                    "the {} node names take {name_bytes} bytes together; allowed: at most {MAX_NODE_NAME_BYTES}",
+                    specs.len()
+                ),
+            );
+        }
         let mut index = FxHashMap::with_capacity_and_hasher(specs.len(), Default::default());
-        let mut cfg = Vec::with_capacity(specs.len());
+        let mut cfg = NodeTable::with_capacity(specs.len(), name_bytes);
         for (i, n) in specs.iter().enumerate() {
             if n.name.trim().is_empty() {
                 return err(format!("node[{i}].name"), "must not be empty");
@@ -33,13 +44,9 @@ impl<'f> Nodes<'f> {
                     format!("{:?} is defined twice; node names must be unique", n.name),
                 );
             }
-            cfg.push(NodeCfg {
-                name: n.name.clone(),
-                kind: n.kind,
-            });
+            cfg.push(&n.name, n.kind);
         }
-        let names = specs.iter().map(|n| n.name.as_str()).collect();
-        Ok(Nodes { cfg, index, names })
+        Ok(Nodes { cfg, index, specs })
     }
 
     /// The index of node `name`, or an error at `path()` listing the defined nodes (the
@@ -47,11 +54,12 @@ impl<'f> Nodes<'f> {
     /// was a tenth of resolving the scenario).
     pub fn find(&self, path: impl FnOnce() -> String, name: &str) -> Result<usize, ConfigError> {
         self.index.get(name).copied().ok_or_else(|| {
+            let names: Vec<&str> = self.specs.iter().map(|n| n.name.as_str()).collect();
             ConfigError::new(
                 path(),
                 format!(
                     "node {name:?} is not defined; defined nodes are {}",
-                    name_list(&self.names)
+                    name_list(&names)
                 ),
             )
         })
@@ -59,6 +67,6 @@ impl<'f> Nodes<'f> {
 
     /// Whether node `i` is a switch.
     pub fn is_switch(&self, i: usize) -> bool {
-        self.cfg[i].kind == NodeKind::Switch
+        self.cfg.kind(i) == NodeKind::Switch
     }
 }

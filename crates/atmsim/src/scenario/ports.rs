@@ -1,7 +1,7 @@
 //! `[[link]]` and `[[port]]`: every link gives one output port per direction; `[[port]]`
 //! tables and `[defaults]` set their buffer, drop policy and rate allocator.
 
-use super::model::{PortCfg, PortSettings, DEFAULT_LINK_RATE_BPS, PS_PER_KM};
+use super::model::{node_id, PortCfg, PortSettings, DEFAULT_LINK_RATE_BPS, PS_PER_KM};
 use super::nodes::Nodes;
 use super::schema::{LinkSpec, PortSpec, ScenarioFile};
 use crate::allocator::{AllocatorCfg, AllocatorSpec};
@@ -19,14 +19,20 @@ pub struct Ports {
     /// The ports: link i gives ports 2i (first node to second) and 2i + 1.
     pub cfg: Vec<PortCfg>,
     /// (owning node, neighbour) -> port (hashed: as an ordered map its lookups and inserts
-    /// were a third of resolving the links and routes of 10 000 one-pair VCs, issue 14).
-    /// For lookups only: its order is the hasher's; [`Ports::neighbours`] lists the links in
+    /// were a third of resolving the links and routes of 10 000 one-pair VCs, issue 14; in
+    /// 32 bits, half the fresh memory of `usize`s, 0.8 MB there). For lookups only
+    /// ([`Ports::port`]): its order is the hasher's; [`Ports::neighbours`] lists the links in
     /// node order. (`FxHash` does not resist keys chosen to collide: a scenario built so
     /// would resolve slowly, in O(n^2) of its size, not wrongly.)
-    pub index: FxHashMap<(usize, usize), usize>,
+    index: FxHashMap<(u32, u32), u32>,
     /// The last distinct settings given out (at most [`RECENT_SETTINGS`]), most recent first,
     /// for ports to share ([`Ports::share`]).
     recent: Vec<Arc<PortSettings>>,
+}
+
+/// A port index in 32 bits (resolved paths hold them so).
+fn port_id(i: usize) -> u32 {
+    u32::try_from(i).expect("fewer than 2^32 ports")
 }
 
 /// How many distinct settings [`Ports::share`] looks back on: a network's ports usually have
@@ -59,7 +65,9 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     for (i, l) in f.link.iter().enumerate() {
         add_link(&mut ports, i, l, nodes, &d)?;
     }
-    let mut set_by: Vec<Option<String>> = vec![None; ports.cfg.len()];
+    // Port -> the `[[port]]` table that set it: as many entries as tables, not ports (issue
+    // 14: a vector of one entry a port was a megabyte of fresh memory at 10 000 one-pair VCs).
+    let mut set_by: FxHashMap<usize, usize> = FxHashMap::default();
     for (i, ps) in f.port.iter().enumerate() {
         apply_port(&mut ports, &mut set_by, i, ps, nodes, &d)?;
     }
@@ -67,9 +75,9 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     // their buffer alone): each of the last few distinct settings is resolved once (set-up
     // of large networks).
     let mut defaulted: Vec<(Arc<PortSettings>, Arc<PortSettings>)> = Vec::new();
-    for (pi, by) in set_by.iter().enumerate() {
+    for pi in 0..ports.cfg.len() {
         let port = &ports.cfg[pi];
-        if by.is_some() || !nodes.is_switch(port.node()) {
+        if set_by.contains_key(&pi) || !nodes.is_switch(port.node()) {
             continue;
         }
         if let Some((_, after)) = defaulted
@@ -126,6 +134,17 @@ fn at_most_distinct_policies(cfg: &[PortCfg], most: usize) -> Result<(), ConfigE
 }
 
 impl Ports {
+    /// The port of node `node` toward node `toward`, if they are linked.
+    pub fn port(&self, node: usize, toward: usize) -> Option<usize> {
+        let key = (u32::try_from(node).ok()?, u32::try_from(toward).ok()?);
+        self.index.get(&key).map(|&p| p as usize)
+    }
+
+    /// Every (node, neighbour) pair that a port joins, in no particular order.
+    pub fn links(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.index.keys().map(|&(a, b)| (a as usize, b as usize))
+    }
+
     /// `s` as shared settings: one given out before if equal, else a new one.
     fn share(&mut self, s: PortSettings) -> Arc<PortSettings> {
         match self.recent.iter().position(|r| same(r, &s)) {
@@ -257,7 +276,7 @@ fn add_link(
         (None, None) => 0,
     };
     for (from, to) in [(a, b), (b, a)] {
-        if ports.index.contains_key(&(from, to)) {
+        if ports.port(from, to).is_some() {
             return err(
                 format!("link[{i}].between"),
                 format!(
@@ -267,7 +286,9 @@ fn add_link(
             );
         }
         let switch = nodes.is_switch(from);
-        ports.index.insert((from, to), ports.cfg.len());
+        ports
+            .index
+            .insert((node_id(from), node_id(to)), port_id(ports.cfg.len()));
         let settings = ports.share(PortSettings {
             rate_bps: rate.round() as u64,
             prop,
@@ -288,7 +309,7 @@ fn add_link(
 /// buffer of at least one cell; the policy resolved against the port's buffer.
 fn apply_port(
     ports: &mut Ports,
-    set_by: &mut [Option<String>],
+    set_by: &mut FxHashMap<usize, usize>,
     i: usize,
     ps: &PortSpec,
     nodes: &Nodes,
@@ -296,7 +317,7 @@ fn apply_port(
 ) -> Result<(), ConfigError> {
     let a = nodes.find(|| format!("port[{i}].node"), &ps.node)?;
     let b = nodes.find(|| format!("port[{i}].toward"), &ps.toward)?;
-    let Some(&pi) = ports.index.get(&(a, b)) else {
+    let Some(pi) = ports.port(a, b) else {
         return err(
             format!("port[{i}].toward"),
             format!(
@@ -306,16 +327,16 @@ fn apply_port(
         );
     };
     let port = &ports.cfg[pi];
-    if let Some(prev) = &set_by[pi] {
+    if let Some(prev) = set_by.get(&pi) {
         return err(
             format!("port[{i}]"),
             format!(
-                "port {} is already set by {prev}; set each port once",
+                "port {} is already set by port[{prev}]; set each port once",
                 port.name(&nodes.cfg)
             ),
         );
     }
-    set_by[pi] = Some(format!("port[{i}]"));
+    set_by.insert(pi, i);
     let mut s = PortSettings::clone(&port.settings);
     if let Some(al) = &ps.allocator {
         s.allocator = Arc::new(port_allocator(i, al, nodes.is_switch(a), &ps.node)?);
@@ -400,6 +421,29 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A port set by two `[[port]]` tables is refused, naming both tables; ports set by
+    /// one keep what it gave.
+    #[test]
+    fn a_port_set_twice_names_both_tables() {
+        let once = format!(
+            "{SMALL}\n[[port]]\nnode = \"sw1\"\ntoward = \"src1\"\nbuffer = \"700 cells\"\n"
+        );
+        let sc = load_toml(&once).expect("one more table resolves");
+        assert_eq!(port(&sc, "sw1->src1").settings.buffer, Some(700));
+        assert_eq!(port(&sc, "sw1->src2").settings.buffer, Some(600));
+        let twice = format!(
+            "{once}\n[[port]]\nnode = \"sw1\"\ntoward = \"src1\"\nbuffer = \"800 cells\"\n"
+        );
+        let tables = twice.matches("[[port]]").count();
+        let e = load_toml(&twice).expect_err("set twice").to_string();
+        let (first, last) = (tables - 2, tables - 1);
+        assert!(
+            e.contains(&format!("port[{last}]"))
+                && e.contains(&format!("port sw1->src1 is already set by port[{first}]")),
+            "{e}"
+        );
     }
 
     /// A network may have as many distinct drop policies as a buffer can name, no more: the

@@ -54,7 +54,7 @@ fn explicit(
         );
     }
     for k in 1..idx.len() {
-        if !ports.index.contains_key(&(idx[k - 1], idx[k])) {
+        if ports.port(idx[k - 1], idx[k]).is_none() {
             return err(
                 format!("{p}.route[{k}]"),
                 format!(
@@ -201,7 +201,7 @@ mod tests {
     fn one_search(from: usize, to: usize, nodes: &Nodes, ports: &Ports) -> Option<Vec<usize>> {
         let n = nodes.cfg.len();
         let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
-        let mut links: Vec<(usize, usize)> = ports.index.keys().copied().collect();
+        let mut links: Vec<(usize, usize)> = ports.links().collect();
         links.sort();
         for (a, b) in links {
             adj[a].push(b);

@@ -7,7 +7,6 @@
 
 use super::Sim;
 use crate::footprint::Guard;
-use crate::scenario::schema::NodeKind;
 use crate::RunError;
 use atmsim_kernel::time::to_secs_f64;
 use atmsim_kernel::Time;
@@ -99,12 +98,12 @@ impl Sim<'_> {
         }
         let cfg = &self.sc.ports[queue];
         let (node, toward) = (
-            &self.sc.nodes[cfg.node()].name,
-            &self.sc.nodes[cfg.toward()].name,
+            self.sc.nodes.name(cfg.node()),
+            self.sc.nodes.name(cfg.toward()),
         );
         let bound = match cfg.settings.buffer {
             Some(b) => format!("its buffer is {b} cells: a smaller one holds fewer"),
-            None if self.sc.nodes[cfg.node()].kind == NodeKind::Switch => format!(
+            None if self.sc.nodes.is_switch(cfg.node()) => format!(
                 "its buffer is unlimited: set defaults.switch_buffer, or buffer in a [[port]] \
                  table with node = \"{node}\", toward = \"{toward}\""
             ),

@@ -530,7 +530,7 @@ fn switch_allocators(text: &str) -> Vec<AllocatorCfg> {
     let sc = atmsim::scenario::load_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     sc.ports
         .iter()
-        .filter(|p| sc.nodes[p.node()].name.starts_with("sw"))
+        .filter(|p| sc.nodes.name(p.node()).starts_with("sw"))
         .map(|p| (*p.settings.allocator).clone())
         .collect()
 }
