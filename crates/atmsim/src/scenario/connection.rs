@@ -1,7 +1,7 @@
 //! `[[connection]]`: names, end hosts, route, timing, service, and the traffic with its
 //! TCP and ABR parameters.
 
-use super::model::{node_id, ConnectionCfg, Path, ServiceClass};
+use super::model::{ConnectionCfg, Path, ServiceClass};
 use super::nodes::Nodes;
 use super::ports::Ports;
 use super::schema::{ConnectionSpec, NodeKind, ScenarioFile, SetupSpec, TrafficSpec};
@@ -201,8 +201,6 @@ fn resolve_one(
     let (tcp, abr) = params(p, c, (class, start, access), d, shared)?;
     Ok(ConnectionCfg {
         name: c.name.clone(),
-        from: node_id(from),
-        to: node_id(to),
         path,
         class,
         start,
