@@ -127,3 +127,31 @@ fn an_error_names_the_connection_by_its_index() {
         .to_string();
     assert!(e.contains("connection[2].to"), "{e}");
 }
+
+/// A connection's end at a switch, and an end that is not a node, are refused with these
+/// messages (the names printed as the file gives them, quoted).
+#[test]
+fn ends_at_a_switch_or_an_unknown_node_are_refused_by_name() {
+    let text = |to: &str| {
+        format!(
+            r#"{{"measurement": {{"duration": "1 s"}},
+                "node": [{{"name": "s", "kind": "switch"}}, {{"name": "h0", "kind": "host"}}],
+                "link": [{{"between": ["h0", "s"]}}],
+                "connection": [{{"name": "c", "from": "h0", "to": "{to}",
+                                 "traffic": {{"kind": "tcp"}}}}]}}"#
+        )
+    };
+    let refused = |to: &str| {
+        resolve(&from_json_str(&text(to)).expect("parses"))
+            .expect_err("refused")
+            .to_string()
+    };
+    assert_eq!(
+        refused("s"),
+        "connection[0].to: \"s\" is a switch; connections start and end at hosts"
+    );
+    assert_eq!(
+        refused("h9"),
+        "connection[0].to: node \"h9\" is not defined; defined nodes are \"s\", \"h0\""
+    );
+}

@@ -54,9 +54,10 @@ impl NodeTable {
     /// If the names would take more than [`MAX_NODE_NAME_BYTES`] (resolving refuses such a
     /// scenario first).
     pub fn push(&mut self, name: &str, kind: NodeKind) {
-        self.text.push_str(name);
-        let end = u32::try_from(self.text.len())
+        // Checked before anything is added, so that the table stays whole if this panics.
+        let end = u32::try_from(self.text.len() + name.len())
             .expect("node names take at most 4 GiB (checked when resolving)");
+        self.text.push_str(name);
         self.ends.push(end);
         self.kinds.push(kind);
     }
@@ -92,7 +93,8 @@ impl NodeTable {
         (0..self.len()).map(|i| self.name(i))
     }
 
-    /// The bytes the table holds (the memory estimate's count, [`crate::footprint`]).
+    /// The bytes the table holds on the heap (its names, ends and kinds, with their spare
+    /// room).
     pub fn heap_bytes(&self) -> usize {
         self.text.capacity()
             + self.ends.capacity() * std::mem::size_of::<u32>()
@@ -266,17 +268,17 @@ impl Path {
 }
 
 impl ConnectionCfg {
-    /// Source node index: the route's first node.
+    /// Source node index: the route's first node (resolving makes every route start at
+    /// the connection's `from`; a path set by hand sets it too).
     #[inline]
     pub fn from(&self) -> usize {
         self.path.route()[0] as usize
     }
 
-    /// Destination node index: the route's last node.
+    /// Destination node index: the route's last node (a path has at least two).
     #[inline]
     pub fn to(&self) -> usize {
-        let route = self.path.route();
-        route[route.len() - 1] as usize
+        *self.path.route().last().expect("a path has n >= 2 nodes") as usize
     }
 
     /// Stop time (no new data after it).
@@ -452,7 +454,8 @@ mod tests {
             ("a name longer than twenty-three bytes", NodeKind::Host),
             ("x", NodeKind::Switch),
         ];
-        let mut t = NodeTable::with_capacity(given.len(), 0);
+        let names: usize = given.iter().map(|g| g.0.len()).sum();
+        let mut t = NodeTable::with_capacity(given.len(), names);
         assert!(t.is_empty());
         for (name, kind) in given {
             t.push(name, kind);
@@ -463,11 +466,9 @@ mod tests {
             assert_eq!(t.is_switch(i), *kind == NodeKind::Switch);
         }
         assert_eq!(t.names().collect::<Vec<_>>(), given.map(|g| g.0));
-        // Names back to back, each node 5 bytes besides its name (issue 14: 32 bytes each
-        // as a record of its own).
-        let names: usize = given.iter().map(|g| g.0.len()).sum();
-        assert!(t.heap_bytes() >= names + 5 * given.len());
-        assert!(t.heap_bytes() <= 2 * (names + 5 * given.len()));
+        // Made at its size, as resolving makes it: the names back to back and 5 bytes a
+        // node besides (issue 14: 32 bytes each as a record of its own).
+        assert_eq!(t.heap_bytes(), names + 5 * given.len());
     }
 
     #[test]
