@@ -174,9 +174,8 @@ fn allocator_bytes_per_vc(cfg: &crate::allocator::AllocatorCfg) -> u64 {
 }
 
 /// Cells a port's link can hold in flight: line rate x propagation delay, plus one.
-pub(crate) fn link_cells(p: &crate::scenario::model::PortCfg) -> u64 {
-    let bits = p.settings.rate_bps as u128 * p.settings.prop as u128
-        / atmsim_kernel::time::PS_PER_S as u128;
+pub(crate) fn link_cells(p: &crate::scenario::model::PortSettings) -> u64 {
+    let bits = p.rate_bps as u128 * p.prop as u128 / atmsim_kernel::time::PS_PER_S as u128;
     (bits / (crate::cell::CELL_BITS as u128)).min(u64::MAX as u128) as u64 + 1
 }
 
@@ -261,7 +260,7 @@ pub fn estimate(sc: &Scenario) -> Footprint {
         .ports
         .iter()
         .zip(&outstanding)
-        .map(|(p, &o)| link_cells(p).min(o))
+        .map(|(p, &o)| link_cells(p.settings).min(o))
         .fold(0u64, |a, b| a.saturating_add(b));
     // A delay line holds (arrival time, cell) and grows by doubling.
     let in_flight = in_flight_cells.saturating_mul((size::<Cell>() + 8) * 2);

@@ -400,7 +400,7 @@ fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
         if at.is_some_and(|t| t < c.start || c.stop().is_some_and(|s| t >= s)) {
             continue;
         }
-        let access = sc.ports[c.fwd_ports()[0] as usize].settings.rate_bps as f64 / CELL_BITS_F64;
+        let access = sc.ports.settings(c.fwd_ports()[0] as usize).rate_bps as f64 / CELL_BITS_F64;
         if matches!(c.class, ServiceClass::Cbr | ServiceClass::Vbr) {
             let mean = c.app.as_deref().and_then(|a| a.demand()).unwrap_or(access);
             for &p in c.fwd_ports() {

@@ -78,7 +78,7 @@ pub const RUNS_FROM_BYTES: usize = 14 << 20;
 /// a slot of its own.
 fn line_bytes_at_most(s: &Scenario, p: usize) -> u64 {
     let slot = std::mem::size_of::<(Time, Cell)>() as u64;
-    crate::footprint::link_cells(&s.ports[p]).saturating_mul(slot)
+    crate::footprint::link_cells(s.ports.settings(p)).saturating_mul(slot)
 }
 
 /// What the ports of one line rate and propagation delay share: the unit time of a cell at
@@ -683,7 +683,7 @@ impl CellConn {
     fn new(s: &Scenario, c: &ConnectionCfg, app: &CellApp, frame_cells: [u32; 2]) -> Self {
         let dir = |ports_of: &[u32], frame_cells: u32| {
             // The access link's rate: a non-ABR transmitter's (an ABR source paces itself).
-            let line_rate = s.ports[ports_of[0] as usize].settings.rate_bps as f64 / CELL_BITS_F64;
+            let line_rate = s.ports.settings(ports_of[0] as usize).rate_bps as f64 / CELL_BITS_F64;
             let abr = c.abr.as_ref().map(|p| AbrSource::new(p.clone()));
             CellDir::new(abr, line_rate, frame_cells)
         };
@@ -918,26 +918,24 @@ impl Timings {
 }
 
 /// The distinct drop policies of a network being built, each given an index once: by the
-/// port's shared settings first (most ports share a few), else by the policy's value.
+/// index of the port's settings first (most ports share a few), else by the policy's value.
 #[derive(Default)]
 struct Policies {
-    by_settings: rustc_hash::FxHashMap<*const PortSettings, u16>,
+    by_settings: rustc_hash::FxHashMap<usize, u16>,
     by_value: rustc_hash::FxHashMap<String, u16>,
 }
 
 impl Policies {
-    /// The index in `tables` of the drop policy of a port with `settings`.
-    fn of(&mut self, settings: &Arc<PortSettings>, tables: &mut BufferTables) -> u16 {
+    /// The index in `tables` of the drop policy of a port with `settings`, of index `k` in
+    /// the scenario's table of settings.
+    fn of(&mut self, k: usize, settings: &PortSettings, tables: &mut BufferTables) -> u16 {
         let by_value = &mut self.by_value;
-        *self
-            .by_settings
-            .entry(Arc::as_ptr(settings))
-            .or_insert_with(|| {
-                let cfg = &settings.policy;
-                *by_value
-                    .entry(format!("{cfg:?}"))
-                    .or_insert_with(|| tables.add_policy(AnyPolicy::build(cfg, &())))
-            })
+        *self.by_settings.entry(k).or_insert_with(|| {
+            let cfg = &settings.policy;
+            *by_value
+                .entry(format!("{cfg:?}"))
+                .or_insert_with(|| tables.add_policy(AnyPolicy::build(cfg, &())))
+        })
     }
 }
 
@@ -994,11 +992,11 @@ impl Network {
             .ports
             .iter()
             .enumerate()
-            .map(|(pi, p)| (p, port_flows.of(pi)))
-            .map(|(p, here)| Port {
+            .map(|(pi, p)| (pi, p, port_flows.of(pi)))
+            .map(|(pi, p, here)| Port {
                 buf: PortBuffer::with_policy(
                     p.settings.buffer,
-                    policies.of(&p.settings, &mut buffers),
+                    policies.of(s.ports.settings_index(pi), p.settings, &mut buffers),
                     here.len(),
                 ),
                 line: DelayLine::default(),
@@ -1167,7 +1165,7 @@ impl Network {
     /// UCSC sources start at PCR/50, took 1.03x the CPU with runs on every host line
     /// (paired).
     fn back_to_back_ports(&self, s: &Scenario) -> Vec<usize> {
-        let cells_per_s = |p: usize| s.ports[p].settings.rate_bps as f64 / CELL_BITS_F64;
+        let cells_per_s = |p: usize| s.ports.settings(p).rate_bps as f64 / CELL_BITS_F64;
         let mut at_line_rate = vec![false; self.ports.len()];
         for (c, conn) in self.conns.iter().enumerate() {
             for f in [FlowId::forward(c), FlowId::reverse(c)] {

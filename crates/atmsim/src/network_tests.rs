@@ -467,7 +467,7 @@ traffic = { kind = "cbr", rate = "1 Mbps" }
 "#;
     let s = crate::scenario::load_toml(text).expect("valid scenario");
     let net = Network::build(&s);
-    let node = |p: u32| s.ports[p as usize].node();
+    let node = |p: u32| s.ports.node(p as usize);
     let mut hops = 0;
     for f in 0..net.flows.len() {
         let flow = FlowId::from_index(f);

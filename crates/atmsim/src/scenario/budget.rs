@@ -528,7 +528,7 @@ mod tests {
         sc.duration = 100 * atmsim_kernel::PS_PER_MS;
         let mut big = sc.clone();
         for _ in 0..3 {
-            big.ports.extend(sc.ports.clone());
+            big.ports.extend(&sc.ports);
         }
         let e = check(&big).unwrap_err();
         assert_eq!(e.path, "measurement.sample_interval");
@@ -556,7 +556,7 @@ mod tests {
         sc.sample_interval = None;
         let mut big = sc.clone();
         while big.ports.len() < 20_000 {
-            big.ports.extend(sc.ports.clone());
+            big.ports.extend(&sc.ports);
         }
         // Each connection's data crosses every even port and its ACKs every odd one.
         for c in &mut big.connections {
@@ -568,7 +568,10 @@ mod tests {
         let per_s: f64 = loads(&big).iter().map(|l| l.events_per_s).sum();
         assert!(per_s > 1e9, "{per_s}");
         let mut fast = sc.clone();
-        std::sync::Arc::make_mut(&mut fast.ports[0].settings).rate_bps = 1_000_000_000_000_000;
+        let mut absurd = fast.ports.settings(0).clone();
+        absurd.rate_bps = 1_000_000_000_000_000;
+        let k = fast.ports.add_settings(absurd);
+        fast.ports.set_settings(0, k);
         let e = check(&fast).unwrap_err();
         assert!(e.path.starts_with("rate of port"), "{e}");
     }

@@ -197,7 +197,7 @@ fn resolve_one(
     service::check_class(p, class, c.traffic.name(), app.as_ref())?;
     let reserve = service::reserve(p, class, c.reserve)?;
     let access =
-        ports.cfg[path.fwd_ports()[0] as usize].settings.rate_bps as f64 / CELL_BITS as f64;
+        ports.cfg.settings(path.fwd_ports()[0] as usize).rate_bps as f64 / CELL_BITS as f64;
     let (tcp, abr) = params(p, c, (class, start, access), d, shared)?;
     Ok(ConnectionCfg {
         name: c.name.clone(),

@@ -1,8 +1,9 @@
 //! `[[fault]]`: cells of a connection lost on purpose (seed 004 section 4.2).
 
 use super::connection::ConnNames;
-use super::model::{ConnectionCfg, FaultCell, FaultCfg, PortCfg};
+use super::model::{ConnectionCfg, FaultCell, FaultCfg};
 use super::nodes::Nodes;
+use super::port_table::PortTable;
 use super::schema::{DirectionSpec, FaultCellSpec, FaultSpec};
 use crate::cell::FlowId;
 use crate::config::{err, name_list, ConfigError};
@@ -15,7 +16,7 @@ pub struct FaultCtx<'a> {
     /// The resolved connections.
     pub connections: &'a [ConnectionCfg],
     /// The resolved ports.
-    pub ports: &'a [PortCfg],
+    pub ports: &'a PortTable,
     /// The nodes.
     pub nodes: &'a Nodes<'a>,
     /// The run length.
@@ -93,15 +94,12 @@ fn port_at(
     ctx: &FaultCtx,
 ) -> Result<usize, ConfigError> {
     let n = ctx.nodes.find(|| format!("{p}.node"), name)?;
-    if let Some(&q) = ports_of
-        .iter()
-        .find(|&&q| ctx.ports[q as usize].node() == n)
-    {
+    if let Some(&q) = ports_of.iter().find(|&&q| ctx.ports.node(q as usize) == n) {
         return Ok(q as usize);
     }
     let on: Vec<&str> = ports_of
         .iter()
-        .map(|&q| ctx.nodes.cfg.name(ctx.ports[q as usize].node()))
+        .map(|&q| ctx.nodes.cfg.name(ctx.ports.node(q as usize)))
         .collect();
     err(
         format!("{p}.node"),

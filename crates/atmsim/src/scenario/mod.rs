@@ -9,6 +9,7 @@ pub mod fault;
 pub mod measurement;
 pub mod model;
 pub mod nodes;
+pub mod port_table;
 pub mod ports;
 pub mod resolve;
 pub mod route;
@@ -20,9 +21,10 @@ pub use crate::units;
 
 pub use error::{RunError, ScenarioError};
 pub use model::{
-    ConnectionCfg, FaultCell, FaultCfg, NodeTable, Path, PolicyCfg, PortCfg, Scenario,
-    ServiceClass, TcpApp, TcpParams,
+    ConnectionCfg, FaultCell, FaultCfg, NodeTable, Path, PolicyCfg, Scenario, ServiceClass, TcpApp,
+    TcpParams,
 };
+pub use port_table::{PortRef, PortTable};
 pub use schema::ScenarioFile;
 pub use traffic::{CellApp, VideoParams};
 

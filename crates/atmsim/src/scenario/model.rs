@@ -102,20 +102,6 @@ impl NodeTable {
     }
 }
 
-/// A resolved output port (one direction of a link): where it is, and its settings.
-#[derive(Clone, Debug)]
-pub struct PortCfg {
-    /// Owning node index ([`PortCfg::node`]; `u32`: 32 bytes less per VC at 10 000 one-pair
-    /// VCs, issue 14).
-    node: u32,
-    /// Neighbour node index ([`PortCfg::toward`]).
-    toward: u32,
-    /// Line rate, delay, buffer, policy and allocator, shared by the ports that have the same
-    /// ones: a large network's ports have one of a few (issue 14: held in each port, they were
-    /// 48 of its 72 bytes, 0.2 KB per VC at 10 000 one-pair VCs).
-    pub settings: Arc<PortSettings>,
-}
-
 /// What a port takes from its link, `[defaults]` and its `[[port]]` table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PortSettings {
@@ -134,43 +120,6 @@ pub struct PortSettings {
 /// A node index in 32 bits (resolved ports and connections hold them so: issue 14).
 pub(super) fn node_id(i: usize) -> u32 {
     u32::try_from(i).expect("fewer than 2^32 nodes")
-}
-
-impl PortCfg {
-    /// The port of `node` toward `toward`, with `settings`.
-    pub fn new(node: usize, toward: usize, settings: Arc<PortSettings>) -> PortCfg {
-        PortCfg {
-            node: node_id(node),
-            toward: node_id(toward),
-            settings,
-        }
-    }
-
-    /// Owning node index.
-    #[inline]
-    pub fn node(&self) -> usize {
-        self.node as usize
-    }
-
-    /// Neighbour node index.
-    #[inline]
-    pub fn toward(&self) -> usize {
-        self.toward as usize
-    }
-
-    /// The port's name, `"sw1->sw2"`: its node's name and its neighbour's. Written out when
-    /// asked for (results, traces, errors), not held: at 10 000 one-pair VCs the 40 000
-    /// names were 0.2 KB per VC and a sixth of resolving the links (issue 14). A name of
-    /// up to 23 bytes is held inline ([`Name`]), without an allocation: one per port of
-    /// the results before (issue 14, results of large networks).
-    pub fn name(&self, nodes: &NodeTable) -> Name {
-        let (from, to) = (nodes.name(self.node()), nodes.name(self.toward()));
-        let mut name = smol_str::SmolStrBuilder::new();
-        name.push_str(from);
-        name.push_str("->");
-        name.push_str(to);
-        name.finish()
-    }
 }
 
 /// A resolved connection.
@@ -330,7 +279,7 @@ pub struct Scenario {
     /// Nodes.
     pub nodes: NodeTable,
     /// Ports.
-    pub ports: Vec<PortCfg>,
+    pub ports: super::port_table::PortTable,
     /// Connections.
     pub connections: Vec<ConnectionCfg>,
     /// Faults to inject.
@@ -342,9 +291,9 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    /// The name of port `p`, `"sw1->sw2"` ([`PortCfg::name`]).
+    /// The name of port `p`, `"sw1->sw2"` ([`super::port_table::PortRef::name`]).
     pub fn port_name(&self, p: usize) -> Name {
-        self.ports[p].name(&self.nodes)
+        self.ports.at(p).name(&self.nodes)
     }
 }
 

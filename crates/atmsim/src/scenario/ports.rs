@@ -1,8 +1,9 @@
 //! `[[link]]` and `[[port]]`: every link gives one output port per direction; `[[port]]`
 //! tables and `[defaults]` set their buffer, drop policy and rate allocator.
 
-use super::model::{node_id, PortCfg, PortSettings, DEFAULT_LINK_RATE_BPS, PS_PER_KM};
+use super::model::{node_id, PortSettings, DEFAULT_LINK_RATE_BPS, PS_PER_KM};
 use super::nodes::Nodes;
+use super::port_table::PortTable;
 use super::schema::{LinkSpec, PortSpec, ScenarioFile};
 use crate::allocator::{AllocatorCfg, AllocatorSpec};
 use crate::cell::CELL_BITS;
@@ -17,7 +18,7 @@ use std::sync::Arc;
 /// The resolved ports and an index by (node, neighbour).
 pub struct Ports {
     /// The ports: link i gives ports 2i (first node to second) and 2i + 1.
-    pub cfg: Vec<PortCfg>,
+    pub cfg: PortTable,
     /// (owning node, neighbour) -> port (hashed: as an ordered map its lookups and inserts
     /// were a third of resolving the links and routes of 10 000 one-pair VCs, issue 14; in
     /// 32 bits, half the fresh memory of `usize`s, 0.8 MB there). For lookups only
@@ -26,8 +27,8 @@ pub struct Ports {
     /// would resolve slowly, in O(n^2) of its size, not wrongly.)
     index: FxHashMap<(u32, u32), u32>,
     /// The last distinct settings given out (at most [`RECENT_SETTINGS`]), most recent first,
-    /// for ports to share ([`Ports::share`]).
-    recent: Vec<Arc<PortSettings>>,
+    /// for ports to share ([`Ports::share`]): their indices in the table of settings.
+    recent: Vec<usize>,
 }
 
 /// A port index in 32 bits (resolved paths hold them so).
@@ -58,7 +59,7 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     // Two ports per link, reserved exactly: grown by doubling, the table held up to 1.7x its
     // size for the whole run (6.3 MB for 3.8 MB of ports at 10 000 one-pair VCs; issue 14).
     let mut ports = Ports {
-        cfg: Vec::with_capacity(2 * f.link.len()),
+        cfg: PortTable::with_links(f.link.len()),
         index: FxHashMap::with_capacity_and_hasher(2 * f.link.len(), Default::default()),
         recent: Vec::new(),
     };
@@ -74,24 +75,21 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     // Ports that shared settings before share them after (the default policy depends on
     // their buffer alone): each of the last few distinct settings is resolved once (set-up
     // of large networks).
-    let mut defaulted: Vec<(Arc<PortSettings>, Arc<PortSettings>)> = Vec::new();
+    let mut defaulted: Vec<(usize, usize)> = Vec::new();
     for pi in 0..ports.cfg.len() {
-        let port = &ports.cfg[pi];
-        if set_by.contains_key(&pi) || !nodes.is_switch(port.node()) {
+        if set_by.contains_key(&pi) || !nodes.is_switch(ports.cfg.node(pi)) {
             continue;
         }
-        if let Some((_, after)) = defaulted
-            .iter()
-            .find(|(b, _)| Arc::ptr_eq(b, &port.settings))
-        {
-            ports.cfg[pi].settings = Arc::clone(after);
+        let before = ports.cfg.settings_index(pi);
+        if let Some(&(_, after)) = defaulted.iter().find(|&&(b, _)| b == before) {
+            ports.cfg.set_settings(pi, after);
             continue;
         }
-        let before = Arc::clone(&port.settings);
-        let mut s = PortSettings::clone(&before);
+        let port = ports.cfg.at(pi);
+        let mut s = PortSettings::clone(port.settings);
         s.policy = default_policy(&d, s.buffer, || format!("port {}", port.name(&nodes.cfg)))?;
         let after = ports.share(s);
-        ports.cfg[pi].settings = Arc::clone(&after);
+        ports.cfg.set_settings(pi, after);
         defaulted.truncate(RECENT_SETTINGS - 1);
         defaulted.insert(0, (before, after));
     }
@@ -108,15 +106,15 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
 /// Refuses ports with more than `most` distinct drop policies (a port's buffer names its
 /// policy by a 16-bit index: `port::BufferTables`). Only a network of more ports than that
 /// can have as many, so smaller ones are not looked at.
-fn at_most_distinct_policies(cfg: &[PortCfg], most: usize) -> Result<(), ConfigError> {
+fn at_most_distinct_policies(cfg: &PortTable, most: usize) -> Result<(), ConfigError> {
     if cfg.len() <= most {
         return Ok(());
     }
-    let mut seen: FxHashMap<*const PortSettings, ()> = FxHashMap::default();
+    let mut seen: FxHashMap<usize, ()> = FxHashMap::default();
     let mut policies: FxHashMap<String, ()> = FxHashMap::default();
-    for p in cfg {
-        if seen.insert(Arc::as_ptr(&p.settings), ()).is_none() {
-            policies.insert(format!("{:?}", p.settings.policy), ());
+    for p in 0..cfg.len() {
+        if seen.insert(cfg.settings_index(p), ()).is_none() {
+            policies.insert(format!("{:?}", cfg.settings(p).policy), ());
         }
     }
     if policies.len() > most {
@@ -147,17 +145,23 @@ impl Ports {
         self.index.keys().map(|&(a, b)| (a as usize, b as usize))
     }
 
-    /// `s` as shared settings: one given out before if equal, else a new one.
-    fn share(&mut self, s: PortSettings) -> Arc<PortSettings> {
-        match self.recent.iter().position(|r| same(r, &s)) {
+    /// The index of `s` in the table of settings: one given out before if equal, else a
+    /// new one.
+    fn share(&mut self, s: PortSettings) -> usize {
+        let cfg = &self.cfg;
+        match self
+            .recent
+            .iter()
+            .position(|&r| same(cfg.settings_at(r), &s))
+        {
             Some(k) => {
                 self.recent[..=k].rotate_right(1);
-                Arc::clone(&self.recent[0])
+                self.recent[0]
             }
             None => {
-                let r = Arc::new(s);
+                let r = self.cfg.add_settings(s);
                 self.recent.truncate(RECENT_SETTINGS - 1);
-                self.recent.insert(0, Arc::clone(&r));
+                self.recent.insert(0, r);
                 r
             }
         }
@@ -166,7 +170,7 @@ impl Ports {
     /// Each node's neighbours, ascending (the order of the nodes in `[[node]]`).
     pub fn neighbours(&self, nodes: usize) -> Vec<Vec<usize>> {
         let mut adj = vec![Vec::new(); nodes];
-        for port in &self.cfg {
+        for port in self.cfg.iter() {
             adj[port.node()].push(port.toward());
         }
         for a in &mut adj {
@@ -277,7 +281,8 @@ fn add_link(
         (None, Some(t)) => t.ps(),
         (None, None) => 0,
     };
-    for (from, to) in [(a, b), (b, a)] {
+    let mut settings = [0; 2];
+    for (k, (from, to)) in [(a, b), (b, a)].into_iter().enumerate() {
         if ports.port(from, to).is_some() {
             return err(
                 format!("link[{i}].between"),
@@ -290,8 +295,8 @@ fn add_link(
         let switch = nodes.is_switch(from);
         ports
             .index
-            .insert((node_id(from), node_id(to)), port_id(ports.cfg.len()));
-        let settings = ports.share(PortSettings {
+            .insert((node_id(from), node_id(to)), port_id(ports.cfg.len() + k));
+        settings[k] = ports.share(PortSettings {
             rate_bps: rate.round() as u64,
             prop,
             buffer: if switch { cells(d.buffer) } else { None },
@@ -302,8 +307,8 @@ fn add_link(
                 Arc::clone(&d.no_allocator)
             },
         });
-        ports.cfg.push(PortCfg::new(from, to, settings));
     }
+    ports.cfg.push_link(a, b, settings[0], settings[1]);
     Ok(())
 }
 
@@ -328,7 +333,7 @@ fn apply_port(
             ),
         );
     };
-    let port = &ports.cfg[pi];
+    let port = ports.cfg.at(pi);
     if let Some(prev) = set_by.get(&pi) {
         return err(
             format!("port[{i}]"),
@@ -339,7 +344,7 @@ fn apply_port(
         );
     }
     set_by.insert(pi, i);
-    let mut s = PortSettings::clone(&port.settings);
+    let mut s = PortSettings::clone(port.settings);
     if let Some(al) = &ps.allocator {
         s.allocator = Arc::new(port_allocator(i, al, nodes.is_switch(a), &ps.node)?);
     }
@@ -359,7 +364,8 @@ fn apply_port(
         })?,
         None => PolicyCfg::default(),
     };
-    ports.cfg[pi].settings = ports.share(s);
+    let k = ports.share(s);
+    ports.cfg.set_settings(pi, k);
     Ok(())
 }
 
@@ -381,16 +387,18 @@ fn port_allocator(
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::{load_toml, PortCfg, Scenario};
-    use std::sync::Arc;
+    use crate::scenario::{load_toml, PortRef, Scenario};
 
     const SMALL: &str = include_str!("../../../../examples/ubr_small.toml");
 
-    fn port<'s>(sc: &'s Scenario, name: &str) -> &'s PortCfg {
-        sc.ports
-            .iter()
-            .find(|p| p.name(&sc.nodes) == name)
+    fn index(sc: &Scenario, name: &str) -> usize {
+        (0..sc.ports.len())
+            .find(|&p| sc.port_name(p) == name)
             .expect("a port of the example")
+    }
+
+    fn port<'s>(sc: &'s Scenario, name: &str) -> PortRef<'s> {
+        sc.ports.at(index(sc, name))
     }
 
     /// Ports with equal settings hold one shared copy; a port set apart by its link or its
@@ -398,7 +406,9 @@ mod tests {
     #[test]
     fn ports_with_equal_settings_share_one_copy() {
         let sc = load_toml(SMALL).expect("the example resolves");
-        let same = |a: &str, b: &str| Arc::ptr_eq(&port(&sc, a).settings, &port(&sc, b).settings);
+        let same = |a: &str, b: &str| {
+            sc.ports.settings_index(index(&sc, a)) == sc.ports.settings_index(index(&sc, b))
+        };
         assert!(same("src1->sw1", "src2->sw1"));
         assert!(same("sw1->src1", "sw1->src2"));
         assert!(!same("src1->sw1", "src3->sw1"), "2 km, not 1 km");
@@ -407,19 +417,20 @@ mod tests {
             "a switch port has a buffer and a policy"
         );
         let (host, sw) = (
-            &port(&sc, "src1->sw1").settings,
-            &port(&sc, "sw1->src1").settings,
+            port(&sc, "src1->sw1").settings,
+            port(&sc, "sw1->src1").settings,
         );
         assert_eq!((host.buffer, host.policy.name()), (None, "tail_drop"));
         assert_eq!((sw.buffer, sw.policy.name()), (Some(600), "epd"));
         assert_eq!(host.prop, sw.prop);
-        let dst = &port(&sc, "sw2->dst").settings;
+        let dst = port(&sc, "sw2->dst").settings;
         assert_eq!((dst.buffer, dst.policy.name()), (Some(5000), "tail_drop"));
-        for a in &sc.ports {
-            for b in &sc.ports {
+        let ports = &sc.ports;
+        for a in 0..ports.len() {
+            for b in 0..ports.len() {
                 assert_eq!(
-                    a.settings == b.settings,
-                    Arc::ptr_eq(&a.settings, &b.settings)
+                    ports.settings(a) == ports.settings(b),
+                    ports.settings_index(a) == ports.settings_index(b)
                 );
             }
         }

@@ -66,7 +66,7 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         None => connections
             .iter()
             .flat_map(|c| c.fwd_ports().iter())
-            .map(|&p| ports.cfg[p as usize].settings.rate_bps as f64)
+            .map(|&p| ports.cfg.settings(p as usize).rate_bps as f64)
             .fold(f64::INFINITY, f64::min),
     };
     Ok(Scenario {

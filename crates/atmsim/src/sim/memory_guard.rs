@@ -96,7 +96,7 @@ impl Sim<'_> {
                 self.net.ports[line].line.len()
             );
         }
-        let cfg = &self.sc.ports[queue];
+        let cfg = self.sc.ports.at(queue);
         let (node, toward) = (
             self.sc.nodes.name(cfg.node()),
             self.sc.nodes.name(cfg.toward()),

@@ -114,7 +114,7 @@ impl<'a> Sim<'a> {
             Some(DropReason::PartialDiscard) => "ppd",
             // The policy that refused the frame, by its registered name (a label of
             // `DROP_REASONS`: a test keeps every registered policy among them).
-            Some(DropReason::FrameDiscard) => self.sc.ports[p].settings.policy.name(),
+            Some(DropReason::FrameDiscard) => self.sc.ports.settings(p).policy.name(),
         };
         let kind = if cell.is_rm() {
             "rm"
