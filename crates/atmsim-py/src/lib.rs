@@ -404,10 +404,10 @@ fn max_min_inner(text: String) -> PyResult<String> {
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     let shares = atmsim::maxmin::fair_shares(&sc);
     let v: Vec<serde_json::Value> = sc
-        .connections
+        .connection_names
         .iter()
         .zip(shares)
-        .map(|(c, s)| serde_json::json!({"name": c.name, "fair_share_bps": s.map(|r| r * 424.0)}))
+        .map(|(name, s)| serde_json::json!({"name": name, "fair_share_bps": s.map(|r| r * 424.0)}))
         .collect();
     Ok(serde_json::Value::Array(v).to_string())
 }
@@ -431,10 +431,10 @@ fn fair_share_phases_inner(text: String) -> PyResult<String> {
         .into_iter()
         .map(|p| {
             let shares: Vec<serde_json::Value> = sc
-                .connections
+                .connection_names
                 .iter()
                 .enumerate()
-                .map(|(i, c)| serde_json::json!({"name": c.name, "max_min_bps": bps(p.max_min[i]), "gw_bps": bps(p.gw[i])}))
+                .map(|(i, name)| serde_json::json!({"name": name, "max_min_bps": bps(p.max_min[i]), "gw_bps": bps(p.gw[i])}))
                 .collect();
             serde_json::json!({"start_s": p.start as f64 / 1e12, "end_s": p.end as f64 / 1e12, "shares": shares})
         })

@@ -678,9 +678,10 @@ pub struct CellConn {
 }
 
 impl CellConn {
-    /// The ends of cell-level connection `c` running `app`, whose directions' messages are
+    /// The ends of cell-level connection `ci` running `app`, whose directions' messages are
     /// `frame_cells` cells (the reverse direction only if `app` sends on it).
-    fn new(s: &Scenario, c: &ConnectionCfg, app: &CellApp, frame_cells: [u32; 2]) -> Self {
+    fn new(s: &Scenario, ci: usize, app: &CellApp, frame_cells: [u32; 2]) -> Self {
+        let (c, name) = (&s.connections[ci], s.connection_name(ci));
         let dir = |ports_of: &[u32], frame_cells: u32| {
             // The access link's rate: a non-ABR transmitter's (an ABR source paces itself).
             let line_rate = s.ports.settings(ports_of[0] as usize).rate_bps as f64 / CELL_BITS_F64;
@@ -691,10 +692,10 @@ impl CellConn {
         fwd.shaper = app.shaper().map(Box::new);
         let rev = (!carries_only_feedback(c)).then(|| Box::new(dir(c.bwd_ports(), frame_cells[1])));
         CellConn {
-            source: app.build(s.seed, &c.name),
+            source: app.build(s.seed, name),
             fwd,
             rev,
-            rng: RngStream::named(s.seed, &["app/", &c.name]),
+            rng: RngStream::named(s.seed, &["app/", name]),
         }
     }
 
@@ -784,12 +785,14 @@ impl SharedRtoBounds {
 }
 
 impl TcpConn {
+    /// The ends of TCP connection `ci`, with parameters `tcp` and RTO bounds `bounds`.
     fn new(
         s: &Scenario,
-        c: &crate::scenario::ConnectionCfg,
+        ci: usize,
         tcp: &crate::scenario::TcpParams,
         bounds: Arc<RtoBounds>,
     ) -> TcpConn {
+        let (c, name) = (&s.connections[ci], s.connection_name(ci));
         let wseg = (tcp.window / tcp.mss as u64) as u32;
         let dirs = c.abr.as_ref().map(|p| {
             let cells = [
@@ -823,9 +826,9 @@ impl TcpConn {
             tick_phase: match (tcp.tick_phase, tcp.tick) {
                 (Some(p), _) => p,
                 (None, Some(t)) => {
-                    RngStream::named(s.seed, &["tcp/", &c.name, "/tick_phase"]).below(t)
+                    RngStream::named(s.seed, &["tcp/", name, "/tick_phase"]).below(t)
                 }
-                (None, None) => RngStream::named(s.seed, &["tcp/", &c.name, "/tick_phase"])
+                (None, None) => RngStream::named(s.seed, &["tcp/", name, "/tick_phase"])
                     .below(tcp.delayed_ack_timeout),
             },
         }
@@ -1026,7 +1029,7 @@ impl Network {
         let mut route_ports = Vec::new();
         let mut conns = Vec::with_capacity(s.connections.len());
         let mut rto_bounds = SharedRtoBounds::default();
-        for c in &s.connections {
+        for (ci, c) in s.connections.iter().enumerate() {
             let class_flags = c.class.flag_bits();
             let frame_cells: [u32; 2] = match (&c.tcp, &c.app) {
                 (Some(t), _) => [
@@ -1058,9 +1061,9 @@ impl Network {
             let ends = match (&c.tcp, &c.app) {
                 (Some(tcp), _) => {
                     let bounds = rto_bounds.of(tcp);
-                    Ends::Tcp(Box::new(TcpConn::new(s, c, tcp, bounds)))
+                    Ends::Tcp(Box::new(TcpConn::new(s, ci, tcp, bounds)))
                 }
-                (None, Some(app)) => Ends::Cells(Box::new(CellConn::new(s, c, app, frame_cells))),
+                (None, Some(app)) => Ends::Cells(Box::new(CellConn::new(s, ci, app, frame_cells))),
                 (None, None) => unreachable!("resolve gives every connection traffic"),
             };
             conns.push(Connection { ends });

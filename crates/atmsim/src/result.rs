@@ -281,7 +281,7 @@ impl RunResult {
                 let frames = &net.frame_tallies[i];
                 let share = shares[i].map(|r| r * CELL_BITS_F64);
                 let mut r = ConnectionResult {
-                    name: c.name.clone(),
+                    name: sc.connection_name(i).into(),
                     from: sc.nodes.name(c.from()).into(),
                     to: sc.nodes.name(c.to()).into(),
                     goodput_bps: 0.0,

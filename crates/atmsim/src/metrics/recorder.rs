@@ -82,9 +82,9 @@ impl Recorder {
             for d in 0..2 {
                 if conn.dir(d).is_some_and(|dir| dir.abr().is_some()) {
                     abr.push((c, d));
-                    let n = &sc.connections[c].name;
+                    let n = sc.connection_name(c);
                     abr_names.push(if d == 0 {
-                        n.clone()
+                        n.into()
                     } else {
                         smol_str::format_smolstr!("{n} (reverse)")
                     });
@@ -101,7 +101,7 @@ impl Recorder {
             utilization: vec![Vec::new(); ports.len()],
             data_utilization: vec![Vec::new(); ports.len()],
             vbr_utilization: vec![Vec::new(); ports.len()],
-            connection_names: sc.connections.iter().map(|c| c.name.clone()).collect(),
+            connection_names: sc.connection_names.iter().map(Into::into).collect(),
             cwnd_bytes: vec![Vec::new(); sc.connections.len()],
             cells_received: vec![Vec::new(); sc.connections.len()],
             delivered_bytes: vec![Vec::new(); sc.connections.len()],

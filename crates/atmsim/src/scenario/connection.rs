@@ -2,6 +2,7 @@
 //! TCP and ABR parameters.
 
 use super::model::{ConnectionCfg, Path, ServiceClass};
+use super::names::{PackedNames, MAX_NAME_BYTES};
 use super::nodes::Nodes;
 use super::ports::Ports;
 use super::schema::{ConnectionSpec, NodeKind, ScenarioFile, SetupSpec, TrafficSpec};
@@ -20,18 +21,39 @@ use std::sync::Arc;
 /// Connection names -> index (hashed; list them sorted).
 pub type ConnNames<'f> = FxHashMap<&'f str, usize>;
 
+/// The resolved connections.
+pub struct Connections<'f> {
+    /// Each connection's settings, route and application.
+    pub cfg: Vec<ConnectionCfg>,
+    /// Their names, in the same order.
+    pub names: PackedNames,
+    /// Name -> index.
+    pub index: ConnNames<'f>,
+}
+
 /// Resolves every connection (at least one), with unique names.
 pub fn resolve_all<'f>(
     f: &'f ScenarioFile,
     nodes: &Nodes,
     ports: &Ports,
-) -> Result<(Vec<ConnectionCfg>, ConnNames<'f>), ConfigError> {
+) -> Result<Connections<'f>, ConfigError> {
     if f.connection.is_empty() {
         return err(
             "connection",
             "no connections are defined; add [[connection]] tables",
         );
     }
+    let name_bytes: usize = f.connection.iter().map(|c| c.name.len()).sum();
+    if name_bytes > MAX_NAME_BYTES {
+        return err(
+            "connection",
+            format!(
+                "the {} connection names take {name_bytes} bytes together; allowed: at most {MAX_NAME_BYTES}",
+                f.connection.len()
+            ),
+        );
+    }
+    let mut packed = PackedNames::with_capacity(f.connection.len(), name_bytes);
     let defaults = Defaults {
         tcp: f.defaults.tcp.clone().unwrap_or_default(),
         abr: f.defaults.abr.clone().unwrap_or_default(),
@@ -70,8 +92,13 @@ pub fn resolve_all<'f>(
             &defaults,
             &mut shared,
         )?);
+        packed.push(&c.name);
     }
-    Ok((out, names))
+    Ok(Connections {
+        cfg: out,
+        names: packed,
+        index: names,
+    })
 }
 
 struct Defaults {
@@ -200,7 +227,6 @@ fn resolve_one(
         ports.cfg.settings(path.fwd_ports()[0] as usize).rate_bps as f64 / CELL_BITS as f64;
     let (tcp, abr) = params(p, c, (class, start, access), d, shared)?;
     Ok(ConnectionCfg {
-        name: c.name.clone(),
         path,
         class,
         start,

@@ -56,8 +56,8 @@ fn shared_parameters_are_each_connections_own() {
     for (i, one) in list.iter().enumerate() {
         let alone = scenario(one);
         let (c, a) = (&all.connections[i], &alone.connections[0]);
-        assert_eq!(c.tcp, a.tcp, "{}", c.name);
-        assert_eq!(c.abr, a.abr, "{}", c.name);
+        assert_eq!(c.tcp, a.tcp, "{}", all.connection_name(i));
+        assert_eq!(c.abr, a.abr, "{}", all.connection_name(i));
         assert_eq!(format!("{:?}", c.tcp), format!("{:?}", a.tcp));
         assert_eq!(format!("{:?}", c.abr), format!("{:?}", a.abr));
         assert_eq!(format!("{:?}", c.app), format!("{:?}", a.app));

@@ -8,6 +8,7 @@ pub mod error;
 pub mod fault;
 pub mod measurement;
 pub mod model;
+pub mod names;
 pub mod nodes;
 pub mod port_table;
 pub mod ports;

@@ -1,6 +1,7 @@
 //! The resolved scenario: what the engine builds from, every value checked and every
 //! default filled (see [`super::resolve`]).
 
+use super::names::PackedNames;
 use super::schema::{Name, NodeKind};
 use super::traffic::CellApp;
 use crate::abr::AbrParams;
@@ -27,23 +28,20 @@ pub use crate::cell::ServiceClass;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodeTable {
     /// The names, back to back.
-    text: String,
-    /// Where each name ends in `text`.
-    ends: Vec<u32>,
+    names: PackedNames,
     /// Each node's kind.
     kinds: Vec<NodeKind>,
 }
 
 /// The most bytes the names of a scenario's nodes may take together (a [`NodeTable`] keeps
 /// where each ends in 32 bits; checked when resolving: [`super::nodes`]).
-pub const MAX_NODE_NAME_BYTES: usize = u32::MAX as usize;
+pub const MAX_NODE_NAME_BYTES: usize = super::names::MAX_NAME_BYTES;
 
 impl NodeTable {
     /// An empty table with room for `nodes` nodes whose names take `name_bytes` bytes.
     pub fn with_capacity(nodes: usize, name_bytes: usize) -> NodeTable {
         NodeTable {
-            text: String::with_capacity(name_bytes),
-            ends: Vec::with_capacity(nodes),
+            names: PackedNames::with_capacity(nodes, name_bytes),
             kinds: Vec::with_capacity(nodes),
         }
     }
@@ -54,28 +52,23 @@ impl NodeTable {
     /// If the names would take more than [`MAX_NODE_NAME_BYTES`] (resolving refuses such a
     /// scenario first).
     pub fn push(&mut self, name: &str, kind: NodeKind) {
-        // Checked before anything is added, so that the table stays whole if this panics.
-        let end = u32::try_from(self.text.len() + name.len())
-            .expect("node names take at most 4 GiB (checked when resolving)");
-        self.text.push_str(name);
-        self.ends.push(end);
+        self.names.push(name);
         self.kinds.push(kind);
     }
 
     /// How many nodes.
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.kinds.len()
     }
 
     /// True if there are none.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.kinds.is_empty()
     }
 
     /// Node `i`'s name.
     pub fn name(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.text[start..self.ends[i] as usize]
+        self.names.get(i)
     }
 
     /// Node `i`'s kind.
@@ -90,15 +83,13 @@ impl NodeTable {
 
     /// The nodes' names, in index order.
     pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
-        (0..self.len()).map(|i| self.name(i))
+        self.names.iter()
     }
 
     /// The bytes the table holds on the heap (its names, ends and kinds, with their spare
     /// room).
     pub fn heap_bytes(&self) -> usize {
-        self.text.capacity()
-            + self.ends.capacity() * std::mem::size_of::<u32>()
-            + self.kinds.capacity() * std::mem::size_of::<NodeKind>()
+        self.names.heap_bytes() + self.kinds.capacity() * std::mem::size_of::<NodeKind>()
     }
 }
 
@@ -125,8 +116,6 @@ pub(super) fn node_id(i: usize) -> u32 {
 /// A resolved connection.
 #[derive(Clone, Debug)]
 pub struct ConnectionCfg {
-    /// Name (held inline when short: [`Name`]).
-    pub name: Name,
     /// The nodes and ports it crosses ([`ConnectionCfg::route`], [`ConnectionCfg::fwd_ports`],
     /// [`ConnectionCfg::bwd_ports`]); the route's ends are the source and the destination
     /// ([`ConnectionCfg::from`], [`ConnectionCfg::to`]: issue 14, with the stop time in 8
@@ -282,6 +271,9 @@ pub struct Scenario {
     pub ports: super::port_table::PortTable,
     /// Connections.
     pub connections: Vec<ConnectionCfg>,
+    /// The connections' names, in the same order ([`Scenario::connection_name`]; issue 14:
+    /// each held inline in its connection took 24 bytes).
+    pub connection_names: PackedNames,
     /// Faults to inject.
     pub faults: Vec<FaultCfg>,
     /// Order in which same-instant arrivals enter a switch output queue.
@@ -294,6 +286,11 @@ impl Scenario {
     /// The name of port `p`, `"sw1->sw2"` ([`super::port_table::PortRef::name`]).
     pub fn port_name(&self, p: usize) -> Name {
         self.ports.at(p).name(&self.nodes)
+    }
+
+    /// The name of connection `c`.
+    pub fn connection_name(&self, c: usize) -> &str {
+        self.connection_names.get(c)
     }
 }
 
@@ -421,10 +418,11 @@ mod tests {
     }
 
     #[test]
-    fn a_resolved_connection_is_96_bytes() {
-        // Its ends read from its route, the stop time in 8 bytes, the application shared:
-        // 10 000 one-pair VCs hold 0.72 MB less than at 168 bytes (issue 14).
-        assert_eq!(std::mem::size_of::<super::ConnectionCfg>(), 96);
+    fn a_resolved_connection_is_72_bytes() {
+        // Its ends read from its route, its name in the scenario's list of names, the stop
+        // time in 8 bytes, the application shared: 10 000 one-pair VCs hold 0.96 MB less
+        // than at 168 bytes (issue 14).
+        assert_eq!(std::mem::size_of::<super::ConnectionCfg>(), 72);
     }
 
     #[test]

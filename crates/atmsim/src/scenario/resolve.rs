@@ -32,7 +32,8 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
     let arrival_order = ArrivalOrder::parse(f.defaults.arrival_order.as_deref())?;
     let nodes = Nodes::resolve(&f.node)?;
     let ports = ports::resolve(f, &nodes)?;
-    let (connections, names) = connection::resolve_all(f, &nodes, &ports)?;
+    let conns = connection::resolve_all(f, &nodes, &ports)?;
+    let (connections, names) = (conns.cfg, conns.index);
     let faults = fault::resolve_all(
         &f.fault,
         &FaultCtx {
@@ -47,7 +48,7 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
     let trace = match &f.trace {
         None => None,
         Some(t) => {
-            let conns: Vec<&str> = connections.iter().map(|c| c.name.as_str()).collect();
+            let conns: Vec<&str> = conns.names.iter().collect();
             let names: Vec<Name> = ports.cfg.iter().map(|p| p.name(&nodes.cfg)).collect();
             let port_names: Vec<&str> = names.iter().map(Name::as_str).collect();
             Some(crate::trace::resolve(
@@ -79,6 +80,7 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         nodes: nodes.cfg,
         ports: ports.cfg,
         connections,
+        connection_names: conns.names,
         faults,
         arrival_order,
         trace,

@@ -23,9 +23,9 @@ impl<'a> Sim<'a> {
             .collect();
         let conns: Vec<String> = self
             .sc
-            .connections
+            .connection_names
             .iter()
-            .map(|c| c.name.to_string())
+            .map(str::to_string)
             .collect();
         if let Some(s) = t.sink_mut() {
             s.begin(&ports, &conns);
