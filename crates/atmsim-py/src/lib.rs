@@ -385,7 +385,7 @@ fn validate_inner(text: String, toml: bool) -> PyResult<String> {
         "connections": sc.connections.len(),
         "duration_s": sc.duration as f64 / 1e12,
         "estimated_events": atmsim::scenario::budget::estimated_events(&sc),
-        "routes": sc.connections.iter().map(|c| c.route().iter().map(|&n| sc.nodes.name(n as usize)).collect::<Vec<_>>()).collect::<Vec<_>>(),
+        "routes": sc.paths.iter().map(|c| c.route().iter().map(|&n| sc.nodes.name(n as usize)).collect::<Vec<_>>()).collect::<Vec<_>>(),
     });
     Ok(v.to_string())
 }

@@ -189,9 +189,9 @@ pub fn estimate(sc: &Scenario) -> Footprint {
     // has none (`network::carries_only_feedback`).
     let mut asked = vec![false; sc.ports.len()];
     let mut stride = 1u64;
-    for c in &sc.connections {
+    for (c, path) in sc.connections.iter().zip(sc.paths.iter()) {
         let feedback_only = [false, crate::network::carries_only_feedback(c)];
-        for (r, only) in [c.fwd_ports(), c.bwd_ports()]
+        for (r, only) in [path.fwd_ports(), path.bwd_ports()]
             .into_iter()
             .zip(feedback_only)
         {
@@ -223,7 +223,7 @@ pub fn estimate(sc: &Scenario) -> Footprint {
     let flows = 2 * size::<Flow>() + size::<crate::network::FrameTally>();
     let mut conns = nconns * (size::<Connection>() + flows + RESULT_BYTES_PER_CONNECTION);
     let mut outstanding = vec![0u64; sc.ports.len()];
-    for c in &sc.connections {
+    for (c, path) in sc.connections.iter().zip(sc.paths.iter()) {
         let (fwd, bwd) = match &c.tcp {
             Some(t) => {
                 let segs = t.window / t.mss.max(1) as u64 + 1;
@@ -242,7 +242,7 @@ pub fn estimate(sc: &Scenario) -> Footprint {
         if c.abr.is_some() && c.tcp.is_some() {
             conns += 1024; // TCP over ABR: two ABR directions and source queues
         }
-        for (route, cells) in [(c.fwd_ports(), fwd), (c.bwd_ports(), bwd)] {
+        for (route, cells) in [(path.fwd_ports(), fwd), (path.bwd_ports(), bwd)] {
             for &p in route {
                 let p = p as usize;
                 outstanding[p] = outstanding[p].saturating_add(cells);

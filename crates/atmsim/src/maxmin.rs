@@ -400,10 +400,11 @@ fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
         if at.is_some_and(|t| t < c.start || c.stop().is_some_and(|s| t >= s)) {
             continue;
         }
-        let access = sc.ports.settings(c.fwd_ports()[0] as usize).rate_bps as f64 / CELL_BITS_F64;
+        let fwd_ports = sc.path(k).fwd_ports();
+        let access = sc.ports.settings(fwd_ports[0] as usize).rate_bps as f64 / CELL_BITS_F64;
         if matches!(c.class, ServiceClass::Cbr | ServiceClass::Vbr) {
             let mean = c.app.as_deref().and_then(|a| a.demand()).unwrap_or(access);
-            for &p in c.fwd_ports() {
+            for &p in fwd_ports {
                 let p = p as usize;
                 capacity[p] = (capacity[p] - mean).max(0.0);
             }
@@ -423,7 +424,7 @@ fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
             demand_at(c.app.as_deref(), at).map_or(pcr, |d| (d * cells_per_data_cell).min(pcr));
         index[k] = Some(demands.len());
         demands.push(Demand {
-            ports: c.fwd_ports().iter().map(|&p| p as usize).collect(),
+            ports: fwd_ports.iter().map(|&p| p as usize).collect(),
             min,
             max,
         });

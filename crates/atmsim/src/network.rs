@@ -688,9 +688,11 @@ impl CellConn {
             let abr = c.abr.as_ref().map(|p| AbrSource::new(p.clone()));
             CellDir::new(abr, line_rate, frame_cells)
         };
-        let mut fwd = dir(c.fwd_ports(), frame_cells[0]);
+        let path = s.path(ci);
+        let mut fwd = dir(path.fwd_ports(), frame_cells[0]);
         fwd.shaper = app.shaper().map(Box::new);
-        let rev = (!carries_only_feedback(c)).then(|| Box::new(dir(c.bwd_ports(), frame_cells[1])));
+        let rev =
+            (!carries_only_feedback(c)).then(|| Box::new(dir(path.bwd_ports(), frame_cells[1])));
         CellConn {
             source: app.build(s.seed, name),
             fwd,
@@ -838,7 +840,7 @@ impl TcpConn {
 /// The per-VC slots of every port (see [`VcSlots`]) and the flows crossing each port.
 fn port_slots(s: &Scenario) -> (VcSlots, PortFlows) {
     let routes: Vec<&[u32]> = s
-        .connections
+        .paths
         .iter()
         .flat_map(|c| [c.fwd_ports(), c.bwd_ports()])
         .collect();
@@ -1040,8 +1042,8 @@ impl Network {
                 (None, None) => [1, 1],
             };
             for (ports_of, cells) in [
-                (c.fwd_ports(), frame_cells[0]),
-                (c.bwd_ports(), frame_cells[1]),
+                (s.path(ci).fwd_ports(), frame_cells[0]),
+                (s.path(ci).bwd_ports(), frame_cells[1]),
             ] {
                 flows.push(Flow {
                     route_start: route_ports.len() as u32,

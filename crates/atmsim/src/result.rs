@@ -282,8 +282,8 @@ impl RunResult {
                 let share = shares[i].map(|r| r * CELL_BITS_F64);
                 let mut r = ConnectionResult {
                     name: sc.connection_name(i).into(),
-                    from: sc.nodes.name(c.from()).into(),
-                    to: sc.nodes.name(c.to()).into(),
+                    from: sc.nodes.name(sc.path(i).from()).into(),
+                    to: sc.nodes.name(sc.path(i).to()).into(),
                     goodput_bps: 0.0,
                     goodput_bytes: 0,
                     segments_sent: 0,

@@ -124,7 +124,7 @@ fn visit_loads(sc: &Scenario, f: &mut dyn FnMut(bool, f64, Describe)) {
         f(false, per_period(si), &d);
     }
     let mut used = vec![false; sc.ports.len()];
-    for c in &sc.connections {
+    for c in sc.paths.iter() {
         for &p in c.fwd_ports().iter().chain(c.bwd_ports()) {
             if let Some(u) = used.get_mut(p as usize) {
                 *u = true;
@@ -155,7 +155,8 @@ fn visit_loads(sc: &Scenario, f: &mut dyn FnMut(bool, f64, Describe)) {
         let at = |k: &str| format!("connection[{i}].{k}");
         if let Some(app) = &c.app {
             // Each kind states its own loads (`TrafficCfg::event_loads`, in its file).
-            for l in app.event_loads(c.fwd_ports().len() + c.bwd_ports().len()) {
+            let path = sc.path(i);
+            for l in app.event_loads(path.fwd_ports().len() + path.bwd_ports().len()) {
                 f(false, l.events_per_s, &|| (at(l.key), l.value.clone()));
             }
         }
@@ -271,7 +272,8 @@ fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
         let Some((key, rate)) = source_rate(c) else {
             continue;
         };
-        let Some((p, link)) = c
+        let Some((p, link)) = sc
+            .path(i)
             .fwd_ports()
             .first()
             .and_then(|&p| sc.ports.get(p as usize).map(|l| (p as usize, l)))
@@ -559,10 +561,11 @@ mod tests {
             big.ports.extend(&sc.ports);
         }
         // Each connection's data crosses every even port and its ACKs every odd one.
-        for c in &mut big.connections {
-            let fwd: Vec<usize> = (0..big.ports.len()).step_by(2).collect();
-            let bwd: Vec<usize> = (1..big.ports.len()).step_by(2).collect();
-            c.path = crate::scenario::Path::new(&vec![0; fwd.len() + 1], &fwd, &bwd);
+        let fwd: Vec<usize> = (0..big.ports.len()).step_by(2).collect();
+        let bwd: Vec<usize> = (1..big.ports.len()).step_by(2).collect();
+        big.paths = crate::scenario::Paths::default();
+        for _ in &big.connections {
+            big.paths.push(&vec![0; fwd.len() + 1], &fwd, &bwd);
         }
         check(&big).unwrap();
         let per_s: f64 = loads(&big).iter().map(|l| l.events_per_s).sum();

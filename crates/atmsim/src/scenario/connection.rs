@@ -1,9 +1,10 @@
 //! `[[connection]]`: names, end hosts, route, timing, service, and the traffic with its
 //! TCP and ABR parameters.
 
-use super::model::{ConnectionCfg, Path, ServiceClass};
+use super::model::{ConnectionCfg, ServiceClass};
 use super::names::{PackedNames, MAX_NAME_BYTES};
 use super::nodes::Nodes;
+use super::paths::{Paths, MAX_PATH_IDS};
 use super::ports::Ports;
 use super::schema::{ConnectionSpec, NodeKind, ScenarioFile, SetupSpec, TrafficSpec};
 use super::traffic::CellApp;
@@ -27,6 +28,8 @@ pub struct Connections<'f> {
     pub cfg: Vec<ConnectionCfg>,
     /// Their names, in the same order.
     pub names: PackedNames,
+    /// Their paths, in the same order.
+    pub paths: Paths,
     /// Name -> index.
     pub index: ConnNames<'f>,
 }
@@ -62,6 +65,7 @@ pub fn resolve_all<'f>(
     let mut shared = Shared::default();
     let mut finder = route::Finder::default();
     let mut out = Vec::with_capacity(f.connection.len());
+    let mut paths = Paths::with_capacity(f.connection.len(), 0);
     // Key paths written into reused buffers: a `format!` per connection was a tenth of
     // resolving 10 000 of them, and `write!` still a fifth of what is left (issue 14).
     let (mut p, mut traffic_path) = (String::new(), String::new());
@@ -88,15 +92,17 @@ pub fn resolve_all<'f>(
         out.push(resolve_one(
             (&p, &traffic_path),
             c,
-            (nodes, ports, &mut finder),
+            (nodes, ports, &mut finder, &mut paths),
             &defaults,
             &mut shared,
         )?);
         packed.push(&c.name);
     }
+    paths.shrink_to_fit();
     Ok(Connections {
         cfg: out,
         names: packed,
+        paths,
         index: names,
     })
 }
@@ -207,27 +213,35 @@ fn intern<T: std::fmt::Debug>(
 fn resolve_one(
     (p, traffic_path): (&str, &str),
     c: &ConnectionSpec,
-    (nodes, ports, finder): (&Nodes, &Ports, &mut route::Finder),
+    (nodes, ports, finder, paths): (&Nodes, &Ports, &mut route::Finder, &mut Paths),
     d: &Defaults,
     shared: &mut Shared,
 ) -> Result<ConnectionCfg, ConfigError> {
     let (from, to) = ends(p, c, nodes)?;
     let route = route::resolve(p, c, (from, to), nodes, ports, finder)?;
-    let path = Path::through(&route, |a, b| {
+    if !paths.fits(route.len()) {
+        return err(
+            format!("{p}.route"),
+            format!(
+                "the routes of the first {} connections cross more than {MAX_PATH_IDS} nodes and ports in all; allowed: at most that many",
+                paths.len() + 1
+            ),
+        );
+    }
+    paths.push_through(&route, |a, b| {
         ports
             .port(a, b)
             .expect("a resolved route crosses linked nodes")
     });
+    let access_port = paths.get(paths.len() - 1).fwd_ports()[0] as usize;
     let (start, stop) = timing(p, c)?;
     let class = service::class_of(c.service);
     let app = c.traffic.resolve(traffic_path, &start)?;
     service::check_class(p, class, c.traffic.name(), app.as_ref())?;
     let reserve = service::reserve(p, class, c.reserve)?;
-    let access =
-        ports.cfg.settings(path.fwd_ports()[0] as usize).rate_bps as f64 / CELL_BITS as f64;
+    let access = ports.cfg.settings(access_port).rate_bps as f64 / CELL_BITS as f64;
     let (tcp, abr) = params(p, c, (class, start, access), d, shared)?;
     Ok(ConnectionCfg {
-        path,
         class,
         start,
         // A stop at the last representable time is no stop: nothing happens after it.

@@ -61,7 +61,11 @@ fn shared_parameters_are_each_connections_own() {
         assert_eq!(format!("{:?}", c.tcp), format!("{:?}", a.tcp));
         assert_eq!(format!("{:?}", c.abr), format!("{:?}", a.abr));
         assert_eq!(format!("{:?}", c.app), format!("{:?}", a.app));
-        assert_eq!((c.from(), c.to(), c.stop()), (a.from(), a.to(), a.stop()));
+        let (cp, ap) = (all.path(i), alone.path(0));
+        assert_eq!(
+            (cp.from(), cp.to(), c.stop()),
+            (ap.from(), ap.to(), a.stop())
+        );
     }
     let c = &all.connections;
     let same_tcp =

@@ -1,8 +1,9 @@
 //! `[[fault]]`: cells of a connection lost on purpose (seed 004 section 4.2).
 
 use super::connection::ConnNames;
-use super::model::{ConnectionCfg, FaultCell, FaultCfg};
+use super::model::{FaultCell, FaultCfg};
 use super::nodes::Nodes;
+use super::paths::Paths;
 use super::port_table::PortTable;
 use super::schema::{DirectionSpec, FaultCellSpec, FaultSpec};
 use crate::cell::FlowId;
@@ -13,8 +14,8 @@ use atmsim_kernel::Time;
 pub struct FaultCtx<'a> {
     /// Connection names.
     pub names: &'a ConnNames<'a>,
-    /// The resolved connections.
-    pub connections: &'a [ConnectionCfg],
+    /// The resolved connections' paths.
+    pub paths: &'a Paths,
     /// The resolved ports.
     pub ports: &'a PortTable,
     /// The nodes.
@@ -49,7 +50,7 @@ fn resolve_one(p: &str, ft: &FaultSpec, ctx: &FaultCtx) -> Result<FaultCfg, Conf
             ),
         );
     };
-    let conn = &ctx.connections[c];
+    let conn = ctx.paths.get(c);
     let (flow, ports_of) = if ft.direction == Some(DirectionSpec::Reverse) {
         (FlowId::reverse(c).index(), conn.bwd_ports())
     } else {

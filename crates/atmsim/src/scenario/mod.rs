@@ -10,6 +10,7 @@ pub mod measurement;
 pub mod model;
 pub mod names;
 pub mod nodes;
+pub mod paths;
 pub mod port_table;
 pub mod ports;
 pub mod resolve;
@@ -22,9 +23,10 @@ pub use crate::units;
 
 pub use error::{RunError, ScenarioError};
 pub use model::{
-    ConnectionCfg, FaultCell, FaultCfg, NodeTable, Path, PolicyCfg, Scenario, ServiceClass, TcpApp,
+    ConnectionCfg, FaultCell, FaultCfg, NodeTable, PolicyCfg, Scenario, ServiceClass, TcpApp,
     TcpParams,
 };
+pub use paths::{Path, Paths};
 pub use port_table::{PortRef, PortTable};
 pub use schema::ScenarioFile;
 pub use traffic::{CellApp, VideoParams};

@@ -2,6 +2,7 @@
 //! default filled (see [`super::resolve`]).
 
 use super::names::PackedNames;
+use super::paths::{Path, Paths};
 use super::schema::{Name, NodeKind};
 use super::traffic::CellApp;
 use crate::abr::AbrParams;
@@ -113,14 +114,12 @@ pub(super) fn node_id(i: usize) -> u32 {
     u32::try_from(i).expect("fewer than 2^32 nodes")
 }
 
-/// A resolved connection.
+/// A resolved connection. Its name and its path are in the scenario's lists, at its index
+/// ([`Scenario::connection_name`], [`Scenario::path`]; its ends are its route's first and
+/// last nodes). Issue 14: with them, the stop time in 8 bytes and the application shared,
+/// it was 168 bytes; it is 56.
 #[derive(Clone, Debug)]
 pub struct ConnectionCfg {
-    /// The nodes and ports it crosses ([`ConnectionCfg::route`], [`ConnectionCfg::fwd_ports`],
-    /// [`ConnectionCfg::bwd_ports`]); the route's ends are the source and the destination
-    /// ([`ConnectionCfg::from`], [`ConnectionCfg::to`]: issue 14, with the stop time in 8
-    /// bytes and the shared application 96 bytes a connection instead of 168).
-    pub path: Path,
     /// Service class.
     pub class: ServiceClass,
     /// Start time.
@@ -144,103 +143,11 @@ pub struct ConnectionCfg {
     pub pre_established: bool,
 }
 
-/// A connection's route and the ports it crosses each way, in one allocation of `u32`s: the
-/// route's `n` nodes, then the `n - 1` forward ports, then the `n - 1` backward ports (issue
-/// 14: three vectors of `usize` were 0.2 KB per VC at 10 000 one-pair VCs).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Path(Box<[u32]>);
-
-impl Path {
-    /// The path of `route` (node indices, at least two) whose hops leave by `fwd` ports
-    /// one way and `bwd` ports the other (each one fewer than the nodes).
-    pub fn new(route: &[usize], fwd: &[usize], bwd: &[usize]) -> Path {
-        assert!(
-            route.len() >= 2 && fwd.len() + 1 == route.len() && bwd.len() == fwd.len(),
-            "a path has n >= 2 nodes and n - 1 ports each way"
-        );
-        let ids = route.iter().chain(fwd).chain(bwd);
-        Path(
-            ids.map(|&i| u32::try_from(i).expect("fewer than 2^32 nodes and ports"))
-                .collect(),
-        )
-    }
-
-    /// The path of `route` (node indices, at least two) whose hop from node `a` to node `b`
-    /// leaves by port `port(a, b)`: the same as [`Path::new`] with the ports looked up, in
-    /// one allocation (set-up of large scenarios, issue 14).
-    pub fn through(route: &[usize], mut port: impl FnMut(usize, usize) -> usize) -> Path {
-        assert!(route.len() >= 2, "a path has n >= 2 nodes");
-        let id = |i: usize| u32::try_from(i).expect("fewer than 2^32 nodes and ports");
-        let mut ids = Vec::with_capacity(3 * route.len() - 2);
-        ids.extend(route.iter().map(|&n| id(n)));
-        ids.extend(route.windows(2).map(|w| id(port(w[0], w[1]))));
-        ids.extend(route.windows(2).rev().map(|w| id(port(w[1], w[0]))));
-        Path(ids.into_boxed_slice())
-    }
-
-    /// Node indices crossed, source to destination.
-    #[inline]
-    pub fn route(&self) -> &[u32] {
-        &self.0[..self.nodes()]
-    }
-
-    /// Ports crossed by the forward (data) direction.
-    #[inline]
-    pub fn fwd_ports(&self) -> &[u32] {
-        let n = self.nodes();
-        &self.0[n..2 * n - 1]
-    }
-
-    /// Ports crossed by the backward (ACK) direction.
-    #[inline]
-    pub fn bwd_ports(&self) -> &[u32] {
-        let n = self.nodes();
-        &self.0[2 * n - 1..]
-    }
-
-    /// Nodes on the route.
-    #[inline]
-    fn nodes(&self) -> usize {
-        self.0.len().div_ceil(3) // 3n - 2 ids for n nodes
-    }
-}
-
 impl ConnectionCfg {
-    /// Source node index: the route's first node (resolving makes every route start at
-    /// the connection's `from`; a path set by hand sets it too).
-    #[inline]
-    pub fn from(&self) -> usize {
-        self.path.route()[0] as usize
-    }
-
-    /// Destination node index: the route's last node (a path has at least two).
-    #[inline]
-    pub fn to(&self) -> usize {
-        *self.path.route().last().expect("a path has n >= 2 nodes") as usize
-    }
-
     /// Stop time (no new data after it).
     #[inline]
     pub fn stop(&self) -> Option<Time> {
         self.stop.get()
-    }
-
-    /// Node indices crossed, source to destination.
-    #[inline]
-    pub fn route(&self) -> &[u32] {
-        self.path.route()
-    }
-
-    /// Ports crossed by the forward (data) direction.
-    #[inline]
-    pub fn fwd_ports(&self) -> &[u32] {
-        self.path.fwd_ports()
-    }
-
-    /// Ports crossed by the backward (ACK) direction.
-    #[inline]
-    pub fn bwd_ports(&self) -> &[u32] {
-        self.path.bwd_ports()
     }
 
     /// TCP parameters; panics for a cell-level connection (an engine invariant).
@@ -271,6 +178,9 @@ pub struct Scenario {
     pub ports: super::port_table::PortTable,
     /// Connections.
     pub connections: Vec<ConnectionCfg>,
+    /// The connections' paths, in the same order ([`Scenario::path`]; issue 14: each boxed
+    /// in its connection took 16 bytes and an allocation of its own).
+    pub paths: Paths,
     /// The connections' names, in the same order ([`Scenario::connection_name`]; issue 14:
     /// each held inline in its connection took 24 bytes).
     pub connection_names: PackedNames,
@@ -291,6 +201,12 @@ impl Scenario {
     /// The name of connection `c`.
     pub fn connection_name(&self, c: usize) -> &str {
         self.connection_names.get(c)
+    }
+
+    /// The path of connection `c`: its route and the ports it crosses each way.
+    #[inline]
+    pub fn path(&self, c: usize) -> Path<'_> {
+        self.paths.get(c)
     }
 }
 
@@ -378,8 +294,8 @@ impl Scenario {
     /// For every port, whether any connection's route (either direction) crosses it.
     pub fn used_ports(&self) -> Vec<bool> {
         let mut used = vec![false; self.ports.len()];
-        for c in &self.connections {
-            for &p in c.fwd_ports().iter().chain(c.bwd_ports().iter()) {
+        for c in self.paths.iter() {
+            for &p in c.fwd_ports().iter().chain(c.bwd_ports()) {
                 used[p as usize] = true;
             }
         }
@@ -389,7 +305,7 @@ impl Scenario {
 
 #[cfg(test)]
 mod tests {
-    use super::{NodeTable, Path};
+    use super::NodeTable;
     use crate::scenario::schema::NodeKind;
 
     #[test]
@@ -418,37 +334,16 @@ mod tests {
     }
 
     #[test]
-    fn a_resolved_connection_is_72_bytes() {
-        // Its ends read from its route, its name in the scenario's list of names, the stop
-        // time in 8 bytes, the application shared: 10 000 one-pair VCs hold 0.96 MB less
+    fn a_resolved_connection_is_56_bytes() {
+        // Its name and path in the scenario's lists, its ends read from its route, the stop
+        // time in 8 bytes, the application shared: 10 000 one-pair VCs hold 1.1 MB less
         // than at 168 bytes (issue 14).
-        assert_eq!(std::mem::size_of::<super::ConnectionCfg>(), 72);
-    }
-
-    #[test]
-    fn a_path_gives_back_its_route_and_ports() {
-        let p = Path::new(&[4, 0, 1, 7], &[10, 2, 13], &[14, 3, 11]);
-        assert_eq!(p.route(), &[4, 0, 1, 7]);
-        assert_eq!(p.fwd_ports(), &[10, 2, 13]);
-        assert_eq!(p.bwd_ports(), &[14, 3, 11]);
-        let direct = Path::new(&[5, 6], &[1], &[0]);
-        assert_eq!(
-            (direct.route(), direct.fwd_ports(), direct.bwd_ports()),
-            (&[5, 6][..], &[1][..], &[0][..])
-        );
-    }
-
-    #[test]
-    fn a_path_through_looked_up_ports_is_the_path_of_those_ports() {
-        // Port of the hop a -> b: 10 a + b, so each hop and direction has its own.
-        let route = [4, 0, 1, 7];
-        let looked_up = Path::through(&route, |a, b| 10 * a + b);
-        assert_eq!(looked_up, Path::new(&route, &[40, 1, 17], &[71, 10, 4]));
+        assert_eq!(std::mem::size_of::<super::ConnectionCfg>(), 56);
     }
 
     #[test]
     #[should_panic(expected = "n - 1 ports each way")]
     fn a_path_needs_one_port_per_hop_each_way() {
-        Path::new(&[1, 2, 3], &[0, 1], &[2]);
+        super::Paths::default().push(&[1, 2, 3], &[0, 1], &[2]);
     }
 }

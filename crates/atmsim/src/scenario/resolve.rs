@@ -33,12 +33,12 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
     let nodes = Nodes::resolve(&f.node)?;
     let ports = ports::resolve(f, &nodes)?;
     let conns = connection::resolve_all(f, &nodes, &ports)?;
-    let (connections, names) = (conns.cfg, conns.index);
+    let (connections, names, paths) = (conns.cfg, conns.index, conns.paths);
     let faults = fault::resolve_all(
         &f.fault,
         &FaultCtx {
             names: &names,
-            connections: &connections,
+            paths: &paths,
             ports: &ports.cfg,
             nodes: &nodes,
             duration: timing.duration,
@@ -64,7 +64,7 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
             return err("measurement.efficiency_rate", "must be above 0 bps")
         }
         Some(r) => r.bps(),
-        None => connections
+        None => paths
             .iter()
             .flat_map(|c| c.fwd_ports().iter())
             .map(|&p| ports.cfg.settings(p as usize).rate_bps as f64)
@@ -81,6 +81,7 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         ports: ports.cfg,
         connections,
         connection_names: conns.names,
+        paths,
         faults,
         arrival_order,
         trace,

@@ -1,0 +1,198 @@
+//! The connections' routes and the ports they cross each way, back to back in one vector.
+//!
+//! Issue 14 (memory per VC): a path of its own was a boxed slice, 16 bytes in its connection
+//! and an allocation of 48 bytes for a one-pair VC's 10 `u32`s; here it is its 40 bytes and
+//! the 4-byte end of it.
+
+/// The most node and port indices the paths of a scenario may hold together (each path's
+/// end is kept in 32 bits; resolving checks it: [`super::connection`]).
+pub const MAX_PATH_IDS: usize = u32::MAX as usize;
+
+/// Every connection's path, by connection index ([`Paths::get`]): its route's `n` nodes,
+/// then the `n - 1` forward ports, then the `n - 1` backward ports, back to back.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Paths {
+    /// The paths' node and port indices, back to back.
+    ids: Vec<u32>,
+    /// Where each path ends in `ids`.
+    ends: Vec<u32>,
+}
+
+/// One connection's path, read from [`Paths`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Path<'a>(&'a [u32]);
+
+impl Paths {
+    /// No paths, with room for `paths` paths of `ids` node and port indices together.
+    pub fn with_capacity(paths: usize, ids: usize) -> Paths {
+        Paths {
+            ids: Vec::with_capacity(ids),
+            ends: Vec::with_capacity(paths),
+        }
+    }
+
+    /// Adds the path of `route` (node indices, at least two) whose hops leave by `fwd`
+    /// ports one way and `bwd` ports the other (each one fewer than the nodes).
+    ///
+    /// # Panics
+    /// If the lengths do not fit, or the paths would hold more than [`MAX_PATH_IDS`]
+    /// indices (resolving refuses such a scenario first).
+    pub fn push(&mut self, route: &[usize], fwd: &[usize], bwd: &[usize]) {
+        assert!(
+            route.len() >= 2 && fwd.len() + 1 == route.len() && bwd.len() == fwd.len(),
+            "a path has n >= 2 nodes and n - 1 ports each way"
+        );
+        let end = self.end_after(route.len());
+        self.ids
+            .extend(route.iter().chain(fwd).chain(bwd).map(|&i| id(i)));
+        self.ends.push(end);
+    }
+
+    /// Adds the path of `route` (node indices, at least two) whose hop from node `a` to
+    /// node `b` leaves by port `port(a, b)`: the same as [`Paths::push`] with the ports
+    /// looked up (set-up of large scenarios, issue 14).
+    ///
+    /// # Panics
+    /// As [`Paths::push`].
+    pub fn push_through(&mut self, route: &[usize], mut port: impl FnMut(usize, usize) -> usize) {
+        assert!(route.len() >= 2, "a path has n >= 2 nodes");
+        let end = self.end_after(route.len());
+        self.ids.extend(route.iter().map(|&n| id(n)));
+        self.ids
+            .extend(route.windows(2).map(|w| id(port(w[0], w[1]))));
+        self.ids
+            .extend(route.windows(2).rev().map(|w| id(port(w[1], w[0]))));
+        self.ends.push(end);
+    }
+
+    /// Where a path of `nodes` nodes added next would end (checked before anything is
+    /// added, so that the table stays whole if this panics).
+    fn end_after(&self, nodes: usize) -> u32 {
+        u32::try_from(self.ids.len() + 3 * nodes - 2)
+            .expect("the paths hold fewer than 2^32 indices (checked when resolving)")
+    }
+
+    /// Whether a path of `nodes` nodes may be added: the paths would hold at most
+    /// [`MAX_PATH_IDS`] indices.
+    pub fn fits(&self, nodes: usize) -> bool {
+        self.ids.len() + 3 * nodes - 2 <= MAX_PATH_IDS
+    }
+
+    /// Frees the vectors' spare room (once every path is in).
+    pub fn shrink_to_fit(&mut self) {
+        self.ids.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+
+    /// How many paths.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// True if there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Path `c`.
+    #[inline]
+    pub fn get(&self, c: usize) -> Path<'_> {
+        let start = if c == 0 { 0 } else { self.ends[c - 1] as usize };
+        Path(&self.ids[start..self.ends[c] as usize])
+    }
+
+    /// The paths, in index order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Path<'_>> + '_ {
+        (0..self.len()).map(|c| self.get(c))
+    }
+
+    /// The bytes the table holds on the heap, with the vectors' spare room.
+    pub fn heap_bytes(&self) -> usize {
+        (self.ids.capacity() + self.ends.capacity()) * std::mem::size_of::<u32>()
+    }
+}
+
+/// An index in 32 bits.
+fn id(i: usize) -> u32 {
+    u32::try_from(i).expect("fewer than 2^32 nodes and ports")
+}
+
+impl<'a> Path<'a> {
+    /// Node indices crossed, source to destination.
+    #[inline]
+    pub fn route(self) -> &'a [u32] {
+        &self.0[..self.nodes()]
+    }
+
+    /// Ports crossed by the forward (data) direction.
+    #[inline]
+    pub fn fwd_ports(self) -> &'a [u32] {
+        let n = self.nodes();
+        &self.0[n..2 * n - 1]
+    }
+
+    /// Ports crossed by the backward (ACK) direction.
+    #[inline]
+    pub fn bwd_ports(self) -> &'a [u32] {
+        let n = self.nodes();
+        &self.0[2 * n - 1..]
+    }
+
+    /// Source node index: the route's first node (resolving makes every route start at
+    /// the connection's `from`).
+    #[inline]
+    pub fn from(self) -> usize {
+        self.0[0] as usize
+    }
+
+    /// Destination node index: the route's last node (a path has at least two).
+    #[inline]
+    pub fn to(self) -> usize {
+        self.0[self.nodes() - 1] as usize
+    }
+
+    /// Nodes on the route.
+    #[inline]
+    fn nodes(self) -> usize {
+        self.0.len().div_ceil(3) // 3n - 2 ids for n nodes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Paths;
+
+    #[test]
+    fn paths_give_back_their_routes_and_ports() {
+        let mut t = Paths::with_capacity(2, 14);
+        assert!(t.is_empty());
+        t.push(&[4, 0, 1, 7], &[10, 2, 13], &[14, 3, 11]);
+        t.push(&[5, 6], &[1], &[0]);
+        assert_eq!(t.len(), 2);
+        let p = t.get(0);
+        assert_eq!(p.route(), &[4, 0, 1, 7]);
+        assert_eq!(p.fwd_ports(), &[10, 2, 13]);
+        assert_eq!(p.bwd_ports(), &[14, 3, 11]);
+        assert_eq!((p.from(), p.to()), (4, 7));
+        let direct = t.get(1);
+        assert_eq!(
+            (direct.route(), direct.fwd_ports(), direct.bwd_ports()),
+            (&[5, 6][..], &[1][..], &[0][..])
+        );
+        assert_eq!((direct.from(), direct.to()), (5, 6));
+        assert_eq!(t.iter().collect::<Vec<_>>(), [p, direct]);
+        // Made at its size: 4 bytes an index and 4 a path's end.
+        assert_eq!(t.heap_bytes(), 4 * 14 + 4 * 2);
+    }
+
+    #[test]
+    fn a_path_through_looked_up_ports_is_the_path_of_those_ports() {
+        // Port of the hop a -> b: 10 a + b, so each hop and direction has its own.
+        let route = [4, 0, 1, 7];
+        let mut looked_up = Paths::default();
+        looked_up.push_through(&route, |a, b| 10 * a + b);
+        let mut given = Paths::default();
+        given.push(&route, &[40, 1, 17], &[71, 10, 4]);
+        assert_eq!(looked_up, given);
+    }
+}
