@@ -61,14 +61,26 @@ pub struct TcpSender {
     pub cc: AnyCongestion,
     timer: Timer,
     rto: RtoEstimator,
-    /// Timing: (segment, t_rtt ticks or start time in ps).
-    timing: Option<(u32, u64)>,
+    /// The segment being timed, if [`TcpSender::timing_at`] is not [`NOT_TIMING`].
+    timing_seg: u32,
+    /// The timed segment's t_rtt ticks, or its start time in ps; [`NOT_TIMING`] when no
+    /// segment is timed. (Two fields, not an `Option<(u32, u64)>`: 12 bytes instead of 24,
+    /// the segment beside the sender's other 32-bit fields; issue 14.)
+    timing_at: u64,
     closed: bool,
-    /// Segments the application has written (None: infinite bulk transfer).
-    app_limit: Option<u32>,
+    /// The application writes its data as it goes
+    /// ([`crate::tcp::config::TcpApp::Periodic`]): `app_limit`
+    /// bounds what may be sent. Otherwise it is an infinite bulk transfer.
+    limited: bool,
+    /// Segments the application has written (read only when `limited`).
+    app_limit: u32,
     /// Counters.
     pub stats: TcpStats,
 }
+
+/// [`TcpSender::timing_at`] when no segment is timed (a tick count starts at 1 and a start
+/// time is before the end of the run, so neither reaches it).
+const NOT_TIMING: u64 = u64::MAX;
 
 impl TcpSender {
     /// A sender with the resolved parameters.
@@ -94,12 +106,14 @@ impl TcpSender {
             cc,
             timer: Timer::Off,
             rto,
-            timing: None,
+            timing_seg: 0,
+            timing_at: NOT_TIMING,
             closed: false,
-            app_limit: match p.app {
-                crate::tcp::config::TcpApp::Bulk => None,
-                crate::tcp::config::TcpApp::Periodic { .. } => Some(0),
+            limited: match p.app {
+                crate::tcp::config::TcpApp::Bulk => false,
+                crate::tcp::config::TcpApp::Periodic { .. } => true,
             },
+            app_limit: 0,
             stats: TcpStats::default(),
         }
     }
@@ -111,15 +125,16 @@ impl TcpSender {
 
     /// The application writes `n` more segments (no effect for a bulk transfer).
     pub fn app_write(&mut self, n: u32) {
-        if let Some(l) = &mut self.app_limit {
-            *l = l.saturating_add(n);
+        if self.limited {
+            self.app_limit = self.app_limit.saturating_add(n);
         }
     }
 
     /// Segments written by the application and not yet sent for the first time
     /// (None: infinite bulk transfer).
     pub fn unsent(&self) -> Option<u32> {
-        self.app_limit.map(|l| l.saturating_sub(self.snd_max))
+        self.limited
+            .then(|| self.app_limit.saturating_sub(self.snd_max))
     }
 
     /// Congestion window, bytes.
@@ -134,7 +149,7 @@ impl TcpSender {
             una: self.snd_una,
             nxt: self.snd_nxt,
             max: self.snd_max,
-            new_ok: !self.closed && self.app_limit.is_none_or(|l| self.snd_max < l),
+            new_ok: !self.closed && (!self.limited || self.snd_max < self.app_limit),
         }
     }
 
@@ -159,9 +174,10 @@ impl TcpSender {
         self.stats.segments_sent += 1;
         if self.snd_nxt > self.snd_max {
             self.snd_max = self.snd_nxt;
-            if self.timing.is_none() {
+            if self.timing_at == NOT_TIMING {
                 let start = if self.bounds.tick().is_some() { 1 } else { now };
-                self.timing = Some((seg, start));
+                debug_assert_ne!(start, NOT_TIMING, "a start time before the end of the run");
+                (self.timing_seg, self.timing_at) = (seg, start);
             }
         } else {
             self.stats.retransmissions += 1;
@@ -179,8 +195,8 @@ impl TcpSender {
         if fast {
             self.stats.fast_retransmits += 1;
         }
-        if self.timing.is_some_and(|(t, _)| t == seg) {
-            self.timing = None; // Karn: never time a retransmitted segment
+        if self.timing_at != NOT_TIMING && self.timing_seg == seg {
+            self.timing_at = NOT_TIMING; // Karn: never time a retransmitted segment
         }
         self.arm_if_idle(now);
         seg
@@ -218,21 +234,20 @@ impl TcpSender {
                 let running = !matches!(self.timer, Timer::Off);
                 if self.cc.on_dup_ack(&mut self.win, seq, running) == DupAck::FastRetransmit {
                     self.timer = Timer::Off;
-                    self.timing = None;
+                    self.timing_at = NOT_TIMING;
                 }
             }
             return;
         }
         // New data acknowledged.
-        if let Some((seg, start)) = self.timing {
-            if ack > seg {
-                let m = match self.bounds.tick() {
-                    Some(_) => start as f64,
-                    None => time::to_secs_f64(now - start),
-                };
-                self.rto.sample(m);
-                self.timing = None;
-            }
+        if self.timing_at != NOT_TIMING && ack > self.timing_seg {
+            let start = self.timing_at;
+            let m = match self.bounds.tick() {
+                Some(_) => start as f64,
+                None => time::to_secs_f64(now - start),
+            };
+            self.rto.sample(m);
+            self.timing_at = NOT_TIMING;
         }
         let timer = self.cc.on_new_ack(&mut self.win, seq, ack);
         if ack == self.snd_max {
@@ -252,7 +267,7 @@ impl TcpSender {
     pub fn tick_state(&self) -> [*const u8; 2] {
         [
             (&self.timer as *const Timer).cast(),
-            (&self.timing as *const Option<(u32, u64)>).cast(),
+            (&self.timing_at as *const u64).cast(),
         ]
     }
 
@@ -267,8 +282,8 @@ impl TcpSender {
                 fired = true;
             }
         }
-        if let Some((_, t)) = &mut self.timing {
-            *t += 1;
+        if self.timing_at != NOT_TIMING {
+            self.timing_at += 1;
         }
         fired
     }
@@ -299,7 +314,7 @@ impl TcpSender {
         let seq = self.seq();
         self.cc.on_timeout(&mut self.win, seq);
         self.snd_nxt = self.snd_una;
-        self.timing = None;
+        self.timing_at = NOT_TIMING;
     }
 
     /// Segments in flight (sent, not acknowledged).
