@@ -1028,7 +1028,9 @@ impl Network {
             })
             .collect();
         let mut flows = Vec::with_capacity(nflows);
-        let mut route_ports = Vec::new();
+        // Made at its size: grown by doubling, it held up to twice its ports (issue 14).
+        let hops: usize = s.paths.iter().map(|p| 2 * p.fwd_ports().len()).sum();
+        let mut route_ports = Vec::with_capacity(hops);
         let mut conns = Vec::with_capacity(s.connections.len());
         let mut rto_bounds = SharedRtoBounds::default();
         for (ci, c) in s.connections.iter().enumerate() {
