@@ -181,6 +181,7 @@ pub(crate) fn link_cells(p: &crate::scenario::model::PortSettings) -> u64 {
 
 /// Estimates the memory of running `sc` (see the module doc).
 pub fn estimate(sc: &Scenario) -> Footprint {
+    sc.assert_connection_lists();
     let nports = sc.ports.len() as u64;
     let nconns = sc.connections.len() as u64;
     // VCs crossing each port (route hops), and the longest route (slot-table stride).

@@ -978,6 +978,7 @@ impl Network {
     /// [`Network::build`]; `spare_idle_allocators`: no allocator at the ports that
     /// [`asks_no_feedback`].
     fn build_with(s: &Scenario, spare_idle_allocators: bool) -> Network {
+        s.assert_connection_lists();
         let nflows = s.connections.len() * 2;
         let (slots, port_flows) = port_slots(s);
         let rm_fields = rm_fields(s);

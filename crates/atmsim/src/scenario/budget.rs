@@ -586,8 +586,10 @@ mod tests {
         );
         check(&sc).unwrap();
         let mut many = sc.clone();
-        for _ in 0..15 {
+        for i in 0..15 {
             many.connections.push(sc.connections[0].clone());
+            many.paths.push_copy(sc.path(0));
+            many.connection_names.push(&format!("copy {i}"));
         }
         let e = check(&many).unwrap_err();
         assert!(e.path.contains("timer_granularity"), "{e}");

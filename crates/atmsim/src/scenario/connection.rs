@@ -65,7 +65,18 @@ pub fn resolve_all<'f>(
     let mut shared = Shared::default();
     let mut finder = route::Finder::default();
     let mut out = Vec::with_capacity(f.connection.len());
-    let mut paths = Paths::with_capacity(f.connection.len(), 0);
+    // Room for the routes given (a route found is usually two switches long), so that the
+    // vector seldom grows by doubling; its spare room is freed at the end.
+    let ids: usize = f
+        .connection
+        .iter()
+        .map(|c| {
+            c.route
+                .as_ref()
+                .map_or(10, |r| (3 * r.len()).saturating_sub(2))
+        })
+        .sum();
+    let mut paths = Paths::with_capacity(f.connection.len(), ids);
     // Key paths written into reused buffers: a `format!` per connection was a tenth of
     // resolving 10 000 of them, and `write!` still a fifth of what is left (issue 14).
     let (mut p, mut traffic_path) = (String::new(), String::new());

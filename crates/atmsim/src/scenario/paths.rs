@@ -65,17 +65,27 @@ impl Paths {
         self.ends.push(end);
     }
 
+    /// Adds a copy of `path` (of this table or another).
+    ///
+    /// # Panics
+    /// As [`Paths::push`].
+    pub fn push_copy(&mut self, path: Path<'_>) {
+        let end = self.end_after(path.nodes());
+        self.ids.extend_from_slice(path.0);
+        self.ends.push(end);
+    }
+
     /// Where a path of `nodes` nodes added next would end (checked before anything is
     /// added, so that the table stays whole if this panics).
     fn end_after(&self, nodes: usize) -> u32 {
-        u32::try_from(self.ids.len() + 3 * nodes - 2)
+        u32::try_from(self.ids.len() + (3 * nodes).saturating_sub(2))
             .expect("the paths hold fewer than 2^32 indices (checked when resolving)")
     }
 
     /// Whether a path of `nodes` nodes may be added: the paths would hold at most
     /// [`MAX_PATH_IDS`] indices.
     pub fn fits(&self, nodes: usize) -> bool {
-        self.ids.len() + 3 * nodes - 2 <= MAX_PATH_IDS
+        self.ids.len() + (3 * nodes).saturating_sub(2) <= MAX_PATH_IDS
     }
 
     /// Frees the vectors' spare room (once every path is in).
@@ -194,5 +204,24 @@ mod tests {
         let mut given = Paths::default();
         given.push(&route, &[40, 1, 17], &[71, 10, 4]);
         assert_eq!(looked_up, given);
+        let mut copied = Paths::default();
+        copied.push_copy(given.get(0));
+        assert_eq!(copied, given);
+    }
+
+    #[test]
+    #[should_panic(expected = "n - 1 ports each way")]
+    fn a_path_needs_one_port_per_hop_each_way() {
+        Paths::default().push(&[1, 2, 3], &[0, 1], &[2]);
+    }
+
+    #[test]
+    fn paths_fit_up_to_the_limit_and_keep_no_spare_room() {
+        let mut t = Paths::with_capacity(8, 100);
+        assert!(t.fits(2) && t.fits(super::MAX_PATH_IDS / 3));
+        assert!(!t.fits(super::MAX_PATH_IDS / 3 + 2), "3n - 2 > 2^32 - 1");
+        t.push(&[0, 1], &[0], &[1]);
+        t.shrink_to_fit();
+        assert_eq!(t.heap_bytes(), 4 * 4 + 4);
     }
 }

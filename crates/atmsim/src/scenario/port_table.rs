@@ -101,8 +101,39 @@ impl PortTable {
 
     /// The settings of index `k` (see [`PortTable::settings_index`]), to change them in
     /// place: every port that has them changes.
+    #[cfg(test)]
     pub fn settings_mut(&mut self, k: usize) -> &mut PortSettings {
         &mut self.settings[k]
+    }
+
+    /// Drops the settings that no port has any more (a `[[port]]` table or the default
+    /// policy gave their ports others) and numbers the rest in their order, so that the
+    /// table holds each port's settings and no others.
+    pub fn drop_unused_settings(&mut self) {
+        let mut used = vec![false; self.settings.len()];
+        for &k in &self.settings_of {
+            used[k as usize] = true;
+        }
+        let mut renumbered = vec![0u32; self.settings.len()];
+        let mut next = 0u32;
+        for (k, &u) in used.iter().enumerate() {
+            renumbered[k] = next;
+            next += u32::from(u);
+        }
+        let mut k = 0;
+        self.settings.retain(|_| {
+            k += 1;
+            used[k - 1]
+        });
+        self.settings.shrink_to_fit();
+        for k in &mut self.settings_of {
+            *k = renumbered[*k as usize];
+        }
+    }
+
+    /// How many distinct settings the table holds.
+    pub fn settings_count(&self) -> usize {
+        self.settings.len()
     }
 
     /// The settings of index `k`.
@@ -166,6 +197,7 @@ impl PortTable {
 
     /// Appends `other`'s ports, with their settings (tests that build large networks from
     /// small ones).
+    #[cfg(test)]
     pub fn extend(&mut self, other: &PortTable) {
         let base = self.settings.len();
         self.settings.extend(other.settings.iter().cloned());
@@ -255,5 +287,27 @@ mod tests {
             (1_000, 7)
         );
         assert_eq!((big.node(2), big.toward(2)), (0, 1));
+    }
+
+    #[test]
+    fn settings_no_port_has_are_dropped_and_the_rest_renumbered() {
+        let mut t = PortTable::with_links(2);
+        let [a, _, c] = [1_000, 2_000, 3_000].map(|r| t.add_settings(settings(r)));
+        t.push_link(0, 1, c, a);
+        t.push_link(1, 2, c, c);
+        t.set_settings(1, c); // `a` and `b` are no port's now
+        t.drop_unused_settings();
+        assert_eq!(t.settings_count(), 1);
+        assert!((0..4).all(|p| t.settings_index(p) == 0 && t.settings(p).rate_bps == 3_000));
+        let mut u = PortTable::with_links(2);
+        let [a, _, c] = [1_000, 2_000, 3_000].map(|r| u.add_settings(settings(r)));
+        u.push_link(0, 1, c, a);
+        u.push_link(1, 2, a, c);
+        u.drop_unused_settings(); // `b` goes: `a` stays 0, `c` becomes 1
+        assert_eq!(u.settings_count(), 2);
+        let kept: Vec<(usize, u64)> = (0..4)
+            .map(|p| (u.settings_index(p), u.settings(p).rate_bps))
+            .collect();
+        assert_eq!(kept, [(1, 3_000), (0, 1_000), (0, 1_000), (1, 3_000)]);
     }
 }

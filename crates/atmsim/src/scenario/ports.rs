@@ -99,6 +99,11 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
             "0 cells would drop every cell; allowed: at least 1 cell, or \"unlimited\"",
         );
     }
+    // The settings ports had before a `[[port]]` table or the default policy gave them others
+    // are no port's now (issue 14: kept, a network whose links differ would hold one more
+    // copy per switch port).
+    ports.cfg.drop_unused_settings();
+    ports.recent.clear();
     at_most_distinct_policies(&ports.cfg, MAX_POLICIES)?;
     Ok(ports)
 }
