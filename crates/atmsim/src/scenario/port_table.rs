@@ -132,6 +132,7 @@ impl PortTable {
     }
 
     /// How many distinct settings the table holds.
+    #[cfg(test)]
     pub fn settings_count(&self) -> usize {
         self.settings.len()
     }
