@@ -29,27 +29,45 @@ struct Run {
 }
 
 /// The frames of one flow waiting at its host port, first to leave at the front.
+///
+/// 32 bytes: the cells' template keeps only the fields that every cell of the flow has
+/// alike (a cell's tag and frame number are its run's), so that a port's box of queues
+/// holding these or class queues is 56 bytes, a 64-byte block of the allocator instead of
+/// an 80-byte one (issue 14, memory per VC: two a VC in a network of TCP sources, one host
+/// pair each; docs/performance-journal.md, "Frame runs in a smaller box, forty-seventh
+/// session").
 #[derive(Debug)]
 pub struct FrameRuns {
-    /// A cell of the flow at its first hop: flow, class, no tag, no end of message.
-    template: Cell,
     runs: Fifo<Run>,
+    /// The flow of the cells.
+    flow: u32,
+    /// The cells' hop (the first of the flow's route).
+    hop: u16,
+    /// The cells' class and header bits, without the end-of-message bit.
+    flags: u16,
 }
 
 impl FrameRuns {
-    /// No frames yet, for the flow whose cells look like `template` (its flow and class
-    /// bits; tag, frame number and end-of-message bit are set per cell).
+    /// No frames yet, for the flow whose cells look like `template` (its flow, hop and
+    /// class bits; tag, frame number and end-of-message bit are set per cell, and the
+    /// template's are not kept).
     pub fn new(template: Cell) -> Self {
         FrameRuns {
-            template,
             runs: Fifo::new(),
+            flow: template.flow,
+            hop: template.hop,
+            flags: template.flags,
         }
     }
 
     /// The service class index of the flow's cells.
     #[inline]
     pub fn class(&self) -> usize {
-        self.template.class().index()
+        let cell = Cell {
+            flags: self.flags,
+            ..Cell::default()
+        };
+        cell.class().index()
     }
 
     /// Cells `from..to` (`from < to <= cells`) of the frame tagged `tag`, emission number
@@ -76,10 +94,15 @@ impl FrameRuns {
     /// The next cell to leave, taken off the front (None if no cell waits).
     #[inline]
     pub fn pop(&mut self) -> Option<Cell> {
+        let (flow, hop, flags) = (self.flow, self.hop, self.flags);
         let run = self.runs.front_mut()?;
-        let mut cell = self.template;
-        cell.tag = run.tag;
-        cell.frame = run.frame;
+        let mut cell = Cell {
+            flow,
+            tag: run.tag,
+            frame: run.frame,
+            hop,
+            flags,
+        };
         run.next += 1;
         if run.next == run.cells {
             cell.flags |= flag::EOM;

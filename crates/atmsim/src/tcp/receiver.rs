@@ -25,15 +25,51 @@ pub enum AckAction {
 /// rcv_nxt (a power of two above the window), so 1 bit per segment of window.
 #[derive(Clone, Debug)]
 struct OutOfOrder {
-    words: Box<[u64]>,
+    words: Words,
     mask: u32,
+}
+
+/// Words of a ring of up to this many bits are held in the receiver, not on the heap: every
+/// window of up to 254 segments (64 KB at an MSS of 512 bytes or more).
+const INLINE_WORDS: usize = 4;
+
+/// The ring's bits: in the receiver when they fit [`INLINE_WORDS`], else boxed. (Issue 14,
+/// memory per VC: a box of 32 bytes was a 48-byte block of the allocator per TCP connection,
+/// and a cache line of its own that every segment arriving in order read;
+/// docs/performance-journal.md, "Frame runs in a smaller box, forty-seventh session".)
+#[derive(Clone, Debug)]
+enum Words {
+    Inline([u64; INLINE_WORDS]),
+    Boxed(Box<[u64]>),
+}
+
+impl Words {
+    #[inline(always)]
+    fn get(&self) -> &[u64] {
+        match self {
+            Words::Inline(w) => w,
+            Words::Boxed(w) => w,
+        }
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self) -> &mut [u64] {
+        match self {
+            Words::Inline(w) => w,
+            Words::Boxed(w) => w,
+        }
+    }
 }
 
 impl OutOfOrder {
     fn new(window_segments: u32) -> Self {
         let cap = (window_segments as usize + 2).next_power_of_two();
+        let n = cap.div_ceil(64);
         OutOfOrder {
-            words: vec![0; cap.div_ceil(64)].into_boxed_slice(),
+            words: match n <= INLINE_WORDS {
+                true => Words::Inline([0; INLINE_WORDS]),
+                false => Words::Boxed(vec![0; n].into_boxed_slice()),
+            },
             mask: cap as u32 - 1,
         }
     }
@@ -41,19 +77,19 @@ impl OutOfOrder {
     #[inline]
     fn get(&self, seg: u32) -> bool {
         let i = (seg & self.mask) as usize;
-        self.words[i / 64] & (1 << (i % 64)) != 0
+        self.words.get()[i / 64] & (1 << (i % 64)) != 0
     }
 
     #[inline]
     fn set(&mut self, seg: u32) {
         let i = (seg & self.mask) as usize;
-        self.words[i / 64] |= 1 << (i % 64);
+        self.words.get_mut()[i / 64] |= 1 << (i % 64);
     }
 
     #[inline]
     fn clear(&mut self, seg: u32) {
         let i = (seg & self.mask) as usize;
-        self.words[i / 64] &= !(1 << (i % 64));
+        self.words.get_mut()[i / 64] &= !(1 << (i % 64));
     }
 
     /// The held block containing `seg` (held, above `rcv_nxt`).
@@ -379,8 +415,46 @@ mod tests {
 
     #[test]
     fn out_of_order_state_is_one_bit_per_segment() {
-        // 600000 B / 512 B = 1172 segments of window (seed 001 WAN): 2048 bits = 256 bytes.
+        // 600000 B / 512 B = 1172 segments of window (seed 001 WAN): 2048 bits = 256 bytes,
+        // boxed.
         let r = TcpReceiver::new(1173, false);
-        assert_eq!(r.ooo.words.len() * 8, 256);
+        assert!(matches!(r.ooo.words, Words::Boxed(_)));
+        assert_eq!(r.ooo.words.get().len() * 8, 256);
+        // 65535 B / 512 B = 127 segments: a ring of 256 bits, in the receiver.
+        let r = TcpReceiver::new(127, false);
+        assert!(matches!(r.ooo.words, Words::Inline(_)));
+        assert_eq!(r.ooo.mask, 255);
+        assert_eq!(std::mem::size_of::<TcpReceiver>(), 80);
+    }
+
+    #[test]
+    fn a_ring_in_the_receiver_and_a_boxed_one_hold_the_same_segments() {
+        // Windows at the edge: 254 segments is the largest ring of 256 bits (inline), 255 the
+        // smallest of 512 (boxed); the same segments in and out of order, past the ring's
+        // wrap, give the same ACKs and deliveries.
+        for w in [2, 62, 126, 127, 254, 255, 1000] {
+            let mut r = TcpReceiver::new(w, false).with_sack(3, w);
+            let mut next = 0u32;
+            for round in 0..40u32 {
+                // A hole at `next`, then the rest of a window's worth out of order.
+                let span = (w.min(20) + round % 3).max(2);
+                for k in 1..span {
+                    let (a, d) = r.on_segment(next + k);
+                    assert_eq!(
+                        (a, d),
+                        (AckAction::Now(next), 0),
+                        "w {w} round {round} k {k}"
+                    );
+                }
+                let (a, d) = r.on_segment(next);
+                assert_eq!(
+                    (a, d),
+                    (AckAction::Now(next + span), span),
+                    "w {w} round {round}"
+                );
+                next += span;
+            }
+            assert_eq!(r.rcv_nxt, next);
+        }
     }
 }

@@ -37,12 +37,9 @@ pub struct TcpStats {
     pub dup_acks: u64,
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Timer {
-    Off,
-    Ticks(u64),
-    Deadline(Time),
-}
+/// [`TcpSender::timer`] when the retransmit timer is off (ticks left and deadlines never
+/// reach it: both are bounded by the maximum RTO and the run's end).
+const TIMER_OFF: u64 = u64::MAX;
 
 /// A TCP sender.
 #[derive(Clone, Debug)]
@@ -59,7 +56,10 @@ pub struct TcpSender {
     pub win: Window,
     /// The congestion-control algorithm.
     pub cc: AnyCongestion,
-    timer: Timer,
+    /// The retransmit timer: the ticks left (tick mode, [`TcpSender::ticking`]) or the
+    /// deadline in ps (exact mode); [`TIMER_OFF`] when off. (One value and the mode beside
+    /// the sender's flags, not an enum with its 8-byte tag: issue 14, memory per VC.)
+    timer: u64,
     rto: RtoEstimator,
     /// The segment being timed, if [`TcpSender::timing_at`] is not [`NOT_TIMING`].
     timing_seg: u32,
@@ -68,6 +68,8 @@ pub struct TcpSender {
     /// the segment beside the sender's other 32-bit fields; issue 14.)
     timing_at: u64,
     closed: bool,
+    /// The timer counts ticks (the RTO bounds have a tick), else it holds a deadline.
+    ticking: bool,
     /// The application writes its data as it goes
     /// ([`crate::tcp::config::TcpApp::Periodic`]): `app_limit`
     /// bounds what may be sent. Otherwise it is an infinite bulk transfer.
@@ -97,6 +99,7 @@ impl TcpSender {
         let mut win = Window::new(p.mss as u64, p.window, p.initial_ssthresh);
         let mut cc = AnyCongestion::new(&p.congestion);
         cc.init(&mut win);
+        let ticking = bounds.tick().is_some();
         TcpSender {
             bounds,
             snd_una: 0,
@@ -104,11 +107,12 @@ impl TcpSender {
             snd_max: 0,
             win,
             cc,
-            timer: Timer::Off,
+            timer: TIMER_OFF,
             rto,
             timing_seg: 0,
             timing_at: NOT_TIMING,
             closed: false,
+            ticking,
             limited: match p.app {
                 crate::tcp::config::TcpApp::Bulk => false,
                 crate::tcp::config::TcpApp::Periodic { .. } => true,
@@ -203,17 +207,19 @@ impl TcpSender {
     }
 
     fn arm_if_idle(&mut self, now: Time) {
-        if matches!(self.timer, Timer::Off) && self.snd_nxt != self.snd_una {
+        if self.timer == TIMER_OFF && self.snd_nxt != self.snd_una {
             self.restart_timer(now);
         }
     }
 
     fn restart_timer(&mut self, now: Time) {
         let v = self.rto.current(&self.bounds);
-        self.timer = match self.bounds.tick() {
-            Some(_) => Timer::Ticks(v as u64),
-            None => Timer::Deadline(now + time::from_secs_f64(v)),
+        self.timer = if self.ticking {
+            v as u64
+        } else {
+            now + time::from_secs_f64(v)
         };
+        debug_assert_ne!(self.timer, TIMER_OFF);
     }
 
     /// An ACK arrived acknowledging all segments below `ack` (no SACK option).
@@ -231,9 +237,9 @@ impl TcpSender {
         if ack <= self.snd_una {
             if ack == self.snd_una && self.snd_max > self.snd_una {
                 self.stats.dup_acks += 1;
-                let running = !matches!(self.timer, Timer::Off);
+                let running = self.timer != TIMER_OFF;
                 if self.cc.on_dup_ack(&mut self.win, seq, running) == DupAck::FastRetransmit {
-                    self.timer = Timer::Off;
+                    self.timer = TIMER_OFF;
                     self.timing_at = NOT_TIMING;
                 }
             }
@@ -251,7 +257,7 @@ impl TcpSender {
         }
         let timer = self.cc.on_new_ack(&mut self.win, seq, ack);
         if ack == self.snd_max {
-            self.timer = Timer::Off;
+            self.timer = TIMER_OFF;
         } else if timer == AckTimer::Restart {
             self.restart_timer(now);
         }
@@ -266,7 +272,7 @@ impl TcpSender {
     #[inline(always)]
     pub fn tick_state(&self) -> [*const u8; 2] {
         [
-            (&self.timer as *const Timer).cast(),
+            (&self.timer as *const u64).cast(),
             (&self.timing_at as *const u64).cast(),
         ]
     }
@@ -274,10 +280,10 @@ impl TcpSender {
     /// A timer tick (tick mode). Returns true if the retransmit timer fired.
     pub fn on_tick(&mut self) -> bool {
         let mut fired = false;
-        if let Timer::Ticks(n) = &mut self.timer {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                self.timer = Timer::Off;
+        if self.ticking && self.timer != TIMER_OFF {
+            self.timer = self.timer.saturating_sub(1);
+            if self.timer == 0 {
+                self.timer = TIMER_OFF;
                 self.timeout();
                 fired = true;
             }
@@ -290,21 +296,17 @@ impl TcpSender {
 
     /// The deadline of the retransmit timer (exact mode), if armed.
     pub fn deadline(&self) -> Option<Time> {
-        match self.timer {
-            Timer::Deadline(d) => Some(d),
-            _ => None,
-        }
+        (!self.ticking && self.timer != TIMER_OFF).then_some(self.timer)
     }
 
     /// Exact mode: fire the retransmit timer if its deadline is `now`. Returns true if fired.
     pub fn on_deadline(&mut self, now: Time) -> bool {
-        match self.timer {
-            Timer::Deadline(d) if d <= now => {
-                self.timer = Timer::Off;
-                self.timeout();
-                true
-            }
-            _ => false,
+        if !self.ticking && self.timer != TIMER_OFF && self.timer <= now {
+            self.timer = TIMER_OFF;
+            self.timeout();
+            true
+        } else {
+            false
         }
     }
 
