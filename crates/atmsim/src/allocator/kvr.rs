@@ -141,8 +141,11 @@ pub struct Kvr {
     /// Slot of a cell's VC (see [`VcSlots`]).
     slots: VcSlots,
     /// The flows routed through the port, in slot order (ascending), to find a signalled
-    /// connection's slot; empty when slots are flow indices or the port has one VC.
-    flows: Box<[u32]>,
+    /// connection's slot; none when slots are flow indices or the port has one VC. Behind a
+    /// thin pointer, 8 bytes: a record is 136 bytes, a 144-byte block of the allocator
+    /// instead of 160, one for each port toward a host in a network of one host pair per VC
+    /// (issue 14, memory per VC; docs/performance-journal.md, forty-seventh session).
+    flows: Option<Box<Vec<u32>>>,
     vcs: VcTable<Vc>,
     /// Counters.
     pub counters: KvrCounters,
@@ -154,7 +157,7 @@ impl Kvr {
     /// A KVR allocator for a port of `link_rate` cells/s whose VCs are numbered below
     /// `flows` (the engine's flow indices).
     pub fn new(cfg: KvrCfg, link_rate: f64, flows: usize) -> Kvr {
-        Self::with_table(&cfg, link_rate, Box::default(), flows, VcSlots::Identity)
+        Self::with_table(&cfg, link_rate, None, flows, VcSlots::Identity)
     }
 
     /// A KVR allocator for a port of `link_rate` cells/s holding state for the VCs routed
@@ -163,15 +166,19 @@ impl Kvr {
         debug_assert!(flows.windows(2).all(|w| w[0] < w[1]));
         let vcs = flows.len();
         // A port of one VC finds its slot without the list: it is 0.
-        let flows = if vcs > 1 { flows } else { Vec::new() };
-        Self::with_table(&cfg, link_rate, flows.into_boxed_slice(), vcs, slots)
+        let flows = (vcs > 1).then(|| {
+            let mut flows = flows;
+            flows.shrink_to_fit();
+            Box::new(flows)
+        });
+        Self::with_table(&cfg, link_rate, flows, vcs, slots)
     }
 
     /// An allocator of `vcs` VC slots, signalled flows found in `flows` (see the field).
     fn with_table(
         cfg: &KvrCfg,
         link_rate: f64,
-        flows: Box<[u32]>,
+        flows: Option<Box<Vec<u32>>>,
         vcs: usize,
         slots: VcSlots,
     ) -> Kvr {
@@ -264,6 +271,8 @@ impl Kvr {
             return 0;
         }
         self.flows
+            .as_deref()
+            .expect("a port of more than one VC keeps its flows")
             .binary_search(&(flow as u32))
             .expect("signalling reaches only the ports on the connection's route")
     }
@@ -271,7 +280,10 @@ impl Kvr {
     /// Bytes held by the per-VC tables (for the memory estimate).
     pub fn heap_bytes(&self) -> usize {
         self.vcs.heap_bytes()
-            + self.flows.len() * 4
+            + self
+                .flows
+                .as_deref()
+                .map_or(0, |f| std::mem::size_of::<Vec<u32>>() + f.capacity() * 4)
             + self
                 .meter
                 .as_ref()
