@@ -1,29 +1,37 @@
-//! A first-in first-out ring of `Copy` values with a power-of-two capacity.
+//! A first-in first-out ring of `Copy` values.
 //!
 //! The per-cell queues of the engine (a port's class queues, a link's delay line) push at
-//! the back and pop at the front once per cell-hop. `std::collections::VecDeque` does the
-//! same with a general capacity, so each index wraps with a compare; here the capacity is a
-//! power of two and the index wraps with a mask, and growing (doubling) is out of line.
-//! Measured on `atmsim bench` (issue 14, docs/performance-journal.md). Like `VecDeque`, the ring
-//! keeps its capacity: no allocation per cell once it has held its largest backlog. It is
-//! 24 bytes (a boxed slice and two 32-bit indices; `VecDeque` is 32), which counts at one
-//! delay line and four class queues per port (issue 14, memory per VC).
+//! the back and pop at the front once per cell-hop. The ring doubles its capacity when full
+//! (out of line), so it is a power of two and an index wraps with a mask. A bounded ring
+//! ([`BoundedFifo`], `Fifo<T, true>`) may stop growing below the next power of two
+//! ([`Fifo::push_back_within`]: a port's class queue never holds more cells than its buffer
+//! does, so a buffer of 36 000 cells needs a ring of 36 000, not 65 536; issue 14, memory
+//! per VC, docs/performance-journal.md, forty-seventh session), and its index wraps with a
+//! compare: 1.3 % more instructions on `atmsim bench` when every ring did, so only the
+//! class queues do. Like `VecDeque`, the ring keeps its capacity: no allocation per cell
+//! once it has held its largest backlog. It is 24 bytes (a boxed slice and two 32-bit
+//! indices; `VecDeque` is 32), which counts at one delay line and four class queues per
+//! port (issue 14, memory per VC).
 
-/// A FIFO ring. Slots not holding a value hold `T::default()`.
+/// A FIFO ring. Slots not holding a value hold `T::default()`. `BOUNDED`: its capacity may
+/// be any size ([`Fifo::push_back_within`]), else a power of two.
 #[derive(Clone, Debug)]
-pub struct Fifo<T> {
+pub struct Fifo<T, const BOUNDED: bool = false> {
     buf: Box<[T]>,
     head: u32,
     len: u32,
 }
 
-impl<T: Copy + Default> Default for Fifo<T> {
+/// A ring whose growth may stop at a bound ([`Fifo::push_back_within`]).
+pub type BoundedFifo<T> = Fifo<T, true>;
+
+impl<T: Copy + Default, const BOUNDED: bool> Default for Fifo<T, BOUNDED> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T: Copy + Default> Fifo<T> {
+impl<T: Copy + Default, const BOUNDED: bool> Fifo<T, BOUNDED> {
     /// An empty ring (allocates on the first push).
     pub fn new() -> Self {
         Fifo {
@@ -50,13 +58,44 @@ impl<T: Copy + Default> Fifo<T> {
         self.buf.len()
     }
 
+    /// Slot `i` of the storage, for `i` below twice its length: an index past the end
+    /// wraps to the front (with a mask unless `BOUNDED`).
+    #[inline(always)]
+    fn wrap(&self, i: usize) -> usize {
+        let cap = self.buf.len();
+        if !BOUNDED {
+            i & cap.wrapping_sub(1)
+        } else if i >= cap {
+            i - cap
+        } else {
+            i
+        }
+    }
+
     /// Appends `x` at the back.
     #[inline(always)]
     pub fn push_back(&mut self, x: T) {
         if self.len as usize == self.buf.len() {
             self.grow();
         }
-        let i = (self.head as usize + self.len as usize) & (self.buf.len() - 1);
+        self.put_back(x);
+    }
+
+    /// Appends `x` at the back; when full, a bounded ring grows to at most `bound` values
+    /// (at least one more than it holds): for a queue that never holds more than `bound`.
+    /// (A ring that is not bounded doubles, as [`Fifo::push_back`].)
+    #[inline(always)]
+    pub fn push_back_within(&mut self, x: T, bound: u32) {
+        if self.len as usize == self.buf.len() {
+            self.grow_within(bound);
+        }
+        self.put_back(x);
+    }
+
+    /// Writes `x` after the back value (there is room).
+    #[inline(always)]
+    fn put_back(&mut self, x: T) {
+        let i = self.wrap(self.head as usize + self.len as usize);
         self.buf[i] = x;
         self.len += 1;
     }
@@ -68,7 +107,7 @@ impl<T: Copy + Default> Fifo<T> {
             return None;
         }
         let x = self.buf[self.head as usize];
-        self.head = ((self.head as usize + 1) & (self.buf.len() - 1)) as u32;
+        self.head = self.wrap(self.head as usize + 1) as u32;
         self.len -= 1;
         Some(x)
     }
@@ -84,10 +123,9 @@ impl<T: Copy + Default> Fifo<T> {
     /// ([`crate::prefetch`]); never read through.
     #[inline(always)]
     pub fn back_slot_ptr(&self) -> *const T {
-        let mask = self.buf.len().wrapping_sub(1);
         self.buf
             .as_ptr()
-            .wrapping_add((self.head as usize + self.len as usize) & mask)
+            .wrapping_add(self.wrap(self.head as usize + self.len as usize))
     }
 
     /// The front value.
@@ -105,7 +143,7 @@ impl<T: Copy + Default> Fifo<T> {
         if self.len == 0 {
             return None;
         }
-        Some(&self.buf[(self.head as usize + self.len as usize - 1) & (self.buf.len() - 1)])
+        Some(&self.buf[self.wrap(self.head as usize + self.len as usize - 1)])
     }
 
     /// The front value, to change in place.
@@ -123,7 +161,7 @@ impl<T: Copy + Default> Fifo<T> {
         if self.len == 0 {
             return None;
         }
-        let i = (self.head as usize + self.len as usize - 1) & (self.buf.len() - 1);
+        let i = self.wrap(self.head as usize + self.len as usize - 1);
         Some(&mut self.buf[i])
     }
 
@@ -133,7 +171,7 @@ impl<T: Copy + Default> Fifo<T> {
         if self.len as usize == self.buf.len() {
             self.grow();
         }
-        self.head = ((self.head as usize).wrapping_sub(1) & (self.buf.len() - 1)) as u32;
+        self.head = self.wrap(self.head as usize + self.buf.len() - 1) as u32;
         self.buf[self.head as usize] = x;
         self.len += 1;
     }
@@ -141,9 +179,11 @@ impl<T: Copy + Default> Fifo<T> {
     /// The storage, the slot of the front value and the number of values held: for a
     /// caller that keeps records of several slots in place (a link's delay line holds a run
     /// of cells in two). The `i`-th value from the front is in slot `(front + i) &
-    /// (storage.len() - 1)`; the storage is empty until the first push.
+    /// (storage.len() - 1)` (a ring that is not bounded); the storage is empty until the
+    /// first push.
     #[inline(always)]
     pub fn slots_mut(&mut self) -> (&mut [T], usize, usize) {
+        debug_assert!(!BOUNDED, "slots_mut needs a power-of-two capacity");
         (&mut self.buf, self.head as usize, self.len as usize)
     }
 
@@ -153,13 +193,12 @@ impl<T: Copy + Default> Fifo<T> {
         if i >= self.len as usize {
             return None;
         }
-        Some(&self.buf[(self.head as usize + i) & (self.buf.len() - 1)])
+        Some(&self.buf[self.wrap(self.head as usize + i)])
     }
 
     /// The values, front to back.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
-        let mask = self.buf.len().wrapping_sub(1);
-        (0..self.len as usize).map(move |i| &self.buf[(self.head as usize + i) & mask])
+        (0..self.len as usize).map(move |i| &self.buf[self.wrap(self.head as usize + i)])
     }
 
     /// Doubles the capacity (from 1: a ring that only ever holds one value, like the
@@ -173,6 +212,18 @@ impl<T: Copy + Default> Fifo<T> {
         self.grow_to((self.buf.len() * 2).max(1));
     }
 
+    /// Doubles the capacity as [`Fifo::grow`] does, but to at most `bound` values (and at
+    /// least one more than it holds).
+    #[cold]
+    #[inline(never)]
+    fn grow_within(&mut self, bound: u32) {
+        let doubled = (self.buf.len() * 2).max(1);
+        match BOUNDED {
+            true => self.grow_to(doubled.min((bound as usize).max(self.len as usize + 1))),
+            false => self.grow_to(doubled),
+        }
+    }
+
     /// Makes room for `total` values in all, if the ring has less: its capacity becomes the
     /// power of two at or above `total` in one step, the capacity the doubling of
     /// [`Fifo::push_back`] reaches once the ring holds `total` values, without the steps
@@ -184,9 +235,10 @@ impl<T: Copy + Default> Fifo<T> {
         }
     }
 
-    /// Moves the values to new storage of `cap` slots (a power of two, at least the length).
+    /// Moves the values to new storage of `cap` slots (at least the length; a power of two
+    /// unless `BOUNDED`).
     fn grow_to(&mut self, cap: usize) {
-        debug_assert!(cap.is_power_of_two() && cap >= self.len as usize);
+        debug_assert!(cap >= self.len as usize && (BOUNDED || cap.is_power_of_two()));
         assert!(
             cap <= 1 << 31,
             "a FIFO ring cannot hold more than 2^31 values"
@@ -202,13 +254,13 @@ impl<T: Copy + Default> Fifo<T> {
 
 #[cfg(test)]
 mod tests {
-    use super::Fifo;
+    use super::{BoundedFifo, Fifo};
     use std::collections::VecDeque;
 
     /// `push_front`, `get` and `slots_mut` do what `VecDeque` does, wrapped or not.
     #[test]
     fn slots_and_get_match_a_deque() {
-        let (mut a, mut b) = (Fifo::new(), VecDeque::new());
+        let (mut a, mut b) = (Fifo::<_>::new(), VecDeque::new());
         for i in 0..200u32 {
             match i % 4 {
                 0 | 3 => {
@@ -239,6 +291,62 @@ mod tests {
         }
     }
 
+    /// A ring grown within a bound stops there (a capacity that is not a power of two) and
+    /// still does what `VecDeque` does, wrapped or not, at the back and at the front; past
+    /// the bound it grows by one at least.
+    #[test]
+    fn a_bounded_ring_stops_at_its_bound_and_wraps() {
+        for bound in [1u32, 3, 5, 6, 7, 12, 36] {
+            let (mut a, mut b) = (BoundedFifo::new(), VecDeque::new());
+            let mut x = 0u32;
+            for step in 0..400u32 {
+                if b.len() < bound as usize && step % 5 != 4 {
+                    a.push_back_within(x, bound);
+                    b.push_back(x);
+                } else if step % 7 == 3 && b.len() < bound as usize {
+                    a.push_front(x);
+                    b.push_front(x);
+                } else {
+                    assert_eq!(a.pop_front(), b.pop_front());
+                }
+                x += 1;
+                assert!(
+                    a.capacity() <= bound as usize,
+                    "bound {bound}: {}",
+                    a.capacity()
+                );
+                assert_eq!(a.len(), b.len());
+                assert_eq!(a.front(), b.front());
+                assert_eq!(a.back(), b.back());
+                assert_eq!(a.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
+            }
+            assert!(a.capacity() >= b.len());
+            // Full at the bound, one more value grows the ring by at least one.
+            while b.len() < bound as usize {
+                a.push_back_within(x, bound);
+                b.push_back(x);
+                x += 1;
+            }
+            a.push_back_within(x, bound);
+            b.push_back(x);
+            assert!(a.capacity() > bound as usize);
+            assert_eq!(a.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
+        }
+        // Doubling up to the bound: 1, 2, 4, 8, 16, 32, then 36 (not 64); a ring that is
+        // not bounded goes on to 64.
+        let (mut a, mut p) = (BoundedFifo::new(), Fifo::<_>::new());
+        let mut caps = vec![];
+        for i in 0..36u32 {
+            a.push_back_within(i, 36);
+            p.push_back_within(i, 36);
+            if caps.last() != Some(&a.capacity()) {
+                caps.push(a.capacity());
+            }
+        }
+        assert_eq!(caps, [1, 2, 4, 8, 16, 32, 36]);
+        assert_eq!(p.capacity(), 64);
+    }
+
     /// `reserve` takes the capacity the doubling would reach, in one step, and keeps the
     /// values and their order, wrapped or not.
     #[test]
@@ -251,7 +359,7 @@ mod tests {
             (5, 3, 9),
             (6, 2, 4),
         ] {
-            let (mut a, mut b) = (Fifo::new(), Fifo::new());
+            let (mut a, mut b) = (Fifo::<_>::new(), Fifo::<_>::new());
             for i in 0..held {
                 a.push_back(i);
                 b.push_back(i);
@@ -278,7 +386,7 @@ mod tests {
     /// does not grow the ring), through wrap-around.
     #[test]
     fn hint_pointers_name_the_front_and_the_next_slot() {
-        let mut f = Fifo::new();
+        let mut f = Fifo::<_>::new();
         for i in 0..100u32 {
             let slot = f.back_slot_ptr();
             let grows = f.len() == f.capacity();
@@ -297,7 +405,7 @@ mod tests {
 
     #[test]
     fn empty_ring_pops_nothing() {
-        let mut f: Fifo<u32> = Fifo::new();
+        let mut f: Fifo<u32> = Fifo::<_>::new();
         assert_eq!(f.pop_front(), None);
         assert_eq!(
             (f.front(), f.back(), f.len(), f.capacity()),
@@ -309,7 +417,7 @@ mod tests {
     fn same_order_as_vecdeque_across_wraps_and_growth() {
         // A scripted mix of pushes and pops that wraps the ring and makes it grow while
         // wrapped; every pop, front, back and length equals VecDeque's.
-        let mut f: Fifo<u64> = Fifo::new();
+        let mut f: Fifo<u64> = Fifo::<_>::new();
         let mut v: VecDeque<u64> = VecDeque::new();
         let mut x: u64 = 88172645463325252;
         for step in 0..20_000u64 {
@@ -347,7 +455,7 @@ mod tests {
 
     #[test]
     fn keeps_its_capacity() {
-        let mut f: Fifo<u8> = Fifo::new();
+        let mut f: Fifo<u8> = Fifo::<_>::new();
         for i in 0..100 {
             f.push_back(i);
         }
@@ -363,7 +471,7 @@ mod tests {
     #[test]
     fn counts_the_bytes_its_growth_takes() {
         let before = crate::memory::grown();
-        let mut f: Fifo<u64> = Fifo::new();
+        let mut f: Fifo<u64> = Fifo::<_>::new();
         for i in 0..100 {
             f.push_back(i);
         }

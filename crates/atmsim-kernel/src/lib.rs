@@ -9,7 +9,8 @@
 //!   `(time, insertion sequence)`, so that events at equal times run in insertion order;
 //! * [`latest_timer`]: [`LatestTimer`], a timer of which only the latest arming counts,
 //!   kept as at most one queued event with the order of scheduling every arming;
-//! * [`fifo`]: [`Fifo`], the first-in first-out ring of the per-cell queues;
+//! * [`fifo`]: [`Fifo`], the first-in first-out ring of the per-cell queues, and
+//!   [`BoundedFifo`], one whose growth stops at a bound (a port's class queues);
 //! * [`memory`]: how much those rings and the event queue have grown on this thread (a
 //!   run's memory guard);
 //! * [`rng`]: seeded random streams ([`RngStream`]), one independent stream per component,
@@ -27,7 +28,7 @@ pub mod queue;
 pub mod rng;
 pub mod time;
 
-pub use fifo::Fifo;
+pub use fifo::{BoundedFifo, Fifo};
 pub use latest_timer::LatestTimer;
 pub use queue::EventQueue;
 pub use rng::RngStream;

@@ -628,8 +628,14 @@ impl PortBuffer {
     #[inline(always)]
     fn enqueue(&mut self, cell: Cell, class: usize) -> Admission {
         let occupancy = self.occupancy + 1;
+        // A class queue never holds more cells than the buffer: its ring grows to that at
+        // most (a trunk of 36 000 cells: a ring of 36 000, not 65 536; issue 14).
+        let bound = self.capacity;
         let queues = self.queues_mut();
-        queues.classes_mut().queue_mut(class).push_back(cell);
+        queues
+            .classes_mut()
+            .queue_mut(class)
+            .push_back_within(cell, bound);
         queues.marks.rise_to(occupancy);
         self.nonempty |= 1 << class;
         self.occupancy = occupancy;

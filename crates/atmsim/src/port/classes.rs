@@ -7,11 +7,13 @@
 //! per VC (issue 14, memory per VC; docs/performance-journal.md). Here the queue of the first
 //! class a port sees is inline and the other three are boxed together on the first cell
 //! of a second class. Which class is inline changes no order: each class keeps its own
-//! FIFO, and the buffer serves the lowest non-empty class.
+//! FIFO, and the buffer serves the lowest non-empty class. The rings are bounded
+//! ([`BoundedFifo`]): one grows to the buffer's size at most, since no class can hold more
+//! cells than the buffer (`PortBuffer::enqueue`).
 
 use crate::cell::Cell;
 use crate::port::CLASSES;
-use atmsim_kernel::Fifo;
+use atmsim_kernel::BoundedFifo;
 
 /// No class has claimed the inline queue yet.
 const NONE: u8 = u8::MAX;
@@ -20,10 +22,10 @@ const NONE: u8 = u8::MAX;
 #[derive(Debug)]
 pub(super) struct ClassQueues {
     /// The queue of class `main`.
-    main: Fifo<Cell>,
+    main: BoundedFifo<Cell>,
     /// The queues of the other classes (index = class; `main`'s stays empty), once a
     /// second class has arrived.
-    others: Option<Box<[Fifo<Cell>; CLASSES]>>,
+    others: Option<Box<[BoundedFifo<Cell>; CLASSES]>>,
     /// The class whose queue is inline (`NONE` before the first cell).
     main_class: u8,
 }
@@ -32,7 +34,7 @@ impl ClassQueues {
     /// No queue allocated.
     pub(super) fn new() -> Self {
         ClassQueues {
-            main: Fifo::new(),
+            main: BoundedFifo::new(),
             others: None,
             main_class: NONE,
         }
@@ -40,7 +42,7 @@ impl ClassQueues {
 
     /// The queue of `class` (`< CLASSES`), made on first use.
     #[inline(always)]
-    pub(super) fn queue_mut(&mut self, class: usize) -> &mut Fifo<Cell> {
+    pub(super) fn queue_mut(&mut self, class: usize) -> &mut BoundedFifo<Cell> {
         if class == self.main_class as usize {
             &mut self.main
         } else {
@@ -51,7 +53,7 @@ impl ClassQueues {
     /// The queue of a class other than the inline one: the inline one if no class has
     /// claimed it yet, else the boxed one (the box made on first use).
     #[inline(never)]
-    fn other_mut(&mut self, class: usize) -> &mut Fifo<Cell> {
+    fn other_mut(&mut self, class: usize) -> &mut BoundedFifo<Cell> {
         debug_assert!(class < CLASSES);
         if self.main_class == NONE {
             self.main_class = class as u8;
@@ -59,7 +61,7 @@ impl ClassQueues {
         }
         &mut self
             .others
-            .get_or_insert_with(|| Box::new(std::array::from_fn(|_| Fifo::new())))[class]
+            .get_or_insert_with(|| Box::new(std::array::from_fn(|_| BoundedFifo::new())))[class]
     }
 
     /// Cells in the queue of `class`.
@@ -70,7 +72,7 @@ impl ClassQueues {
         } else {
             self.others
                 .as_ref()
-                .map_or(0, |o| o.get(class).map_or(0, Fifo::len))
+                .map_or(0, |o| o.get(class).map_or(0, BoundedFifo::len))
         }
     }
 
@@ -80,7 +82,7 @@ impl ClassQueues {
             + self
                 .others
                 .as_ref()
-                .map_or(0, |o| o.iter().map(Fifo::capacity).sum())
+                .map_or(0, |o| o.iter().map(BoundedFifo::capacity).sum())
     }
 
     /// Bytes held on the heap: the rings and the box of the other classes' queues.
@@ -89,7 +91,7 @@ impl ClassQueues {
             + self
                 .others
                 .as_ref()
-                .map_or(0, |_| std::mem::size_of::<[Fifo<Cell>; CLASSES]>())
+                .map_or(0, |_| std::mem::size_of::<[BoundedFifo<Cell>; CLASSES]>())
     }
 }
 
