@@ -113,6 +113,10 @@ impl Default for Vc {
 /// No MaxVC (none yet, or it closed).
 const NO_VC: u32 = u32::MAX;
 
+/// A list of flows behind a thin pointer: 8 bytes of every KVR record (a boxed slice is 16,
+/// a vector 24), for a second allocation at the few ports of several VCs.
+type FlowList = Box<Vec<u32>>;
+
 /// The KVR allocator of one output port.
 ///
 /// Two of a VC's switch ports are its own at 10 000 VCs with one host pair per VC, so
@@ -145,7 +149,7 @@ pub struct Kvr {
     /// thin pointer, 8 bytes: a record is 136 bytes, a 144-byte block of the allocator
     /// instead of 160, one for each port toward a host in a network of one host pair per VC
     /// (issue 14, memory per VC; docs/performance-journal.md, forty-seventh session).
-    flows: Option<Box<Vec<u32>>>,
+    flows: Option<FlowList>,
     vcs: VcTable<Vc>,
     /// Counters.
     pub counters: KvrCounters,
@@ -178,7 +182,7 @@ impl Kvr {
     fn with_table(
         cfg: &KvrCfg,
         link_rate: f64,
-        flows: Option<Box<Vec<u32>>>,
+        flows: Option<FlowList>,
         vcs: usize,
         slots: VcSlots,
     ) -> Kvr {
