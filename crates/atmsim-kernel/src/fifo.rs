@@ -6,7 +6,8 @@
 //! ([`BoundedFifo`], `Fifo<T, true>`) may stop growing below the next power of two
 //! ([`Fifo::push_back_within`]: a port's class queue never holds more cells than its buffer
 //! does, so a buffer of 36 000 cells needs a ring of 36 000, not 65 536; issue 14, memory
-//! per VC, docs/performance-journal.md, forty-seventh session), and its index wraps with a
+//! per VC, docs/performance-journal.md, "Heap blocks that fit, and queues no larger than
+//! their buffer, forty-seventh session"), and its index wraps with a
 //! compare: 1.3 % more instructions on `atmsim bench` when every ring did, so only the
 //! class queues do. Like `VecDeque`, the ring keeps its capacity: no allocation per cell
 //! once it has held its largest backlog. It is 24 bytes (a boxed slice and two 32-bit

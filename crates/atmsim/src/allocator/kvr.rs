@@ -148,7 +148,8 @@ pub struct Kvr {
     /// connection's slot; none when slots are flow indices or the port has one VC. Behind a
     /// thin pointer, 8 bytes: a record is 136 bytes, a 144-byte block of the allocator
     /// instead of 160, one for each port toward a host in a network of one host pair per VC
-    /// (issue 14, memory per VC; docs/performance-journal.md, forty-seventh session).
+    /// (issue 14, memory per VC; docs/performance-journal.md, "Heap blocks that fit, and
+    /// queues no larger than their buffer, forty-seventh session").
     flows: Option<FlowList>,
     vcs: VcTable<Vc>,
     /// Counters.

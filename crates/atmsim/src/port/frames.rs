@@ -34,8 +34,8 @@ struct Run {
 /// alike (a cell's tag and frame number are its run's), so that a port's box of queues
 /// holding these or class queues is 56 bytes, a 64-byte block of the allocator instead of
 /// an 80-byte one (issue 14, memory per VC: two a VC in a network of TCP sources, one host
-/// pair each; docs/performance-journal.md, "Frame runs in a smaller box, forty-seventh
-/// session").
+/// pair each; docs/performance-journal.md, "Heap blocks that fit, and queues no larger than
+/// their buffer, forty-seventh session").
 #[derive(Debug)]
 pub struct FrameRuns {
     runs: Fifo<Run>,

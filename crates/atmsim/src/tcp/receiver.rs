@@ -36,7 +36,8 @@ const INLINE_WORDS: usize = 4;
 /// The ring's bits: in the receiver when they fit [`INLINE_WORDS`], else boxed. (Issue 14,
 /// memory per VC: a box of 32 bytes was a 48-byte block of the allocator per TCP connection,
 /// and a cache line of its own that every segment arriving in order read;
-/// docs/performance-journal.md, "Frame runs in a smaller box, forty-seventh session".)
+/// docs/performance-journal.md, "Heap blocks that fit, and queues no larger than their
+/// buffer, forty-seventh session".)
 #[derive(Clone, Debug)]
 enum Words {
     Inline([u64; INLINE_WORDS]),

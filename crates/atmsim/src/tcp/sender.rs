@@ -214,8 +214,10 @@ impl TcpSender {
 
     fn restart_timer(&mut self, now: Time) {
         let v = self.rto.current(&self.bounds);
+        // A tick count below the sentinel (a count that large never runs out in a run: the
+        // same as counting down from it).
         self.timer = if self.ticking {
-            v as u64
+            (v as u64).min(TIMER_OFF - 1)
         } else {
             now + time::from_secs_f64(v)
         };
