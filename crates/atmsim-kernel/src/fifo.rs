@@ -23,7 +23,8 @@ pub struct Fifo<T, const BOUNDED: bool = false> {
     len: u32,
 }
 
-/// A ring whose growth may stop at a bound ([`Fifo::push_back_within`]).
+/// A ring whose growth may stop at a bound ([`Fifo::push_back_within`]; its `push_back`,
+/// `push_front` and `reserve` grow as a ring that is not bounded does, to a power of two).
 pub type BoundedFifo<T> = Fifo<T, true>;
 
 impl<T: Copy + Default, const BOUNDED: bool> Default for Fifo<T, BOUNDED> {

@@ -1035,6 +1035,28 @@ mod tests {
         c
     }
 
+    #[test]
+    fn a_class_queue_grows_to_the_buffer_at_most() {
+        // Issue 14, memory per VC: a class queue's ring doubles up to the buffer's size and
+        // stops there (a 40-cell buffer: 40 slots, not 64); an unlimited buffer's doubles.
+        let cell = std::mem::size_of::<Cell>();
+        for (capacity, slots) in [(Some(40), 40), (None, 64)] {
+            let mut b = Buf::new(capacity, AnyPolicy::TailDrop(TailDrop), 1);
+            for i in 0..40 {
+                assert_eq!(b.arrive(ubr_cell(i, 0, false), UBR), Admission::Enqueued);
+            }
+            assert_eq!(b.queue_bytes(), slots * cell, "capacity {capacity:?}");
+            if capacity.is_some() {
+                assert_eq!(
+                    b.arrive(ubr_cell(40, 0, false), UBR),
+                    Admission::Dropped(DropReason::BufferFull)
+                );
+            }
+            let tags: Vec<u32> = std::iter::from_fn(|| b.dequeue()).map(|c| c.tag).collect();
+            assert_eq!(tags, (0..40).collect::<Vec<_>>());
+        }
+    }
+
     /// Two unlimited tail-drop buffers of one VC (flow 0, UBR): the first holds cells, the
     /// second frames.
     fn unlimited_pair_one_holding_frames() -> (Buf, Buf) {

@@ -145,7 +145,8 @@ pub struct Kvr {
     /// Slot of a cell's VC (see [`VcSlots`]).
     slots: VcSlots,
     /// The flows routed through the port, in slot order (ascending), to find a signalled
-    /// connection's slot; none when slots are flow indices or the port has one VC. Behind a
+    /// connection's slot; none at a port of one VC or made by [`Kvr::new`] (slots are flow
+    /// indices; a port of several VCs whose slots are flow indices keeps it unread). Behind a
     /// thin pointer, 8 bytes: a record is 136 bytes, a 144-byte block of the allocator
     /// instead of 160, one for each port toward a host in a network of one host pair per VC
     /// (issue 14, memory per VC; docs/performance-journal.md, "Heap blocks that fit, and

@@ -43,14 +43,15 @@ pub struct FrameRuns {
     flow: u32,
     /// The cells' hop (the first of the flow's route).
     hop: u16,
-    /// The cells' class and header bits, without the end-of-message bit.
+    /// The cells' class and header bits, as the template has them (its end-of-message bit
+    /// clear: `hold_frames`' template is a frame's first cell).
     flags: u16,
 }
 
 impl FrameRuns {
     /// No frames yet, for the flow whose cells look like `template` (its flow, hop and
-    /// class bits; tag, frame number and end-of-message bit are set per cell, and the
-    /// template's are not kept).
+    /// flags; tag and frame number are set per cell, the template's not kept, and the
+    /// end-of-message bit on a frame's last cell).
     pub fn new(template: Cell) -> Self {
         FrameRuns {
             runs: Fifo::new(),

@@ -29,8 +29,8 @@ struct OutOfOrder {
     mask: u32,
 }
 
-/// Words of a ring of up to this many bits are held in the receiver, not on the heap: every
-/// window of up to 254 segments (64 KB at an MSS of 512 bytes or more).
+/// A ring of up to this many 64-bit words (256 bits) is held in the receiver, not on the heap:
+/// every window of up to 254 segments (64 KB at an MSS of 512 bytes or more).
 const INLINE_WORDS: usize = 4;
 
 /// The ring's bits: in the receiver when they fit [`INLINE_WORDS`], else boxed. (Issue 14,
