@@ -219,11 +219,11 @@ impl<T: Copy + Default, const BOUNDED: bool> Fifo<T, BOUNDED> {
     #[cold]
     #[inline(never)]
     fn grow_within(&mut self, bound: u32) {
-        let doubled = (self.buf.len() * 2).max(1);
-        match BOUNDED {
-            true => self.grow_to(doubled.min((bound as usize).max(self.len as usize + 1))),
-            false => self.grow_to(doubled),
+        if !BOUNDED {
+            return self.grow();
         }
+        let doubled = (self.buf.len() * 2).max(1);
+        self.grow_to(doubled.min((bound as usize).max(self.len as usize + 1)));
     }
 
     /// Makes room for `total` values in all, if the ring has less: its capacity becomes the

@@ -168,12 +168,11 @@ impl Kvr {
 
     /// A KVR allocator for a port of `link_rate` cells/s holding state for the VCs routed
     /// through it: `flows` (ascending) are their flow indices, in slot order of `slots`.
-    pub fn with_slots(cfg: KvrCfg, link_rate: f64, flows: Vec<u32>, slots: VcSlots) -> Kvr {
+    pub fn with_slots(cfg: KvrCfg, link_rate: f64, mut flows: Vec<u32>, slots: VcSlots) -> Kvr {
         debug_assert!(flows.windows(2).all(|w| w[0] < w[1]));
         let vcs = flows.len();
         // A port of one VC finds its slot without the list: it is 0.
         let flows = (vcs > 1).then(|| {
-            let mut flows = flows;
             flows.shrink_to_fit();
             Box::new(flows)
         });

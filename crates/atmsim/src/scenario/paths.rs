@@ -78,14 +78,20 @@ impl Paths {
     /// Where a path of `nodes` nodes added next would end (checked before anything is
     /// added, so that the table stays whole if this panics).
     fn end_after(&self, nodes: usize) -> u32 {
-        u32::try_from(self.ids.len() + (3 * nodes).saturating_sub(2))
+        u32::try_from(self.ids_after(nodes))
             .expect("the paths hold fewer than 2^32 indices (checked when resolving)")
+    }
+
+    /// The indices the paths would hold with a path of `nodes` nodes more (its nodes, and
+    /// one fewer ports each way).
+    fn ids_after(&self, nodes: usize) -> usize {
+        self.ids.len() + (3 * nodes).saturating_sub(2)
     }
 
     /// Whether a path of `nodes` nodes may be added: the paths would hold at most
     /// [`MAX_PATH_IDS`] indices.
     pub fn fits(&self, nodes: usize) -> bool {
-        self.ids.len() + (3 * nodes).saturating_sub(2) <= MAX_PATH_IDS
+        self.ids_after(nodes) <= MAX_PATH_IDS
     }
 
     /// Frees the vectors' spare room (once every path is in).
