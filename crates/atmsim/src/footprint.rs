@@ -218,7 +218,9 @@ pub fn estimate(sc: &Scenario) -> Footprint {
         };
         port_tables += vcs_at[p] * (12 + allocator + 4);
     }
-    port_tables += nconns * 2 * (stride * 8 + 2); // slot table, route ports, route lengths
+    // Slot table and route lengths; the routes' ports are the scenario's paths, which the
+    // network shares.
+    port_tables += nconns * 2 * (stride * 4 + 2);
     let ports = nports * (per_port + RESULT_BYTES_PER_PORT);
 
     let flows = 2 * size::<Flow>() + size::<crate::network::FrameTally>();

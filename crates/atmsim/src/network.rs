@@ -888,8 +888,11 @@ pub struct Network {
     /// results report the frames of the forward flow only, so the reverse flow keeps none:
     /// issue 14, memory per VC).
     pub frame_tallies: Vec<FrameTally>,
-    /// The ports of every flow's route, concatenated.
-    pub route_ports: Vec<u32>,
+    /// The ports of every flow's route: the scenario's paths' indices
+    /// ([`crate::scenario::Paths::shared_ids`]), where a flow's ports start at its
+    /// [`Flow::route_start`] and the backward flow's follow the forward's (a copy of its
+    /// own was 24 bytes per one-pair VC; issue 14).
+    pub route_ports: Arc<[u32]>,
     /// Connections.
     pub conns: Vec<Connection>,
     /// The distinct line timings of the ports ([`Port::timing`] indexes it).
@@ -1029,9 +1032,6 @@ impl Network {
             })
             .collect();
         let mut flows = Vec::with_capacity(nflows);
-        // Made at its size: grown by doubling, it held up to twice its ports (issue 14).
-        let hops: usize = s.paths.iter().map(|p| 2 * p.fwd_ports().len()).sum();
-        let mut route_ports = Vec::with_capacity(hops);
         let mut conns = Vec::with_capacity(s.connections.len());
         let mut rto_bounds = SharedRtoBounds::default();
         for (ci, c) in s.connections.iter().enumerate() {
@@ -1044,12 +1044,13 @@ impl Network {
                 (None, Some(app)) => app.message_cells(),
                 (None, None) => [1, 1],
             };
-            for (ports_of, cells) in [
-                (s.path(ci).fwd_ports(), frame_cells[0]),
-                (s.path(ci).bwd_ports(), frame_cells[1]),
+            let (fwd_start, bwd_start) = s.paths.port_starts(ci);
+            for (ports_of, start, cells) in [
+                (s.path(ci).fwd_ports(), fwd_start, frame_cells[0]),
+                (s.path(ci).bwd_ports(), bwd_start, frame_cells[1]),
             ] {
                 flows.push(Flow {
-                    route_start: route_ports.len() as u32,
+                    route_start: u32::try_from(start).expect("paths hold fewer than 2^32 ids"),
                     route_len: ports_of.len() as u16,
                     class_flags,
                     cells_per_frame: cells,
@@ -1061,7 +1062,6 @@ impl Network {
                     cells_dropped: 0,
                     frames_sent: 0,
                 });
-                route_ports.extend_from_slice(ports_of);
             }
             let ends = match (&c.tcp, &c.app) {
                 (Some(tcp), _) => {
@@ -1082,7 +1082,7 @@ impl Network {
             ports,
             frame_tallies: vec![FrameTally::default(); conns.len()],
             flows,
-            route_ports,
+            route_ports: s.paths.shared_ids(),
             conns,
             timings: timings.list,
             buffers,

@@ -563,10 +563,11 @@ mod tests {
         // Each connection's data crosses every even port and its ACKs every odd one.
         let fwd: Vec<usize> = (0..big.ports.len()).step_by(2).collect();
         let bwd: Vec<usize> = (1..big.ports.len()).step_by(2).collect();
-        big.paths = crate::scenario::Paths::default();
+        let mut paths = crate::scenario::PathsBuilder::default();
         for _ in &big.connections {
-            big.paths.push(&vec![0; fwd.len() + 1], &fwd, &bwd);
+            paths.push(&vec![0; fwd.len() + 1], &fwd, &bwd);
         }
+        big.paths = paths.finish();
         check(&big).unwrap();
         let per_s: f64 = loads(&big).iter().map(|l| l.events_per_s).sum();
         assert!(per_s > 1e9, "{per_s}");
@@ -586,11 +587,13 @@ mod tests {
         );
         check(&sc).unwrap();
         let mut many = sc.clone();
+        let mut paths = crate::scenario::PathsBuilder::from(&sc.paths);
         for i in 0..15 {
             many.connections.push(sc.connections[0].clone());
-            many.paths.push_copy(sc.path(0));
+            paths.push_copy(sc.path(0));
             many.connection_names.push(&format!("copy {i}"));
         }
+        many.paths = paths.finish();
         let e = check(&many).unwrap_err();
         assert!(e.path.contains("timer_granularity"), "{e}");
     }

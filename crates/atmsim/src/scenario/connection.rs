@@ -4,7 +4,7 @@
 use super::model::{ConnectionCfg, ServiceClass};
 use super::names::{PackedNames, MAX_NAME_BYTES};
 use super::nodes::Nodes;
-use super::paths::{Paths, MAX_PATH_IDS};
+use super::paths::{Paths, PathsBuilder, MAX_PATH_IDS};
 use super::ports::Ports;
 use super::schema::{ConnectionSpec, NodeKind, ScenarioFile, SetupSpec, TrafficSpec};
 use super::traffic::CellApp;
@@ -76,7 +76,7 @@ pub fn resolve_all<'f>(
                 .map_or(10, |r| (3 * r.len()).saturating_sub(2))
         })
         .sum();
-    let mut paths = Paths::with_capacity(f.connection.len(), ids);
+    let mut paths = PathsBuilder::with_capacity(f.connection.len(), ids);
     // Key paths written into reused buffers: a `format!` per connection was a tenth of
     // resolving 10 000 of them, and `write!` still a fifth of what is left (issue 14).
     let (mut p, mut traffic_path) = (String::new(), String::new());
@@ -109,11 +109,10 @@ pub fn resolve_all<'f>(
         )?);
         packed.push(&c.name);
     }
-    paths.shrink_to_fit();
     Ok(Connections {
         cfg: out,
         names: packed,
-        paths,
+        paths: paths.finish(),
         index: names,
     })
 }
@@ -224,7 +223,7 @@ fn intern<T: std::fmt::Debug>(
 fn resolve_one(
     (p, traffic_path): (&str, &str),
     c: &ConnectionSpec,
-    (nodes, ports, finder, paths): (&Nodes, &Ports, &mut route::Finder, &mut Paths),
+    (nodes, ports, finder, paths): (&Nodes, &Ports, &mut route::Finder, &mut PathsBuilder),
     d: &Defaults,
     shared: &mut Shared,
 ) -> Result<ConnectionCfg, ConfigError> {

@@ -26,7 +26,7 @@ pub use model::{
     ConnectionCfg, FaultCell, FaultCfg, NodeTable, PolicyCfg, Scenario, ServiceClass, TcpApp,
     TcpParams,
 };
-pub use paths::{Path, Paths};
+pub use paths::{Path, Paths, PathsBuilder};
 pub use port_table::{PortRef, PortTable};
 pub use schema::ScenarioFile;
 pub use traffic::{CellApp, VideoParams};
