@@ -252,7 +252,7 @@ impl<'a> Path<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Paths, PathsBuilder};
+    use super::PathsBuilder;
 
     #[test]
     fn paths_give_back_their_routes_and_ports() {
