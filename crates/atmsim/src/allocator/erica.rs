@@ -156,6 +156,9 @@ pub struct EricaState {
     pub intervals: u64,
 }
 
+/// The list of touched slots ([`Erica::touched`]), boxed so that its absence takes 8 bytes.
+type TouchedList = Box<Vec<u32>>;
+
 /// ERICA (and ERICA+) at one output port.
 #[derive(Debug)]
 pub struct Erica {
@@ -167,10 +170,13 @@ pub struct Erica {
     /// most switch ports of a network with one host pair per VC, no heap block and no slot
     /// lookup).
     vcs: VcTable<Vc>,
-    /// Slots of the VCs the next interval end must visit (at a port of one VC, its `listed`
-    /// says alone): those touched in this interval or the last (all of them with source
-    /// averaging, whose decay visits every VC).
-    touched: Vec<u32>,
+    /// Slots of the VCs the next interval end must visit: those touched in this interval
+    /// or the last (all of them with source averaging, whose decay visits every VC). Only
+    /// at a port of more than one VC (at a port of one, its `listed` says alone), behind a
+    /// thin pointer: most switch ports of a network with one host pair per VC have one VC,
+    /// and the vector's 24 bytes took the record past a heap block's size (224 bytes
+    /// instead of 208; issue 14, memory per VC).
+    touched: Option<TouchedList>,
     start: Time,
     gen: u32,
     /// The engine's record of the interval timer ([`RateAllocator::interval_timer`]).
@@ -223,12 +229,13 @@ impl Erica {
             queue_factor: 1.0,
             intervals: 0,
         };
+        let vcs = VcTable::new(vcs);
         Erica {
             cfg,
             link_rate,
             slots,
-            vcs: VcTable::new(vcs),
-            touched: Vec::new(),
+            touched: (!vcs.one()).then(TouchedList::default),
+            vcs,
             start: 0,
             gen: 0,
             timer: LatestTimer::default(),
@@ -256,7 +263,10 @@ impl Erica {
     /// Bytes held by the per-VC tables (for the memory estimate).
     pub fn heap_bytes(&self) -> usize {
         self.vcs.heap_bytes()
-            + self.touched.capacity() * 4
+            + self
+                .touched
+                .as_ref()
+                .map_or(0, |t| std::mem::size_of::<Vec<u32>>() + t.capacity() * 4)
             + self
                 .avg
                 .as_ref()
@@ -264,13 +274,13 @@ impl Erica {
     }
 
     /// Lists VC `v`, of slot `vc`, for the next interval end (once; at a port of one VC,
-    /// `one`, by its flag alone).
+    /// which keeps no list, by its flag alone).
     #[inline(always)]
-    fn touch(touched: &mut Vec<u32>, v: &mut Vc, vc: usize, one: bool) {
+    fn touch(touched: &mut Option<TouchedList>, v: &mut Vc, vc: usize) {
         if !v.listed {
             v.listed = true;
-            if !one {
-                touched.push(vc as u32);
+            if let Some(list) = touched {
+                list.push(vc as u32);
             }
         }
     }
@@ -282,9 +292,8 @@ impl Erica {
     /// profile-guided build inlined it already; issue 14, docs/performance-journal.md).
     #[inline(always)]
     fn mark_seen(&mut self, vc: usize) -> &mut Vc {
-        let one = self.vcs.one();
         let v = self.vcs.get_mut(vc);
-        Self::touch(&mut self.touched, v, vc, one);
+        Self::touch(&mut self.touched, v, vc);
         if let Some(decay) = self.cfg.source_averaging {
             if v.contribution < 1.0 {
                 if self.cfg.immediate_fair_share && v.contribution < decay {
@@ -406,13 +415,14 @@ impl Erica {
             return;
         }
         let vcs = self.vcs.as_mut_slice();
-        self.touched.retain(|&s| end(&mut vcs[s as usize]));
+        if let Some(list) = &mut self.touched {
+            list.retain(|&s| end(&mut vcs[s as usize]));
+        }
     }
 
     /// The explicit rate ERICA computes for VC `vc` now (spec 2.6), updating the
     /// per-interval state.
     pub fn explicit_rate(&mut self, vc: usize) -> f64 {
-        let one = self.vcs.one();
         let v = self.vcs.get_mut(vc);
         if self.cfg.one_er_per_interval && v.seen_brm_this {
             return v.last_er;
@@ -438,7 +448,7 @@ impl Erica {
             er = st.fair_share;
         }
         er = er.min(st.abr_cap);
-        Self::touch(&mut self.touched, v, vc, one);
+        Self::touch(&mut self.touched, v, vc);
         v.last_er = er;
         v.seen_brm_this = true;
         er

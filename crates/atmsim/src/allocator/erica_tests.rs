@@ -780,3 +780,43 @@ fn defaults_follow_the_spec() {
     assert_eq!(c.load_averaging, LoadAvg::None);
     assert!(c.plus.is_none());
 }
+
+#[test]
+fn a_port_of_one_vc_keeps_no_touched_list_and_ends_its_intervals_alike() {
+    // Issue 14: only a port of several VCs lists those touched in an interval; at a port of
+    // one, the VC's own flag says alone. The same cells, alone at a port of one VC and at a
+    // port of eight, give the same state interval after interval (idle ones included) and
+    // the same explicit rates.
+    let cfg = EricaCfg {
+        per_vc_ccr: true,
+        ..bare()
+    };
+    let mut one = Erica::new(cfg.clone(), L, 1);
+    let mut eight = Erica::new(cfg, L, 8);
+    assert_eq!(
+        one.heap_bytes(),
+        0,
+        "no list, no table beyond the inline entry"
+    );
+    assert!(eight.heap_bytes() >= 8 * std::mem::size_of::<Vc>() + 24);
+    for k in 0..6u64 {
+        let now = k * 2 * MS;
+        if k != 3 {
+            assert_eq!(
+                feed(&mut one, now, 0, 50_000.0, 40),
+                feed(&mut eight, now, 0, 50_000.0, 40)
+            );
+        }
+        let (a, b) = (
+            er(&mut one, now + MS, 0, 1e9),
+            er(&mut eight, now + MS, 0, 1e9),
+        );
+        assert_eq!(a.to_bits(), b.to_bits(), "interval {k}");
+        let end = now + 2 * MS - 1;
+        one.on_timer(end, one.generation());
+        eight.on_timer(end, eight.generation());
+        assert_eq!(one.st, eight.st, "interval {k}");
+        assert_eq!(one.ccr(0).to_bits(), eight.ccr(0).to_bits(), "interval {k}");
+    }
+    assert_eq!(one.st.intervals, 6);
+}

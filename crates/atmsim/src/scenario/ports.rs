@@ -51,6 +51,34 @@ struct PortDefaults {
     no_allocator: Arc<AllocatorCfg>,
 }
 
+/// The settings a link gives its two ports before any `[[port]]` table or default policy:
+/// the host's and the switch's kind, made once and changed in place for each link's rate
+/// and delay, so that a port whose settings equal some already given takes their index
+/// without a copy ([`Ports::share_ref`]; issue 14, set-up of large scenarios: a copy per
+/// port cloned the allocator's `Arc`, an atomic instruction that waits for every store
+/// before it, and at 100 000 one-pair VCs those waits on the index's cold slots were three
+/// quarters of resolving the links).
+struct LinkPorts {
+    host: PortSettings,
+    switch: PortSettings,
+}
+
+impl LinkPorts {
+    fn of(d: &PortDefaults) -> LinkPorts {
+        let kind = |buffer: Option<u32>, allocator: &Arc<AllocatorCfg>| PortSettings {
+            rate_bps: 0,
+            prop: 0,
+            buffer,
+            policy: PolicyCfg::default(),
+            allocator: Arc::clone(allocator),
+        };
+        LinkPorts {
+            host: kind(None, &d.no_allocator),
+            switch: kind(cells(d.buffer), &d.allocator),
+        }
+    }
+}
+
 /// Resolves links into ports, applies the `[[port]]` tables, then gives every switch
 /// port without one the default policy (policies come last: a port may set the finite
 /// buffer that a threshold policy needs).
@@ -63,8 +91,9 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
         index: FxHashMap::with_capacity_and_hasher(2 * f.link.len(), Default::default()),
         recent: Vec::new(),
     };
+    let mut made = LinkPorts::of(&d);
     for (i, l) in f.link.iter().enumerate() {
-        add_link(&mut ports, i, l, nodes, &d)?;
+        add_link(&mut ports, i, l, nodes, (&d, &mut made))?;
     }
     // Port -> the `[[port]]` table that set it: as many entries as tables, not ports (issue
     // 14: a vector of one entry a port was a megabyte of fresh memory at 10 000 one-pair VCs).
@@ -150,26 +179,41 @@ impl Ports {
         self.index.keys().map(|&(a, b)| (a as usize, b as usize))
     }
 
+    /// The index of settings equal to `s` in the table of settings: one given out before
+    /// if equal, else a copy of `s` (cloned only then: [`LinkPorts`]).
+    fn share_ref(&mut self, s: &PortSettings) -> usize {
+        match self.recent_match(s) {
+            Some(r) => r,
+            None => self.add_recent(s.clone()),
+        }
+    }
+
     /// The index of `s` in the table of settings: one given out before if equal, else a
     /// new one.
     fn share(&mut self, s: PortSettings) -> usize {
+        match self.recent_match(&s) {
+            Some(r) => r,
+            None => self.add_recent(s),
+        }
+    }
+
+    /// The index of the recent settings equal to `s`, if any, made the most recent.
+    fn recent_match(&mut self, s: &PortSettings) -> Option<usize> {
         let cfg = &self.cfg;
-        match self
+        let k = self
             .recent
             .iter()
-            .position(|&r| same(cfg.settings_at(r), &s))
-        {
-            Some(k) => {
-                self.recent[..=k].rotate_right(1);
-                self.recent[0]
-            }
-            None => {
-                let r = self.cfg.add_settings(s);
-                self.recent.truncate(RECENT_SETTINGS - 1);
-                self.recent.insert(0, r);
-                r
-            }
-        }
+            .position(|&r| same(cfg.settings_at(r), s))?;
+        self.recent[..=k].rotate_right(1);
+        Some(self.recent[0])
+    }
+
+    /// Gives out `s` as new settings, the most recent.
+    fn add_recent(&mut self, s: PortSettings) -> usize {
+        let r = self.cfg.add_settings(s);
+        self.recent.truncate(RECENT_SETTINGS - 1);
+        self.recent.insert(0, r);
+        r
     }
 
     /// Each node's neighbours, ascending (the order of the nodes in `[[node]]`).
@@ -251,7 +295,7 @@ fn add_link(
     i: usize,
     l: &LinkSpec,
     nodes: &Nodes,
-    d: &PortDefaults,
+    (d, made): (&PortDefaults, &mut LinkPorts),
 ) -> Result<(), ConfigError> {
     let a = nodes.find(|| format!("link[{i}].between[0]"), &l.between[0])?;
     let b = nodes.find(|| format!("link[{i}].between[1]"), &l.between[1])?;
@@ -297,21 +341,15 @@ fn add_link(
                 ),
             );
         }
-        let switch = nodes.is_switch(from);
         ports
             .index
             .insert((node_id(from), node_id(to)), port_id(ports.cfg.len() + k));
-        settings[k] = ports.share(PortSettings {
-            rate_bps: rate.round() as u64,
-            prop,
-            buffer: if switch { cells(d.buffer) } else { None },
-            policy: PolicyCfg::default(),
-            allocator: if switch {
-                Arc::clone(&d.allocator)
-            } else {
-                Arc::clone(&d.no_allocator)
-            },
-        });
+        let port = match nodes.is_switch(from) {
+            true => &mut made.switch,
+            false => &mut made.host,
+        };
+        (port.rate_bps, port.prop) = (rate.round() as u64, prop);
+        settings[k] = ports.share_ref(port);
     }
     ports.cfg.push_link(a, b, settings[0], settings[1]);
     Ok(())
