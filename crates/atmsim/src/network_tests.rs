@@ -502,8 +502,9 @@ fn tcp_senders_of_the_same_timers_share_one_record_of_bounds() {
     // application's limit and the exact estimator's first sample are flags and sentinels
     // beside their values, forty-sixth session: `a_tcp_sender_is_168_bytes`; 296 since the
     // out-of-order bits of a window up to 254 segments are in the receiver, forty-seventh
-    // session: `a_tcp_connection_holds_its_out_of_order_bits`).
-    assert!(std::mem::size_of::<TcpConn>() <= 296);
+    // session: `a_tcp_connection_holds_its_out_of_order_bits`; 280 since the delivered
+    // and goodput bytes are read from the receiver, forty-eighth session).
+    assert!(std::mem::size_of::<TcpConn>() <= 280);
     let text = r#"
 [measurement]
 duration = "1 ms"
@@ -579,7 +580,56 @@ fn a_tcp_connection_holds_its_out_of_order_bits() {
     // 127 segments) was a 32-byte box, a 48-byte block of the allocator beside the
     // connection's 288-byte one. Held in the receiver (80 bytes instead of 56), with the
     // sender 8 bytes smaller, a TCP connection is 296 bytes: one block of 304, not 336.
-    assert_eq!(std::mem::size_of::<TcpConn>(), 296);
+    // Since the forty-eighth session 280 (a block of 288): the bytes delivered and the
+    // goodput are read from the receiver's next expected segment, not counted beside it
+    // (`delivered_and_goodput_bytes_are_read_from_the_receiver`).
+    assert_eq!(std::mem::size_of::<TcpConn>(), 280);
+}
+
+#[test]
+fn delivered_and_goodput_bytes_are_read_from_the_receiver() {
+    // Issue 14: a TCP connection's bytes delivered in order, in all and after warm-up, are
+    // its receiver's segments delivered in order times the segment size. A 20 ms run with a
+    // 5 ms warm-up: the goodput is what arrived after it, and both counts agree with the
+    // receiver's own tally of segments delivered.
+    let text = r#"
+[measurement]
+duration = "20 ms"
+warmup = "5 ms"
+[[node]]
+name = "a"
+kind = "host"
+[[node]]
+name = "s"
+kind = "switch"
+[[node]]
+name = "b"
+kind = "host"
+[[link]]
+between = ["a", "s"]
+delay = "100 us"
+[[link]]
+between = ["s", "b"]
+delay = "100 us"
+[[connection]]
+name = "c"
+from = "a"
+to = "b"
+traffic = { kind = "tcp", tcp = { mss = "1000 B" } }
+"#;
+    let s = crate::scenario::load_toml(text).expect("valid scenario");
+    let mut sim = crate::sim::Sim::new(&s);
+    sim.run_until(s.warmup);
+    let before = sim.net.conns[0].tcp_ref().expect("tcp").rcv.rcv_nxt;
+    sim.run_until(s.duration);
+    let t = sim.net.conns[0].tcp_ref().expect("tcp");
+    let (all, warm) = (t.rcv.rcv_nxt, t.rcv.rcv_nxt - before);
+    assert!(
+        before > 0 && warm > 0,
+        "{before} segments before warm-up, {warm} after"
+    );
+    assert_eq!(t.delivered_bytes(), u64::from(all) * 1000);
+    assert_eq!(t.goodput_bytes(), u64::from(warm) * 1000);
 }
 
 #[test]

@@ -318,8 +318,8 @@ impl RunResult {
                 };
                 match (conn.tcp_ref(), conn.cells()) {
                     (Some(t), _) => {
-                        r.goodput_bps = t.goodput_bytes as f64 * 8.0 / measured;
-                        r.goodput_bytes = t.goodput_bytes;
+                        r.goodput_bps = t.goodput_bytes() as f64 * 8.0 / measured;
+                        r.goodput_bytes = t.goodput_bytes();
                         r.segments_sent = t.snd.stats.segments_sent;
                         r.retransmissions = t.snd.stats.retransmissions;
                         r.timeouts = t.snd.stats.timeouts;

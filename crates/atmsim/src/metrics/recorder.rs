@@ -161,7 +161,7 @@ impl Recorder {
                 (Some(t), _) => {
                     self.ts.cwnd_bytes[c].push(t.snd.cwnd());
                     self.ts.cells_received[c].push(net.flow(FlowId::forward(c)).cells_delivered);
-                    self.ts.delivered_bytes[c].push(t.delivered_bytes);
+                    self.ts.delivered_bytes[c].push(t.delivered_bytes());
                 }
                 (None, Some(cc)) => {
                     self.ts.cwnd_bytes[c].push(0);

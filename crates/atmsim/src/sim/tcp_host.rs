@@ -61,11 +61,10 @@ impl Sim<'_> {
 
     pub(super) fn on_segment(&mut self, now: Time, c: usize, seg: u32) {
         let conn = self.net.conns[c].tcp();
-        let (action, delivered) = conn.rcv.on_segment(seg);
-        let bytes = delivered as u64 * conn.mss as u64;
-        conn.delivered_bytes += bytes;
-        if now >= self.sc.warmup {
-            conn.goodput_bytes += bytes;
+        let (action, _) = conn.rcv.on_segment(seg);
+        if now < self.sc.warmup {
+            // The segments delivered so far do not count as goodput ([`TcpConn::goodput_bytes`]).
+            conn.warm_from = conn.rcv.rcv_nxt;
         }
         match action {
             AckAction::Now(ack) => self.send_ack(now, c, ack),
