@@ -19,17 +19,29 @@ use std::sync::Arc;
 pub struct Ports {
     /// The ports: link i gives ports 2i (first node to second) and 2i + 1.
     pub cfg: PortTable,
-    /// (owning node, neighbour) -> port (hashed: as an ordered map its lookups and inserts
-    /// were a third of resolving the links and routes of 10 000 one-pair VCs, issue 14; in
-    /// 32 bits, half the fresh memory of `usize`s, 0.8 MB there). For lookups only
-    /// ([`Ports::port`]): its order is the hasher's; [`Ports::neighbours`] lists the links in
-    /// node order. (`FxHash` does not resist keys chosen to collide: a scenario built so
-    /// would resolve slowly, in O(n^2) of its size, not wrongly.)
+    /// Each node's only port, for a node of one link ([`ONE_OF_MANY`] for a node of several,
+    /// [`NO_PORT_YET`] for one of none): a port leaving or entering such a node, a host's
+    /// access link, is found from it alone ([`Ports::port`]; issue 14, set-up of large
+    /// scenarios: at 100 000 one-pair VCs nearly every lookup and insert of `index` missed
+    /// the processor's caches).
+    only: Vec<u32>,
+    /// (owning node, neighbour) -> port, for the ports both of whose nodes have several
+    /// links, the others being found from [`Ports::only`] (hashed: as an ordered map its
+    /// lookups and inserts were a third of resolving the links and routes of 10 000
+    /// one-pair VCs, issue 14; in 32 bits, half the fresh memory of `usize`s). For lookups
+    /// only: its order is the hasher's; [`Ports::neighbours`] lists the links in node
+    /// order. (`FxHash` does not resist keys chosen to collide: a scenario built so would
+    /// resolve slowly, in O(n^2) of its size, not wrongly.)
     index: FxHashMap<(u32, u32), u32>,
     /// The last distinct settings given out (at most [`RECENT_SETTINGS`]), most recent first,
     /// for ports to share ([`Ports::share`]): their indices in the table of settings.
     recent: Vec<usize>,
 }
+
+/// [`Ports::only`] of a node without a link.
+const NO_PORT_YET: u32 = u32::MAX;
+/// [`Ports::only`] of a node of several links.
+const ONE_OF_MANY: u32 = u32::MAX - 1;
 
 /// A port index in 32 bits (resolved paths hold them so).
 fn port_id(i: usize) -> u32 {
@@ -84,11 +96,22 @@ impl LinkPorts {
 /// buffer that a threshold policy needs).
 pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     let d = port_defaults(f)?;
+    if 2 * f.link.len() >= ONE_OF_MANY as usize {
+        return err(
+            "link",
+            format!(
+                "{} links; allowed: fewer than {} (two ports each, numbered in 32 bits)",
+                f.link.len(),
+                ONE_OF_MANY / 2
+            ),
+        );
+    }
     // Two ports per link, reserved exactly: grown by doubling, the table held up to 1.7x its
     // size for the whole run (6.3 MB for 3.8 MB of ports at 10 000 one-pair VCs; issue 14).
     let mut ports = Ports {
         cfg: PortTable::with_links(f.link.len()),
-        index: FxHashMap::with_capacity_and_hasher(2 * f.link.len(), Default::default()),
+        only: vec![NO_PORT_YET; nodes.cfg.len()],
+        index: FxHashMap::default(),
         recent: Vec::new(),
     };
     let mut made = LinkPorts::of(&d);
@@ -168,15 +191,57 @@ fn at_most_distinct_policies(cfg: &PortTable, most: usize) -> Result<(), ConfigE
 impl Ports {
     /// The port of node `node` toward node `toward`, if they are linked.
     pub fn port(&self, node: usize, toward: usize) -> Option<usize> {
+        let (&at_node, &at_toward) = (self.only.get(node)?, self.only.get(toward)?);
+        if at_node < ONE_OF_MANY {
+            // `node`'s one link: its port, if it leads to `toward`.
+            let p = at_node as usize;
+            return (self.cfg.toward(p) == toward).then_some(p);
+        }
+        if at_toward < ONE_OF_MANY {
+            // `toward`'s one link: the port entering it, its port's sibling, if from `node`.
+            let p = at_toward as usize ^ 1;
+            return (self.cfg.node(p) == node).then_some(p);
+        }
         let key = (u32::try_from(node).ok()?, u32::try_from(toward).ok()?);
         self.index.get(&key).map(|&p| p as usize)
     }
 
-    /// Every (node, neighbour) pair that a port joins, in no particular order (the route
-    /// tests' reference search).
+    /// Adds link `a`-`b`, whose ports are `ab` (leaving `a`) and `ab + 1` (leaving `b`):
+    /// counts its nodes' links, and keeps [`Ports::index`] holding the ports between nodes
+    /// of several links (a node's first link enters it once the node has a second, if the
+    /// other end has several too).
+    fn link(&mut self, a: usize, b: usize, ab: usize) {
+        for n in [a, b] {
+            match self.only[n] {
+                NO_PORT_YET => self.only[n] = port_id(if n == a { ab } else { ab + 1 }),
+                ONE_OF_MANY => {}
+                first => {
+                    self.only[n] = ONE_OF_MANY;
+                    let first = first as usize;
+                    self.index_if_between_many(first);
+                }
+            }
+        }
+        self.index_if_between_many(ab);
+    }
+
+    /// Indexes port `p` and its sibling if both their nodes have several links (and they
+    /// are not indexed yet: a node's first link is indexed when the later of its two ends
+    /// gets its second link, and a new link when both ends already have several).
+    fn index_if_between_many(&mut self, p: usize) {
+        let (n, m) = (self.cfg.node(p), self.cfg.toward(p));
+        if self.only[n] == ONE_OF_MANY && self.only[m] == ONE_OF_MANY {
+            for q in [p, p ^ 1] {
+                let key = (node_id(self.cfg.node(q)), node_id(self.cfg.toward(q)));
+                self.index.entry(key).or_insert(port_id(q));
+            }
+        }
+    }
+
+    /// Every (node, neighbour) pair that a port joins (the route tests' reference search).
     #[cfg(test)]
     pub fn links(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.index.keys().map(|&(a, b)| (a as usize, b as usize))
+        self.cfg.iter().map(|p| (p.node(), p.toward()))
     }
 
     /// The index of settings equal to `s` in the table of settings: one given out before
@@ -341,9 +406,6 @@ fn add_link(
                 ),
             );
         }
-        ports
-            .index
-            .insert((node_id(from), node_id(to)), port_id(ports.cfg.len() + k));
         let port = match nodes.is_switch(from) {
             true => &mut made.switch,
             false => &mut made.host,
@@ -351,7 +413,9 @@ fn add_link(
         (port.rate_bps, port.prop) = (rate.round() as u64, prop);
         settings[k] = ports.share_ref(port);
     }
+    let ab = ports.cfg.len();
     ports.cfg.push_link(a, b, settings[0], settings[1]);
+    ports.link(a, b, ab);
     Ok(())
 }
 
@@ -431,6 +495,72 @@ fn port_allocator(
 #[cfg(test)]
 mod tests {
     use crate::scenario::{load_toml, PortRef, Scenario};
+
+    #[test]
+    fn ports_are_found_alike_from_a_node_of_one_link_and_from_the_index() {
+        // Issue 14: a port leaving or entering a node of one link is found from that node's
+        // only port; the others from the index, which holds the ports between nodes of
+        // several links only. Every (node, neighbour) lookup must give the port a search of
+        // the table gives. Links in an order where nodes gain their second link late: h1's
+        // after its first link's other end has several, s3's before.
+        let mut text = String::from("[measurement]\nduration = \"1 ms\"\n");
+        for (n, kind) in [
+            ("s1", "switch"),
+            ("s2", "switch"),
+            ("s3", "switch"),
+            ("h1", "host"),
+            ("h2", "host"),
+            ("h3", "host"),
+            ("lone", "host"),
+        ] {
+            text += &format!("[[node]]\nname = \"{n}\"\nkind = \"{kind}\"\n");
+        }
+        for (a, b) in [
+            ("h1", "s1"),
+            ("s1", "s2"),
+            ("h2", "s2"),
+            ("s3", "h3"),
+            ("s2", "s3"),
+            ("h1", "s3"),
+            ("s1", "s3"),
+        ] {
+            text += &format!("[[link]]\nbetween = [\"{a}\", \"{b}\"]\n");
+        }
+        text += "[[connection]]\nname = \"c\"\nfrom = \"h2\"\nto = \"h3\"\ntraffic = { kind = \"tcp\" }\n";
+        let file = crate::scenario::from_toml_str(&text).expect("a valid file");
+        let nodes = super::Nodes::resolve(&file.node).expect("valid nodes");
+        let ports = super::resolve(&file, &nodes).expect("valid links");
+        let n = nodes.cfg.len();
+        for a in 0..n {
+            for b in 0..n {
+                let searched = (0..ports.cfg.len())
+                    .find(|&p| ports.cfg.node(p) == a && ports.cfg.toward(p) == b);
+                assert_eq!(
+                    ports.port(a, b),
+                    searched,
+                    "{} -> {}",
+                    nodes.cfg.name(a),
+                    nodes.cfg.name(b)
+                );
+            }
+        }
+        // Hosts of one link (h2, h3) and the node without any are not in the index; the
+        // ports between nodes of several links (s1, s2, s3, h1) are, both ways.
+        let indexed = ports.index.len();
+        assert_eq!(
+            indexed,
+            2 * 5,
+            "h1-s1, s1-s2, s2-s3, h1-s3 and s1-s3, both ways"
+        );
+        // A second link between two nodes is refused, whichever way a lookup finds the first.
+        for (a, b) in [("s1", "s2"), ("h2", "s2"), ("s3", "h3")] {
+            let again = format!("{text}[[link]]\nbetween = [\"{b}\", \"{a}\"]\n");
+            let file = crate::scenario::from_toml_str(&again).expect("a valid file");
+            let nodes = super::Nodes::resolve(&file.node).expect("valid nodes");
+            let e = super::resolve(&file, &nodes).err().expect("refused");
+            assert!(e.message.contains("already linked"), "{e:?}");
+        }
+    }
 
     const SMALL: &str = include_str!("../../../../examples/ubr_small.toml");
 
