@@ -589,13 +589,16 @@ fn a_tcp_connection_holds_its_out_of_order_bits() {
 #[test]
 fn delivered_and_goodput_bytes_are_read_from_the_receiver() {
     // Issue 14: a TCP connection's bytes delivered in order, in all and after warm-up, are
-    // its receiver's segments delivered in order times the segment size. A 20 ms run with a
-    // 5 ms warm-up: the goodput is what arrived after it, and both counts agree with the
-    // receiver's own tally of segments delivered.
-    let text = r#"
+    // its receiver's segments delivered in order times the segment size. Run to its
+    // warm-up, then to its end: the goodput is what arrived after the warm-up (all of it
+    // with none; a warm-up may not reach the end), over UBR and over ABR alike.
+    for service in ["ubr", "abr"] {
+        for warmup in ["5 ms", "0 s", "19 ms"] {
+            let text = format!(
+                r#"
 [measurement]
 duration = "20 ms"
-warmup = "5 ms"
+warmup = "{warmup}"
 [[node]]
 name = "a"
 kind = "host"
@@ -615,21 +618,27 @@ delay = "100 us"
 name = "c"
 from = "a"
 to = "b"
-traffic = { kind = "tcp", tcp = { mss = "1000 B" } }
-"#;
-    let s = crate::scenario::load_toml(text).expect("valid scenario");
-    let mut sim = crate::sim::Sim::new(&s);
-    sim.run_until(s.warmup);
-    let before = sim.net.conns[0].tcp_ref().expect("tcp").rcv.rcv_nxt;
-    sim.run_until(s.duration);
-    let t = sim.net.conns[0].tcp_ref().expect("tcp");
-    let (all, warm) = (t.rcv.rcv_nxt, t.rcv.rcv_nxt - before);
-    assert!(
-        before > 0 && warm > 0,
-        "{before} segments before warm-up, {warm} after"
-    );
-    assert_eq!(t.delivered_bytes(), u64::from(all) * 1000);
-    assert_eq!(t.goodput_bytes(), u64::from(warm) * 1000);
+service = "{service}"
+traffic = {{ kind = "tcp", tcp = {{ mss = "1000 B" }} }}
+"#
+            );
+            let s = crate::scenario::load_toml(&text).expect("valid scenario");
+            let mut sim = crate::sim::Sim::new(&s);
+            sim.run_until(s.warmup);
+            let before = sim.net.conns[0].tcp_ref().expect("tcp").rcv.rcv_nxt;
+            sim.run_until(s.duration);
+            let t = sim.net.conns[0].tcp_ref().expect("tcp");
+            let all = t.rcv.rcv_nxt;
+            let at = format!("{service}, warm-up {warmup}: {before} segments before, {all} in all");
+            assert!(all > before, "{at}");
+            match warmup {
+                "0 s" => assert_eq!(t.goodput_bytes(), t.delivered_bytes(), "{at}"),
+                _ => assert!(before > 0, "{at}"),
+            }
+            assert_eq!(t.delivered_bytes(), u64::from(all) * 1000, "{at}");
+            assert_eq!(t.goodput_bytes(), u64::from(all - before) * 1000, "{at}");
+        }
+    }
 }
 
 #[test]

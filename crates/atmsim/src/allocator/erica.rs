@@ -107,7 +107,7 @@ struct Vc {
     last_er: f64,
     ccr: f64,
     cell_count: u32,
-    /// In [`Erica::touched`].
+    /// To be visited at the next interval end (in [`Erica::touched`] where there is one).
     listed: bool,
 }
 

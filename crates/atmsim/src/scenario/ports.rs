@@ -34,7 +34,8 @@ pub struct Ports {
     /// resolve slowly, in O(n^2) of its size, not wrongly.)
     index: FxHashMap<(u32, u32), u32>,
     /// The last distinct settings given out (at most [`RECENT_SETTINGS`]), most recent first,
-    /// for ports to share ([`Ports::share`]): their indices in the table of settings.
+    /// for ports to share ([`Ports::share`], [`Ports::share_ref`]): their indices in the table
+    /// of settings.
     recent: Vec<usize>,
 }
 
@@ -96,16 +97,7 @@ impl LinkPorts {
 /// buffer that a threshold policy needs).
 pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     let d = port_defaults(f)?;
-    if 2 * f.link.len() >= ONE_OF_MANY as usize {
-        return err(
-            "link",
-            format!(
-                "{} links; allowed: fewer than {} (two ports each, numbered in 32 bits)",
-                f.link.len(),
-                ONE_OF_MANY / 2
-            ),
-        );
-    }
+    numbered_links(f.link.len())?;
     // Two ports per link, reserved exactly: grown by doubling, the table held up to 1.7x its
     // size for the whole run (6.3 MB for 3.8 MB of ports at 10 000 one-pair VCs; issue 14).
     let mut ports = Ports {
@@ -158,6 +150,21 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     ports.recent.clear();
     at_most_distinct_policies(&ports.cfg, MAX_POLICIES)?;
     Ok(ports)
+}
+
+/// Refuses `links` links whose ports could not be numbered in 32 bits beside the two marks of
+/// [`Ports::only`].
+fn numbered_links(links: usize) -> Result<(), ConfigError> {
+    if links.saturating_mul(2) < ONE_OF_MANY as usize {
+        return Ok(());
+    }
+    err(
+        "link",
+        format!(
+            "{links} links; allowed: at most {} (two ports each, numbered in 32 bits)",
+            ONE_OF_MANY / 2 - 1
+        ),
+    )
 }
 
 /// Refuses ports with more than `most` distinct drop policies (a port's buffer names its
@@ -560,6 +567,81 @@ mod tests {
             let e = super::resolve(&file, &nodes).err().expect("refused");
             assert!(e.message.contains("already linked"), "{e:?}");
         }
+    }
+
+    #[test]
+    fn ports_are_found_alike_in_random_networks_as_their_links_are_added() {
+        // Every prefix of a random list of links (duplicates included) over a few hosts and
+        // switches: a duplicate is refused, and otherwise every (node, neighbour) look-up,
+        // nodes that do not exist included, gives the port a search of the table gives.
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rnd = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..400 {
+            let nodes = 2 + rnd(7) as usize;
+            let switch: Vec<bool> = (0..nodes).map(|_| rnd(2) == 0).collect();
+            let links: Vec<(usize, usize)> = (0..rnd(14))
+                .map(|_| {
+                    let a = rnd(nodes as u64) as usize;
+                    let b = rnd(nodes as u64) as usize;
+                    (a, if a == b { (a + 1) % nodes } else { b })
+                })
+                .collect();
+            for k in 1..=links.len() {
+                let mut text = String::from("[measurement]\nduration = \"1 ms\"\n");
+                for (i, &sw) in switch.iter().enumerate() {
+                    let kind = if sw { "switch" } else { "host" };
+                    text += &format!("[[node]]\nname = \"n{i}\"\nkind = \"{kind}\"\n");
+                }
+                for &(a, b) in &links[..k] {
+                    text += &format!("[[link]]\nbetween = [\"n{a}\", \"n{b}\"]\n");
+                }
+                text += "[[connection]]\nname = \"c\"\nfrom = \"n0\"\nto = \"n1\"\ntraffic = { kind = \"tcp\" }\n";
+                let file = crate::scenario::from_toml_str(&text).expect("a valid file");
+                let names = super::Nodes::resolve(&file.node).expect("valid nodes");
+                let mut seen = std::collections::HashSet::new();
+                let dup = links[..k]
+                    .iter()
+                    .any(|&(a, b)| !seen.insert((a.min(b), a.max(b))));
+                match super::resolve(&file, &names) {
+                    Err(e) => assert!(dup && e.message.contains("already linked"), "{e:?}"),
+                    Ok(ports) => {
+                        assert!(!dup, "{:?} resolved", &links[..k]);
+                        for a in 0..nodes + 2 {
+                            for b in 0..nodes + 2 {
+                                let searched = (0..ports.cfg.len())
+                                    .find(|&p| ports.cfg.node(p) == a && ports.cfg.toward(p) == b);
+                                assert_eq!(
+                                    ports.port(a, b),
+                                    searched,
+                                    "{a} -> {b}: {:?}",
+                                    &links[..k]
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn links_whose_ports_a_u32_cannot_number_are_refused() {
+        assert!(super::numbered_links(0).is_ok());
+        let most = (super::ONE_OF_MANY / 2 - 1) as usize;
+        assert!(super::numbered_links(most).is_ok());
+        let e = super::numbered_links(most + 1).unwrap_err();
+        assert_eq!(e.path, "link");
+        assert!(
+            e.message.contains(&format!("allowed: at most {most}")),
+            "{}",
+            e.message
+        );
+        assert!(super::numbered_links(usize::MAX).is_err());
     }
 
     const SMALL: &str = include_str!("../../../../examples/ubr_small.toml");
