@@ -177,10 +177,17 @@ fn rm_and_vbr_counts_are_kept_only_for_samples() {
 
 /// One TCP connection over host links of `delay`.
 fn one_tcp_pair(delay: &str) -> Scenario {
-    let text = format!(
+    let text = one_tcp_pair_text(delay, "duration = \"10 ms\"", "ubr");
+    crate::scenario::load_toml(&text).expect("valid scenario")
+}
+
+/// The scenario of [`one_tcp_pair`] with the `[measurement]` keys `measurement` and the
+/// connection's `service`.
+fn one_tcp_pair_text(delay: &str, measurement: &str, service: &str) -> String {
+    format!(
         r#"
 [measurement]
-duration = "10 ms"
+{measurement}
 [[node]]
 name = "s"
 kind = "host"
@@ -200,10 +207,10 @@ delay = "{delay}"
 name = "c"
 from = "s"
 to = "d"
+service = "{service}"
 traffic = {{ kind = "tcp" }}
 "#
-    );
-    crate::scenario::load_toml(&text).expect("valid scenario")
+    )
 }
 
 #[test]
@@ -594,34 +601,8 @@ fn delivered_and_goodput_bytes_are_read_from_the_receiver() {
     // with none; a warm-up may not reach the end), over UBR and over ABR alike.
     for service in ["ubr", "abr"] {
         for warmup in ["5 ms", "0 s", "19 ms"] {
-            let text = format!(
-                r#"
-[measurement]
-duration = "20 ms"
-warmup = "{warmup}"
-[[node]]
-name = "a"
-kind = "host"
-[[node]]
-name = "s"
-kind = "switch"
-[[node]]
-name = "b"
-kind = "host"
-[[link]]
-between = ["a", "s"]
-delay = "100 us"
-[[link]]
-between = ["s", "b"]
-delay = "100 us"
-[[connection]]
-name = "c"
-from = "a"
-to = "b"
-service = "{service}"
-traffic = {{ kind = "tcp", tcp = {{ mss = "1000 B" }} }}
-"#
-            );
+            let measurement = format!("duration = \"20 ms\"\nwarmup = \"{warmup}\"");
+            let text = one_tcp_pair_text("100 us", &measurement, service);
             let s = crate::scenario::load_toml(&text).expect("valid scenario");
             let mut sim = crate::sim::Sim::new(&s);
             sim.run_until(s.warmup);
@@ -635,8 +616,9 @@ traffic = {{ kind = "tcp", tcp = {{ mss = "1000 B" }} }}
                 "0 s" => assert_eq!(t.goodput_bytes(), t.delivered_bytes(), "{at}"),
                 _ => assert!(before > 0, "{at}"),
             }
-            assert_eq!(t.delivered_bytes(), u64::from(all) * 1000, "{at}");
-            assert_eq!(t.goodput_bytes(), u64::from(all - before) * 1000, "{at}");
+            let mss = 512; // the default segment size
+            assert_eq!(t.delivered_bytes(), u64::from(all) * mss, "{at}");
+            assert_eq!(t.goodput_bytes(), u64::from(all - before) * mss, "{at}");
         }
     }
 }
