@@ -55,8 +55,9 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// and stops a run whose queues and delay lines outgrow that limit as it goes
 /// ([`footprint::Guard`]; an open-loop source into an unlimited buffer), naming the port
 /// or link that holds the most: both are [`RunError::Memory`]. Checks cell conservation
-/// (sent = delivered + dropped + in flight) and every port's counter identities at the end
-/// of the run; a violation is a bug and is returned as [`RunError::Invariant`], never hidden.
+/// (sent = delivered + dropped + in flight) and the ports' cells sent against the
+/// transmissions at the end of the run; a violation is a bug and is returned as
+/// [`RunError::Invariant`], never hidden.
 pub fn run(sc: &Scenario) -> Result<RunResult, RunError> {
     let start = std::time::Instant::now();
     let mut sim = new_sim(sc)?;
@@ -276,19 +277,14 @@ fn budgeted_result(
     check_invariants(r)
 }
 
-/// Cell conservation, every port's counter identity, and the ports' cells sent against the
-/// transmissions: a violation is a bug. (A port's cells sent are its cells admitted and no
-/// longer queued, `PortBuffer::sent`, so they are checked against the run's own count of
-/// transmissions, `cell_hops`, which every port that sends a cell adds to.)
+/// Cell conservation, and the ports' cells sent against the transmissions: a violation is
+/// a bug. A port counts the cells that arrive and those it drops; its cells sent are the
+/// rest less those still queued (`PortBuffer::sent`), so they are checked against the run's
+/// own count of transmissions, `cell_hops`, which every port that sends a cell adds to: an
+/// arrival neither queued, sent nor dropped breaks it. (A port's cells admitted are its
+/// arrivals less its drops since the forty-ninth session, `PortBuffer::enqueued`, so
+/// `received = enqueued + dropped` holds by construction and is no longer checked here.)
 fn check_invariants(r: RunResult) -> Result<RunResult, RunError> {
-    for p in &r.ports {
-        if p.received != p.enqueued + p.dropped {
-            return Err(RunError::Invariant(format!(
-                "port {} counters: received {} != enqueued {} + dropped {}",
-                p.name, p.received, p.enqueued, p.dropped
-            )));
-        }
-    }
     let sent: u64 = r.ports.iter().map(|p| p.sent).sum();
     if sent != r.summary.cell_hops {
         return Err(RunError::Invariant(format!(
@@ -377,11 +373,6 @@ mod tests {
         let sc = scenario::load_toml(SMALL).expect("example is valid");
         let good = run(&sc).expect("runs");
         assert!(good.ports.iter().any(|p| p.sent > 0));
-        // A port's arrivals that are neither admitted nor dropped.
-        let mut r = good.clone();
-        r.ports[0].received += 1;
-        let e = check_invariants(r).expect_err("a lost arrival").to_string();
-        assert!(e.contains("received"), "{e}");
         // A cell sent that was never transmitted (or the other way round).
         let mut r = good.clone();
         let p = r

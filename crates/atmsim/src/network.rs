@@ -7,7 +7,9 @@ use crate::aal5::{self, Reassembly};
 use crate::abr::source::cell_interval;
 use crate::abr::{AbrSource, Destination};
 use crate::allocator::none::NoAllocator;
-use crate::allocator::{AllocatorCfg, AnyAllocator, PortEnv, RateAllocator, RmFields};
+use crate::allocator::{
+    AllocatorCfg, AnyAllocator, CellsTaken, PortEnv, RateAllocator, RmFields, TakeRule,
+};
 use crate::cell::{Cell, FlowId, CELL_BITS, CELL_BITS_F64};
 use crate::drop_policy::AnyPolicy;
 use crate::link::DelayLine;
@@ -22,21 +24,24 @@ use std::sync::Arc;
 
 /// An output port: buffer, transmitter and the delay line of its link direction.
 ///
-/// 128 bytes on cache-line bounds: the transmitter, the allocator and the delay line in the
-/// first line, the buffer in the second ([`PortBuffer`]; its queues, drop counts and
-/// high-water marks are boxed on first use, so a port that never queues nor drops a cell is
-/// these two lines). A cell that finds the transmitter free and the buffer empty touches the
-/// two (issue 14: at 10 000 VCs most cells do, and each line is a cache miss; 312 bytes in
-/// the compiler's order straddled five or six, 256 bytes with the queues inline were four
-/// lines of every port, and 192 bytes with the slot table, the policy and the marks inline
-/// three). What ports share, the line rate's unit time and the propagation delay, is in
-/// [`Network::timings`]; the slot table and the drop policies in [`Network::buffers`]; the RM and VBR cells
-/// sent since the last sample are in [`Network::special_sent`], touched only for those cells.
+/// 96 bytes on 32-byte bounds, so that every port spans two cache lines, no more: the
+/// transmitter and the delay line, then the buffer ([`PortBuffer`]; its queues, drop counts
+/// and high-water marks are boxed on first use, so a port that never queues nor drops a
+/// cell is these two lines). A cell that finds the transmitter free and the buffer empty
+/// touches the two (issue 14: at 10 000 VCs most cells do, and each line is a cache miss;
+/// 312 bytes in the compiler's order straddled five or six, 256 bytes with the queues inline
+/// were four lines of every port, and 192 bytes with the slot table, the policy and the
+/// marks inline three). What ports share, the line rate's unit time and the propagation
+/// delay, is in [`Network::timings`]; the slot table and the kinds of buffer (drop policy
+/// and size) in [`Network::buffers`]; the allocators, which most ports of a large network
+/// do not have, in [`Network::allocators`]; the RM and VBR cells sent since the last sample
+/// are in [`Network::special_sent`], touched only for those cells. At 128 bytes on
+/// cache-line bounds (the allocator inline, the buffer's size, counts and VC table in the
+/// buffer) a port took a third more memory for the same two lines (issue 14, forty-ninth
+/// session).
 #[derive(Debug)]
-#[repr(C, align(64))]
+#[repr(C, align(32))]
 pub struct Port {
-    /// The ABR rate allocator of this port.
-    pub alloc: AnyAllocator,
     /// The transmitter is busy until this time.
     pub busy_until: Time,
     /// The running remainder of the transmitter's serial clock ([`UnitTime::next_duration`]).
@@ -57,6 +62,12 @@ pub struct Port {
     /// the one before may go onto the line at once, as of that end, without a transmit-done
     /// event (`sim::Sim::admit`; issue 14).
     pub lone_source: bool,
+    /// Which arriving cells go to the allocator ([`RateAllocator::cells_taken`] of an
+    /// active one; none otherwise).
+    pub takes: TakeRule,
+    /// The port's ABR rate allocator: [`Network::allocators`]`[alloc]` (0: none, shared by
+    /// every port without one).
+    pub alloc: u32,
     /// The link's propagation part.
     pub line: DelayLine,
     /// Queues, policy and counters.
@@ -884,6 +895,22 @@ fn asks_no_feedback(here: &[u32], feedback_only: &[bool]) -> bool {
     !here.is_empty() && here.iter().all(|&f| feedback_only[f as usize])
 }
 
+/// Adds a port's allocator `a` to the network's `allocators` unless it is none; returns its
+/// index there ([`Port::alloc`]: 0 for none) and the cells the port hands it
+/// ([`Port::takes`]).
+fn place_allocator(allocators: &mut Vec<AnyAllocator>, a: AnyAllocator) -> (u32, TakeRule) {
+    if matches!(a, AnyAllocator::None(_)) {
+        return (0, CellsTaken::None.rule());
+    }
+    let takes = match a.is_active() {
+        true => a.cells_taken(),
+        false => CellsTaken::None,
+    };
+    allocators.push(a);
+    let index = u32::try_from(allocators.len() - 1).expect("fewer than 2^32 ports");
+    (index, takes.rule())
+}
+
 /// The whole network.
 #[derive(Debug)]
 pub struct Network {
@@ -905,8 +932,13 @@ pub struct Network {
     pub conns: Vec<Connection>,
     /// The distinct line timings of the ports ([`Port::timing`] indexes it).
     pub timings: Vec<LineTiming>,
-    /// What the ports' buffers share: the VCs' slots and the distinct drop policies.
+    /// What the ports' buffers share: the VCs' slots and the distinct kinds of buffer.
     pub buffers: BufferTables,
+    /// The ports' rate allocators ([`Port::alloc`]): first the one of every port without
+    /// one ([`NoAllocator`]), then each other port's own, in port order (issue 14: held in
+    /// every port, 16 bytes of each, where at 10 000 one-pair VCs three ports in four have
+    /// none).
+    pub allocators: Vec<AnyAllocator>,
     /// Per port: the RM and VBR cells sent since the last time-series sample (empty in a
     /// run without samples).
     pub special_sent: Vec<SpecialSent>,
@@ -933,24 +965,25 @@ impl Timings {
     }
 }
 
-/// The distinct drop policies of a network being built, each given an index once: by the
-/// index of the port's settings first (most ports share a few), else by the policy's value.
+/// The distinct kinds of buffer (drop policy and size) of a network being built, each given
+/// an index once: by the index of the port's settings first (most ports share a few), else
+/// by the kind's value.
 #[derive(Default)]
-struct Policies {
+struct BufferKinds {
     by_settings: rustc_hash::FxHashMap<usize, u16>,
-    by_value: rustc_hash::FxHashMap<String, u16>,
+    by_value: rustc_hash::FxHashMap<(String, Option<u32>), u16>,
 }
 
-impl Policies {
-    /// The index in `tables` of the drop policy of a port with `settings`, of index `k` in
+impl BufferKinds {
+    /// The index in `tables` of the kind of buffer of a port with `settings`, of index `k` in
     /// the scenario's table of settings.
     fn of(&mut self, k: usize, settings: &PortSettings, tables: &mut BufferTables) -> u16 {
         let by_value = &mut self.by_value;
         *self.by_settings.entry(k).or_insert_with(|| {
-            let cfg = &settings.policy;
+            let (cfg, buffer) = (&settings.policy, settings.buffer);
             *by_value
-                .entry(format!("{cfg:?}"))
-                .or_insert_with(|| tables.add_policy(AnyPolicy::build(cfg, &())))
+                .entry((format!("{cfg:?}"), buffer))
+                .or_insert_with(|| tables.add_kind(AnyPolicy::build(cfg, &()), buffer))
         })
     }
 }
@@ -994,10 +1027,10 @@ impl Network {
         let (slots, port_flows) = port_slots(s);
         let rm_fields = rm_fields(s);
         let mut timings = Timings::default();
-        let mut policies = Policies::default();
+        let mut kinds = BufferKinds::default();
         let mut buffers = BufferTables {
             slots: slots.clone(),
-            policies: Vec::new(),
+            kinds: Vec::new(),
         };
         let feedback_only: Vec<bool> = s
             .connections
@@ -1005,26 +1038,14 @@ impl Network {
             .flat_map(|c| [false, carries_only_feedback(c)])
             .collect();
         let no_allocator = AllocatorCfg::None(NoAllocator);
+        let mut allocators = vec![AnyAllocator::None(NoAllocator)];
         let ports: Vec<Port> = s
             .ports
             .iter()
             .enumerate()
             .map(|(pi, p)| (pi, p, port_flows.of(pi)))
-            .map(|(pi, p, here)| Port {
-                buf: PortBuffer::with_policy(
-                    p.settings.buffer,
-                    policies.of(s.ports.settings_index(pi), p.settings, &mut buffers),
-                    here.len(),
-                ),
-                line: DelayLine::default(),
-                clock_acc: 0,
-                busy_until: 0,
-                timing: timings.of(p.settings.rate_bps, p.settings.prop),
-                tx_pending: false,
-                is_switch: s.nodes.is_switch(p.node()),
-                line_runs: false,
-                lone_source: false,
-                alloc: AnyAllocator::build(
+            .map(|(pi, p, here)| {
+                let alloc = AnyAllocator::build(
                     match spare_idle_allocators && asks_no_feedback(here, &feedback_only) {
                         true => &no_allocator,
                         false => &p.settings.allocator,
@@ -1036,7 +1057,24 @@ impl Network {
                         slots: slots.clone(),
                         rm_fields: &rm_fields,
                     },
-                ),
+                );
+                let (alloc, takes) = place_allocator(&mut allocators, alloc);
+                Port {
+                    buf: PortBuffer::of_kind(
+                        kinds.of(s.ports.settings_index(pi), p.settings, &mut buffers),
+                        here.len(),
+                    ),
+                    line: DelayLine::default(),
+                    clock_acc: 0,
+                    busy_until: 0,
+                    timing: timings.of(p.settings.rate_bps, p.settings.prop),
+                    tx_pending: false,
+                    is_switch: s.nodes.is_switch(p.node()),
+                    line_runs: false,
+                    lone_source: false,
+                    takes,
+                    alloc,
+                }
             })
             .collect();
         let mut flows = Vec::with_capacity(nflows);
@@ -1094,6 +1132,7 @@ impl Network {
             conns,
             timings: timings.list,
             buffers,
+            allocators,
         };
         net.hold_tcp_frames(s);
         net.keep_line_runs(s);
@@ -1126,7 +1165,7 @@ impl Network {
             let port = &mut self.ports[p];
             port.lone_source = !port.is_switch
                 && port.buf.vcs_held() == 1
-                && !port.alloc.is_active()
+                && !self.allocators[port.alloc as usize].is_active()
                 && self.timings[port.timing as usize].prop > 0;
         }
     }
@@ -1150,7 +1189,7 @@ impl Network {
                 let faulted = s.faults.iter().any(|x| x.port == p);
                 if port.buf.vcs_held() == 1
                     && port.buf.takes_every_cell(&self.buffers)
-                    && !port.alloc.is_active()
+                    && !self.allocators[port.alloc as usize].is_active()
                     && !faulted
                 {
                     let mut template = Cell::data(f.raw(), 0, false);
@@ -1303,6 +1342,18 @@ impl Network {
         &self.timings[self.ports[p].timing as usize]
     }
 
+    /// The rate allocator of port `p` ([`NoAllocator`] if it has none).
+    #[inline]
+    pub fn alloc(&self, p: usize) -> &AnyAllocator {
+        &self.allocators[self.ports[p].alloc as usize]
+    }
+
+    /// The rate allocator of port `p`, to change.
+    #[inline]
+    pub fn alloc_mut(&mut self, p: usize) -> &mut AnyAllocator {
+        &mut self.allocators[self.ports[p].alloc as usize]
+    }
+
     /// Counts an RM or VBR cell port `p` sent, for the time series' data and VBR
     /// utilization (other cells are not counted here). Out of line: the per-cell path only
     /// tests the cell's flags, and hands over what they say rather than the cell (whose
@@ -1343,7 +1394,11 @@ impl Network {
                 }
             })
             .sum();
-        let allocators: usize = self.ports.iter().map(|p| p.alloc.record_bytes()).sum();
+        let allocators: usize = self
+            .allocators
+            .iter()
+            .map(|a| size_of::<AnyAllocator>() + a.record_bytes())
+            .sum();
         self.ports.len() * size_of::<Port>()
             + allocators
             + self.flows.len() * size_of::<Flow>()

@@ -1,9 +1,11 @@
 //! An output port: per-class queues served by strict priority, a shared buffer limit,
 //! per-VC accounting, the AAL5 frame-aware drop machinery, and counters.
 //!
-//! Counter identities (checked by tests and at the end of every run):
-//! `received = enqueued + dropped_total()`; the cells sent are `enqueued - queued()`
-//! ([`PortBuffer::sent`]), and the run checks them against its transmissions.
+//! Counters: a port counts the cells that arrive and, per reason, the cells it drops; the
+//! cells admitted are `received - dropped_total()` ([`PortBuffer::enqueued`]) and the cells
+//! sent `enqueued - queued()` ([`PortBuffer::sent`]). The run checks the cells sent against
+//! its own count of transmissions at its end, and the tests check the VCs' cells against
+//! the occupancy.
 //!
 //! The drop policy ([`crate::drop_policy`]) decides; the port applies. Per VC the port keeps
 //! whether the next cell starts a frame, and a mode: accepting the frame, discarding it whole
@@ -268,60 +270,63 @@ impl Default for VcState {
     }
 }
 
-/// Port counters of the cells it admits; the drops, counted only for cells dropped, and the
-/// high-water marks, which only a cell that waits can raise above one, are with the queues
-/// ([`PortBuffer::dropped`], [`PortBuffer::max_queue`]; see [`PortBuffer`]'s layout).
-#[derive(Clone, Debug, Default)]
-#[repr(C)]
-pub struct PortCounters {
-    /// Cells that arrived at the port.
-    pub received: u64,
-    /// Cells admitted: put in a queue, or sent at once from an empty buffer
-    /// ([`PortBuffer::arrive_to_send`]). The cells sent are the ones admitted and no longer
-    /// queued ([`PortBuffer::sent`]).
-    pub enqueued: u64,
+/// What a buffer is, which many buffers of a network share: its drop policy and its size.
+#[derive(Clone, Debug)]
+pub struct BufferKind {
+    /// The drop policy.
+    pub policy: AnyPolicy,
+    /// The buffer's size in cells (`u32::MAX`: unlimited).
+    pub capacity: u32,
 }
 
 /// What the buffers of a network's ports share, named by each buffer rather than held by
-/// it (issue 14: a port in two cache lines): the slots of the VCs at each port, and the
-/// distinct drop policies, which a buffer names by its index here.
+/// it (issue 14: a port in 96 bytes): the slots of the VCs at each port, and the distinct
+/// kinds of buffer (drop policy and size), which a buffer names by its index here.
 #[derive(Clone, Debug, Default)]
 pub struct BufferTables {
     /// Where each (flow, hop)'s VC sits in its port's per-VC table.
     pub slots: VcSlots,
-    /// The distinct drop policies ([`BufferTables::policy_index`]).
-    pub policies: Vec<AnyPolicy>,
+    /// The distinct kinds of buffer ([`BufferTables::add_kind`]).
+    pub kinds: Vec<BufferKind>,
 }
 
-/// Most distinct drop policies a network's buffers can name (a buffer holds the index in 16
-/// bits; the scenario layer refuses more: `scenario::ports`).
-pub const MAX_POLICIES: usize = 1 << 16;
+/// Most distinct kinds of buffer (drop policy and size) a network's buffers can name (a
+/// buffer holds the index in 16 bits; the scenario layer refuses more: `scenario::ports`).
+pub const MAX_BUFFER_KINDS: usize = 1 << 16;
 
 impl BufferTables {
-    /// Tables of one policy for buffers whose slots are the flow indices (unit tests,
-    /// benches): every buffer made by [`PortBuffer::new`] with policy index 0.
-    pub fn identity(policy: AnyPolicy) -> BufferTables {
+    /// Tables of one kind of buffer, `capacity` cells (None: unlimited) with `policy`, for
+    /// buffers whose slots are the flow indices (unit tests, benches): every buffer made by
+    /// [`PortBuffer::new`] is of kind 0.
+    pub fn identity(policy: AnyPolicy, capacity: Option<u32>) -> BufferTables {
         BufferTables {
             slots: VcSlots::Identity,
-            policies: vec![policy],
+            kinds: vec![BufferKind {
+                policy,
+                capacity: capacity.unwrap_or(u32::MAX),
+            }],
         }
     }
 
-    /// The index of a policy added to the table (the caller gives each distinct one once).
+    /// The index of a kind of buffer added to the table, of `capacity` cells (None:
+    /// unlimited) with `policy` (the caller gives each distinct one once).
     ///
     /// # Panics
-    /// Past [`MAX_POLICIES`], which a resolved scenario never reaches.
-    pub fn add_policy(&mut self, policy: AnyPolicy) -> u16 {
-        let i = u16::try_from(self.policies.len())
-            .expect("at most 65 536 distinct drop policies (checked when resolving)");
-        self.policies.push(policy);
+    /// Past [`MAX_BUFFER_KINDS`], which a resolved scenario never reaches.
+    pub fn add_kind(&mut self, policy: AnyPolicy, capacity: Option<u32>) -> u16 {
+        let i = u16::try_from(self.kinds.len())
+            .expect("at most 65 536 distinct kinds of buffer (checked when resolving)");
+        self.kinds.push(BufferKind {
+            policy,
+            capacity: capacity.unwrap_or(u32::MAX),
+        });
         i
     }
 
-    /// The policy a buffer names.
+    /// The kind a buffer names.
     #[inline(always)]
-    fn policy(&self, index: u16) -> &AnyPolicy {
-        &self.policies[index as usize]
+    pub fn kind(&self, index: u16) -> &BufferKind {
+        &self.kinds[index as usize]
     }
 }
 
@@ -337,10 +342,12 @@ pub enum Admission {
 
 /// An output port's buffer and queues.
 ///
-/// 64 bytes, one cache line (its port's second: [`crate::network::Port`]): what the
-/// admission of every cell reads and writes (occupancy, capacity, the VC's state, the
-/// counters of arrived and admitted cells). What every port has alike is named, not held
-/// ([`BufferTables`]: the slot table, the drop policy). The class queues, the frame runs,
+/// 40 bytes (of its port's 96: [`crate::network::Port`]): what the admission of every cell
+/// reads and writes (occupancy, the VC's state, the count of arrived cells). What many
+/// ports have alike is named, not held ([`BufferTables`]: the slot table, the drop policy
+/// and the size); the cells admitted are the cells arrived less the cells dropped, and the
+/// VCs with cells queued are counted beside a table of several VCs ([`VcTable::count`]) and
+/// read off the one entry of a table of one. The class queues, the frame runs,
 /// the drop counts and the high-water marks, which a cell reaching an idle port with an
 /// empty buffer does not touch, are boxed on first use (`PortQueues`): most ports of a
 /// network with one host pair per VC never need them (issue 14: at 10 000 VCs most cells
@@ -350,18 +357,17 @@ pub enum Admission {
 #[repr(C)]
 pub struct PortBuffer {
     occupancy: u32,
-    capacity: u32,
-    active_vcs: u32,
     /// Bit `c` set when class `c`'s queue holds a cell (the next to serve is the lowest).
     nonempty: u8,
     /// A cell was sent at once since the last [`PortBuffer::take_interval_max`] (the
     /// interval's high-water mark is at least one).
     sent_at_once: bool,
-    /// The drop policy: [`BufferTables::policies`]`[policy]`.
-    policy: u16,
-    /// Counters.
-    pub counters: PortCounters,
-    /// The VCs routed through the port ([`VcTable`]: the first inline).
+    /// The drop policy and the size: [`BufferTables::kinds`]`[kind]`.
+    kind: u16,
+    /// Cells that arrived at the port.
+    received: u64,
+    /// The VCs routed through the port ([`VcTable`]: the first inline; the count beside a
+    /// table of several, the VCs with cells queued).
     vcs: VcTable<VcState>,
     /// The class queues, the frame runs of a port that holds frames, the drop counts and
     /// the high-water marks, made on the first cell queued, frame held or cell dropped.
@@ -369,27 +375,38 @@ pub struct PortBuffer {
 }
 
 impl PortBuffer {
-    /// A port buffer of `capacity` cells (None = unlimited) for `flows` flows, numbered
-    /// by their flow index, with the policy of index 0 ([`BufferTables::identity`]).
-    pub fn new(capacity: Option<u32>, flows: usize) -> Self {
-        Self::with_policy(capacity, 0, flows)
+    /// A port buffer for `flows` flows, numbered by their flow index, of the kind of index 0
+    /// ([`BufferTables::identity`]).
+    pub fn new(flows: usize) -> Self {
+        Self::of_kind(0, flows)
     }
 
-    /// A port buffer for the `vcs` VCs routed through it, with the drop policy of index
-    /// `policy` ([`BufferTables`]). Queues start empty and grow on demand (then keep their
-    /// capacity: no allocation per cell once a port has seen its largest queue).
-    pub fn with_policy(capacity: Option<u32>, policy: u16, vcs: usize) -> Self {
+    /// A port buffer for the `vcs` VCs routed through it, of the kind (drop policy and size)
+    /// of index `kind` ([`BufferTables`]). Queues start empty and grow on demand (then keep
+    /// their capacity: no allocation per cell once a port has seen its largest queue).
+    pub fn of_kind(kind: u16, vcs: usize) -> Self {
         PortBuffer {
             queues: None,
             nonempty: 0,
             sent_at_once: false,
             occupancy: 0,
-            capacity: capacity.unwrap_or(u32::MAX),
-            policy,
+            kind,
             vcs: VcTable::new(vcs),
-            active_vcs: 0,
-            counters: PortCounters::default(),
+            received: 0,
         }
+    }
+
+    /// Cells that arrived at the port.
+    #[inline]
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+
+    /// Cells admitted: put in a queue, or sent at once from an empty buffer
+    /// ([`PortBuffer::arrive_to_send`]): the cells arrived less the cells dropped. The
+    /// cells sent are the ones admitted and no longer queued ([`PortBuffer::sent`]).
+    pub fn enqueued(&self) -> u64 {
+        self.received - self.dropped_total()
     }
 
     /// The queues and drop counts, made on first use (out of line: once per port).
@@ -441,7 +458,8 @@ impl PortBuffer {
 
     /// True when the buffer admits every cell offered: unlimited, with tail drop.
     pub fn takes_every_cell(&self, t: &BufferTables) -> bool {
-        self.capacity == u32::MAX && matches!(t.policy(self.policy), AnyPolicy::TailDrop(_))
+        let kind = t.kind(self.kind);
+        kind.capacity == u32::MAX && matches!(kind.policy, AnyPolicy::TailDrop(_))
     }
 
     /// True when the buffer holds frames ([`PortBuffer::hold_frames`]).
@@ -466,18 +484,13 @@ impl PortBuffer {
         let class = runs.class();
         let m = to - from;
         let vc = self.vcs.only_mut();
-        if vc.cells == 0 {
-            self.active_vcs += 1;
-        }
         vc.cells += m;
         vc.mode = Mode::Accepting;
         vc.at_frame_start = to == cells;
         self.nonempty |= 1 << class;
         self.occupancy += m;
         queues.marks.rise_to(self.occupancy);
-        let c = &mut self.counters;
-        c.received += u64::from(m);
-        c.enqueued += u64::from(m);
+        self.received += u64::from(m);
     }
 
     /// Offers an arriving cell of service class `class` to the buffer.
@@ -488,7 +501,7 @@ impl PortBuffer {
             "a cell offered to a buffer holding frames"
         );
         match self.admission(&cell, true, t) {
-            Ok(()) => self.enqueue(cell, class.index()),
+            Ok(()) => self.enqueue(cell, class.index(), t.kind(self.kind).capacity),
             Err(r) => self.drop(r),
         }
     }
@@ -510,7 +523,6 @@ impl PortBuffer {
                 // Queued and sent in the same instant: the VC's count and the occupancy
                 // go up by one and back down; the high-water marks see one cell (derived:
                 // [`PortBuffer::max_queue`], [`PortBuffer::take_interval_max`]).
-                self.counters.enqueued += 1;
                 self.sent_at_once = true;
                 Admission::Enqueued
             }
@@ -523,19 +535,23 @@ impl PortBuffer {
     /// arrival.
     #[inline(always)]
     fn admission(&mut self, cell: &Cell, queued: bool, t: &BufferTables) -> Result<(), DropReason> {
-        self.counters.received += 1;
-        let room = self.occupancy < self.capacity;
+        self.received += 1;
+        let kind = t.kind(self.kind);
+        let room = self.occupancy < kind.capacity;
         let slot = self.slot(cell, &t.slots);
-        let (occupancy, capacity, active_vcs) = (self.occupancy, self.capacity, self.active_vcs);
-        let vc = self.vcs.get_mut(slot);
+        let occupancy = self.occupancy;
+        let (vc, active) = self.vcs.entry_and_count(slot);
         // RM cells are not part of AAL5 frames: they only meet the buffer limit.
         let outcome = if !cell.is_rm() {
+            // The VCs with cells queued: counted beside a table of several, and at a port
+            // of one VC, one if its cells are.
+            let active_vcs = active.as_deref().map_or(u32::from(vc.cells > 0), |n| *n);
             Self::frame_admission(
-                t.policy(self.policy),
+                &kind.policy,
                 vc,
                 cell.is_eom(),
                 room,
-                (occupancy, capacity, active_vcs),
+                (occupancy, kind.capacity, active_vcs),
             )
         } else if room {
             Ok(())
@@ -544,7 +560,9 @@ impl PortBuffer {
         };
         if queued && outcome.is_ok() {
             if vc.cells == 0 {
-                self.active_vcs += 1;
+                if let Some(n) = active {
+                    *n += 1;
+                }
             }
             vc.cells += 1;
         }
@@ -626,11 +644,11 @@ impl PortBuffer {
 
     /// Puts an admitted cell in its class's queue (its VC's count is already up).
     #[inline(always)]
-    fn enqueue(&mut self, cell: Cell, class: usize) -> Admission {
+    fn enqueue(&mut self, cell: Cell, class: usize, capacity: u32) -> Admission {
         let occupancy = self.occupancy + 1;
         // A class queue never holds more cells than the buffer: its ring grows to that at
         // most (a trunk of 36 000 cells: a ring of 36 000, not 65 536; issue 14).
-        let bound = self.capacity;
+        let bound = capacity;
         let queues = self.queues_mut();
         queues
             .classes_mut()
@@ -639,7 +657,6 @@ impl PortBuffer {
         queues.marks.rise_to(occupancy);
         self.nonempty |= 1 << class;
         self.occupancy = occupancy;
-        self.counters.enqueued += 1;
         Admission::Enqueued
     }
 
@@ -667,10 +684,12 @@ impl PortBuffer {
             self.nonempty &= !(1 << class);
         }
         self.occupancy -= 1;
-        let st = self.vcs.get_mut(self.slot(&c, slots));
+        let (st, active) = self.vcs.entry_and_count(self.slot(&c, slots));
         st.cells -= 1;
         if st.cells == 0 {
-            self.active_vcs -= 1;
+            if let Some(n) = active {
+                *n -= 1;
+            }
         }
         Some(c)
     }
@@ -693,11 +712,7 @@ impl PortBuffer {
     /// A cell of the buffer's one VC left (a buffer that holds frames): the counts follow.
     #[inline]
     fn count_out_of_first_vc(&mut self, c: Cell) -> Cell {
-        let st = self.vcs.only_mut();
-        st.cells -= 1;
-        if st.cells == 0 {
-            self.active_vcs -= 1;
-        }
+        self.vcs.only_mut().cells -= 1;
         c
     }
 
@@ -721,7 +736,9 @@ impl PortBuffer {
 
     /// VCs with cells in the buffer.
     pub fn active_vcs(&self) -> u32 {
-        self.active_vcs
+        self.vcs
+            .count()
+            .unwrap_or_else(|| u32::from(self.vcs.get(0).cells > 0))
     }
 
     /// Cells of the VC in slot `slot` in the buffer (the flow index, for a buffer made by
@@ -744,14 +761,14 @@ impl PortBuffer {
     /// Cells transmitted: admitted and no longer queued.
     #[inline]
     pub fn sent(&self) -> u64 {
-        self.counters.enqueued - u64::from(self.occupancy)
+        self.enqueued() - u64::from(self.occupancy)
     }
 
     /// Largest total queue length seen (cells): one once a cell was admitted (a cell sent at
     /// once is queued and taken out in the same instant), more only where cells waited.
     pub fn max_queue(&self) -> u32 {
         let waited = self.queues.as_deref().map_or(0, |q| q.marks.max_queue);
-        waited.max(u32::from(self.counters.enqueued > 0))
+        waited.max(u32::from(self.enqueued() > 0))
     }
 
     /// Largest occupancy since the last call (the time series' interval maximum); restarts
@@ -779,11 +796,10 @@ mod tests {
 
     #[test]
     fn buffer_lines() {
-        // The buffer sits at byte 64 of its port (a line bound): what every admitted cell
-        // touches is its one line; the class queues, the drop counts and the high-water
-        // marks are boxed.
+        // The buffer is 40 of its port's 96 bytes: the class queues, the drop counts and
+        // the high-water marks are boxed, the policy and the size named.
         use std::mem::size_of;
-        assert_eq!(size_of::<PortBuffer>(), 64);
+        assert_eq!(size_of::<PortBuffer>(), 40);
         assert_eq!(size_of::<Option<Box<PortQueues>>>(), 8);
         // The box: the class queues or the frame runs, the drop counts' own box, the marks;
         // 56 bytes, a 64-byte block of the allocator (glibc adds 8 and rounds to 16: 64
@@ -923,7 +939,8 @@ mod tests {
         (0..n).map(|i| Cell::data(flow, tag, i + 1 == n)).collect()
     }
 
-    /// A buffer with tables of its own: its one policy, and slots by flow index.
+    /// A buffer with tables of its own: its one kind (policy and size), and slots by flow
+    /// index.
     struct Buf {
         b: PortBuffer,
         t: BufferTables,
@@ -932,8 +949,8 @@ mod tests {
     impl Buf {
         fn new(capacity: Option<u32>, policy: AnyPolicy, flows: usize) -> Buf {
             Buf {
-                b: PortBuffer::new(capacity, flows),
-                t: BufferTables::identity(policy),
+                b: PortBuffer::new(flows),
+                t: BufferTables::identity(policy, capacity),
             }
         }
         fn arrive(&mut self, c: Cell, class: ServiceClass) -> Admission {
@@ -967,23 +984,29 @@ mod tests {
         cells.iter().map(|c| p.arrive(*c, UBR)).collect()
     }
 
+    /// The cells queued are the VCs' cells, the VCs counted active are those with cells
+    /// (kept beside a table of several VCs, read off a table of one), and the cells admitted
+    /// are sent or queued.
     fn check_identities(p: &PortBuffer) {
-        let c = &p.counters;
-        assert_eq!(c.received, c.enqueued + p.dropped_total());
-        assert_eq!(c.enqueued, p.sent() + p.queued() as u64);
+        let cells: Vec<u32> = (0..p.vcs.len()).map(|s| p.vcs.get(s).cells).collect();
+        assert_eq!(cells.iter().sum::<u32>(), p.queued());
+        let active = cells.iter().filter(|&&c| c > 0).count() as u32;
+        assert_eq!(p.active_vcs(), active);
+        assert_eq!(p.enqueued(), p.sent() + p.queued() as u64);
     }
 
     /// Everything the buffer reports or decides with, for comparing two buffers.
     fn state(p: &PortBuffer, vcs: usize) -> String {
         let per_vc: Vec<_> = (0..vcs).map(|s| *p.vcs.get(s)).collect();
         format!(
-            "{:?} sent={} max={} {:?} q={} active={} imax={} {:?}",
-            p.counters,
+            "received={} enqueued={} sent={} max={} {:?} q={} active={} imax={} {:?}",
+            p.received(),
+            p.enqueued(),
             p.sent(),
             p.max_queue(),
             p.dropped(),
             p.occupancy,
-            p.active_vcs,
+            p.active_vcs(),
             p.interval_max(),
             per_vc
         )

@@ -384,7 +384,6 @@ impl RunResult {
                 .filter(|(i, _)| used[*i])
                 .map(|(i, p)| {
                     let port = &net.ports[i];
-                    let k = &port.buf.counters;
                     PortResult {
                         name: p.name(&sc.nodes),
                         node: sc.nodes.name(p.node()).into(),
@@ -393,8 +392,8 @@ impl RunResult {
                         rate_bps: p.settings.rate_bps as f64,
                         buffer_cells: p.settings.buffer,
                         policy: p.settings.policy.name(),
-                        received: k.received,
-                        enqueued: k.enqueued,
+                        received: port.buf.received(),
+                        enqueued: port.buf.enqueued(),
                         dropped: port.buf.dropped_total(),
                         drops: DropCounts(port.buf.dropped()),
                         sent: port.buf.sent(),

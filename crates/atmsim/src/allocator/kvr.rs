@@ -48,7 +48,7 @@
 //! satisfied connections hold; the ER written into a cell is never below 0.
 
 use super::kvr_measured::RateMeter;
-use super::RateAllocator;
+use super::{CellsTaken, RateAllocator};
 use crate::cell::{flag, Cell};
 use crate::port::VcSlots;
 use crate::vc_table::VcTable;
@@ -423,11 +423,13 @@ impl RateAllocator for Kvr {
         + std::mem::size_of::<u32>()
         + super::kvr_measured::METER_BYTES_PER_VC) as u64;
 
-    /// A forward RM cell, or with `measured_rate` every cell (its meter counts them): the
+    /// Forward RM cells, or with `measured_rate` every cell (its meter counts them): the
     /// others change nothing here.
-    #[inline]
-    fn takes(&self, cell: &Cell) -> bool {
-        cell.flags & (flag::RM | flag::DIR) == flag::RM || self.meter.is_some()
+    fn cells_taken(&self) -> CellsTaken {
+        match self.meter {
+            Some(_) => CellsTaken::All,
+            None => CellsTaken::ForwardRm,
+        }
     }
 
     #[inline]

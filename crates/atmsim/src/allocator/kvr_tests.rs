@@ -262,7 +262,7 @@ fn result_independent_of_table_size() {
 /// allocator, and ends no interval.
 #[test]
 fn takes_forward_rm_cells_only_unless_it_measures_rates() {
-    use crate::allocator::RateAllocator;
+    use crate::allocator::{CellsTaken, RateAllocator};
     use crate::cell::{flag, Cell, ServiceClass};
     let mut data = Cell::data(0, 7, false);
     data.flags |= ServiceClass::Abr.flag_bits();
@@ -274,9 +274,11 @@ fn takes_forward_rm_cells_only_unless_it_measures_rates() {
     bwd.flags |= flag::DIR;
     let mut k = kvr(100.0, 1);
     k.open(0);
-    assert!(k.takes(&fwd));
-    assert!(!k.takes(&data));
-    assert!(!k.takes(&bwd));
+    let taken = k.cells_taken();
+    assert_eq!(taken, CellsTaken::ForwardRm);
+    assert!(taken.takes(&fwd));
+    assert!(!taken.takes(&data));
+    assert!(!taken.takes(&bwd));
     for c in [data, bwd] {
         let before = format!("{k:?}");
         let mut cell = c;
@@ -297,5 +299,6 @@ fn takes_forward_rm_cells_only_unless_it_measures_rates() {
         100.0,
         1,
     );
-    assert!(measuring.takes(&data) && measuring.takes(&fwd) && measuring.takes(&bwd));
+    let taken = measuring.cells_taken();
+    assert!(taken.takes(&data) && taken.takes(&fwd) && taken.takes(&bwd));
 }

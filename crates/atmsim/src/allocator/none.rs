@@ -16,6 +16,10 @@ impl RateAllocator for NoAllocator {
     fn is_active(&self) -> bool {
         false
     }
+
+    fn cells_taken(&self) -> super::CellsTaken {
+        super::CellsTaken::None
+    }
 }
 
 /// `kind = "none"`: no parameters.

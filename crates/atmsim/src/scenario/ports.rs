@@ -9,7 +9,7 @@ use crate::allocator::{AllocatorCfg, AllocatorSpec};
 use crate::cell::CELL_BITS;
 use crate::config::{err, ConfigError};
 use crate::drop_policy::{PolicyCfg, PolicySpec};
-use crate::port::MAX_POLICIES;
+use crate::port::MAX_BUFFER_KINDS;
 use crate::units::BufferSize;
 use atmsim_kernel::Time;
 use rustc_hash::FxHashMap;
@@ -148,7 +148,7 @@ pub fn resolve(f: &ScenarioFile, nodes: &Nodes) -> Result<Ports, ConfigError> {
     // copy per switch port).
     ports.cfg.drop_unused_settings();
     ports.recent.clear();
-    at_most_distinct_policies(&ports.cfg, MAX_POLICIES)?;
+    at_most_distinct_buffers(&ports.cfg, MAX_BUFFER_KINDS)?;
     Ok(ports)
 }
 
@@ -167,28 +167,29 @@ fn numbered_links(links: usize) -> Result<(), ConfigError> {
     )
 }
 
-/// Refuses ports with more than `most` distinct drop policies (a port's buffer names its
-/// policy by a 16-bit index: `port::BufferTables`). Only a network of more ports than that
-/// can have as many, so smaller ones are not looked at.
-fn at_most_distinct_policies(cfg: &PortTable, most: usize) -> Result<(), ConfigError> {
+/// Refuses ports with more than `most` distinct kinds of buffer, a drop policy with a size (a
+/// port's buffer names its kind by a 16-bit index: `port::BufferTables`). Only a network of
+/// more ports than that can have as many, so smaller ones are not looked at.
+fn at_most_distinct_buffers(cfg: &PortTable, most: usize) -> Result<(), ConfigError> {
     if cfg.len() <= most {
         return Ok(());
     }
     let mut seen: FxHashMap<usize, ()> = FxHashMap::default();
-    let mut policies: FxHashMap<String, ()> = FxHashMap::default();
+    let mut kinds: FxHashMap<(String, Option<u32>), ()> = FxHashMap::default();
     for p in 0..cfg.len() {
         if seen.insert(cfg.settings_index(p), ()).is_none() {
-            policies.insert(format!("{:?}", cfg.settings(p).policy), ());
+            let settings = cfg.settings(p);
+            kinds.insert((format!("{:?}", settings.policy), settings.buffer), ());
         }
     }
-    if policies.len() > most {
+    if kinds.len() > most {
         return err(
             "port.policy",
             format!(
-                "the ports have {} distinct drop policies (kind and thresholds); allowed: at \
-                 most {most} in one network; give ports that differ only slightly the same \
-                 thresholds",
-                policies.len()
+                "the ports have {} distinct buffers (a drop policy with its thresholds, and a \
+                 buffer size); allowed: at most {most} in one network; give ports that differ \
+                 only slightly the same thresholds and sizes",
+                kinds.len()
             ),
         );
     }

@@ -207,18 +207,18 @@ fn a_port_set_twice_names_both_tables() {
     );
 }
 
-/// A network may have as many distinct drop policies as a buffer can name, no more: the
-/// example's ports have two (tail drop, at the hosts and at 5 000 cells; EPD at 600
-/// cells), so a limit of one refuses them.
+/// A network may have as many distinct kinds of buffer (drop policy and size) as a buffer
+/// can name, no more: the example's ports have three (tail drop unlimited at the hosts and
+/// at 5 000 cells; EPD at 600 cells), so a limit of two refuses them.
 #[test]
-fn more_distinct_policies_than_a_buffer_can_name_are_refused() {
+fn more_distinct_buffers_than_a_buffer_can_name_are_refused() {
     let sc = load_toml(SMALL).expect("the example resolves");
-    assert!(super::at_most_distinct_policies(&sc.ports, 2).is_ok());
-    let e = super::at_most_distinct_policies(&sc.ports, 1).expect_err("two policies");
+    assert!(super::at_most_distinct_buffers(&sc.ports, 3).is_ok());
+    let e = super::at_most_distinct_buffers(&sc.ports, 2).expect_err("three kinds");
     let text = e.to_string();
     assert!(
-        text.contains("port.policy") && text.contains("2 distinct"),
+        text.contains("port.policy") && text.contains("3 distinct buffers"),
         "{text}"
     );
-    assert!(text.contains("at most 1"), "{text}");
+    assert!(text.contains("at most 2"), "{text}");
 }

@@ -60,8 +60,7 @@ impl Sim<'_> {
         if !self.faults.is_empty() && self.fault_takes(now, p, cell) {
             return;
         }
-        let alloc = &self.net.ports[p].alloc;
-        if alloc.is_active() && alloc.takes(&cell) {
+        if self.net.ports[p].takes.takes(&cell) {
             self.allocate(now, p, &mut cell);
         }
         self.admit::<RUNS>(now, p, cell, gap);
@@ -122,10 +121,11 @@ impl Sim<'_> {
     /// 14, "Events and cells kept whole, thirty-sixth session").
     #[inline(never)]
     pub(super) fn allocate(&mut self, now: Time, p: usize, cell: &mut Cell) -> bool {
-        let port = &mut self.net.ports[p];
+        let port = &self.net.ports[p];
         let q = port.buf.class_queued(ServiceClass::Abr);
-        if port.alloc.on_arrival(now, cell, q) {
-            arm_interval(&mut self.q, p, &mut port.alloc);
+        let alloc = &mut self.net.allocators[port.alloc as usize];
+        if alloc.on_arrival(now, cell, q) {
+            arm_interval(&mut self.q, p, alloc);
             return true;
         }
         false
@@ -306,8 +306,8 @@ impl Sim<'_> {
         let peer = self.net.peer_port(f, hop);
         if peer != NO_PORT {
             let er_in = cell.er();
-            self.net.ports[peer as usize]
-                .alloc
+            self.net
+                .alloc_mut(peer as usize)
                 .on_backward_rm(now, &mut cell);
             if self.trace.on {
                 let (c, ccr, er) = (cell.connection(), cell.ccr(), cell.er());
@@ -360,21 +360,22 @@ impl Sim<'_> {
     /// A stale timer hands its place in the queue to the latest one armed
     /// ([`RateAllocator::interval_timer`]).
     pub(super) fn on_interval(&mut self, now: Time, p: usize, gen: u32) {
-        let port = &mut self.net.ports[p];
-        let waiting = port.alloc.interval_timer().and_then(LatestTimer::popped);
-        if gen == port.alloc.generation() {
+        let port = &self.net.ports[p];
+        let q = port.buf.class_queued(ServiceClass::Abr);
+        let alloc = &mut self.net.allocators[port.alloc as usize];
+        let waiting = alloc.interval_timer().and_then(LatestTimer::popped);
+        if gen == alloc.generation() {
             debug_assert!(waiting.is_none(), "a live timer has none waiting");
-            let q = port.buf.class_queued(ServiceClass::Abr);
-            port.alloc.on_timer(now, q);
-            arm_interval(&mut self.q, p, &mut port.alloc);
+            alloc.on_timer(now, q);
+            arm_interval(&mut self.q, p, alloc);
             if self.trace.on {
                 self.trace_interval(now, p);
             }
         } else if let Some(seq) = waiting {
-            match port.alloc.interval_deadline() {
+            match alloc.interval_deadline() {
                 Some(d) => {
-                    let ev = Ev::Interval(p as u32, port.alloc.generation());
-                    if let Some(timer) = port.alloc.interval_timer() {
+                    let ev = Ev::Interval(p as u32, alloc.generation());
+                    if let Some(timer) = alloc.interval_timer() {
                         timer.place(&mut self.q, seq, d, ev);
                     }
                 }

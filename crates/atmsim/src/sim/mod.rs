@@ -190,8 +190,8 @@ impl<'a> Sim<'a> {
             }
         }
         ticks.arm(&mut q);
-        for (p, port) in net.ports.iter_mut().enumerate() {
-            fabric::arm_interval(&mut q, p, &mut port.alloc);
+        for p in 0..net.ports.len() {
+            fabric::arm_interval(&mut q, p, net.alloc_mut(p));
         }
         let rec = match sc.sample_interval {
             Some(si) => {

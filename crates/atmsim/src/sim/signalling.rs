@@ -51,7 +51,7 @@ impl Sim<'_> {
     pub(super) fn signal(&mut self, now: Time, f: FlowId, hop: usize, action: u32) {
         let p = self.net.route_port(f, hop);
         let rate = self.sc.connections[f.conn()].reserve;
-        let alloc = &mut self.net.ports[p].alloc;
+        let alloc = self.net.alloc_mut(p);
         match action {
             SIG_OPEN => alloc.on_open(f.index()),
             SIG_CLOSE => alloc.on_close(f.index()),

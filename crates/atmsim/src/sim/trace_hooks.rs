@@ -76,7 +76,7 @@ impl<'a> Sim<'a> {
         if self.trace.records(Kind::Load)
             && cell.class() == crate::cell::ServiceClass::Abr
             && !cell.is_backward_rm()
-            && self.net.ports[p].alloc.is_active()
+            && self.net.alloc(p).is_active()
         {
             // Counted before the allocator sees it: the cell that ends an interval is in it.
             self.trace.count_load(p, cell.connection());
@@ -84,7 +84,7 @@ impl<'a> Sim<'a> {
         if self.allocate(now, p, &mut cell) {
             self.trace_interval(now, p);
         }
-        if cell.is_rm() && !cell.is_backward_rm() && self.net.ports[p].alloc.is_active() {
+        if cell.is_rm() && !cell.is_backward_rm() && self.net.alloc(p).is_active() {
             let rates = [cell.ccr(), er_in, cell.er()];
             self.trace_feedback(now, p, cell.connection(), rates, false);
         }
@@ -159,11 +159,12 @@ impl<'a> Sim<'a> {
         if !self.trace.wants(Kind::Allocator, now) || !self.trace.port(p) {
             return;
         }
-        let port = &self.net.ports[p];
-        let Some(v) = AllocatorView::of(&port.alloc) else {
+        let Some(v) = AllocatorView::of(self.net.alloc(p)) else {
             return;
         };
-        let q = port.buf.class_queued(crate::cell::ServiceClass::Abr);
+        let q = self.net.ports[p]
+            .buf
+            .class_queued(crate::cell::ServiceClass::Abr);
         self.push_allocator(now, p, "interval", -1.0, &v, q, [f64::NAN; 3]);
     }
 
@@ -186,15 +187,17 @@ impl<'a> Sim<'a> {
         if !self.trace.wants(Kind::Allocator, now) || !self.trace.port(p) || !self.trace.conn(c) {
             return;
         }
-        let port = &self.net.ports[p];
+        let alloc = self.net.alloc(p);
         let [ccr, er_in, er] = rates;
-        if backward == AllocatorView::on_forward_rm(&port.alloc) && !(backward && er != er_in) {
+        if backward == AllocatorView::on_forward_rm(alloc) && !(backward && er != er_in) {
             return;
         }
-        let Some(v) = AllocatorView::of(&port.alloc) else {
+        let Some(v) = AllocatorView::of(alloc) else {
             return;
         };
-        let q = port.buf.class_queued(crate::cell::ServiceClass::Abr);
+        let q = self.net.ports[p]
+            .buf
+            .class_queued(crate::cell::ServiceClass::Abr);
         let rates = [mbps(ccr as f64), mbps(er_in as f64), mbps(er as f64)];
         self.push_allocator(now, p, "feedback", c as f64, &v, q, rates);
     }

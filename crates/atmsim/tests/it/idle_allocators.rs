@@ -53,7 +53,7 @@ fn only_ports_of_backward_rm_cells_alone_have_no_allocator() {
     );
     let used = sc.used_ports();
     let spared: Vec<String> = (0..sc.ports.len())
-        .filter(|&p| used[p] && every.ports[p].alloc.is_active() && !net.ports[p].alloc.is_active())
+        .filter(|&p| used[p] && every.alloc(p).is_active() && !net.alloc(p).is_active())
         .map(|p| sc.port_name(p).to_string())
         .collect();
     // The switch ports toward the one-way connections' sources (`sw1->greedy_s`, ...),
