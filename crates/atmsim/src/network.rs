@@ -1077,6 +1077,9 @@ impl Network {
                 }
             })
             .collect();
+        // Grown port by port (how many ports have an allocator is known only now): no room
+        // to spare for the run (at 10 000 one-pair VCs, 10 001 of 16 384 places).
+        allocators.shrink_to_fit();
         let mut flows = Vec::with_capacity(nflows);
         let mut conns = Vec::with_capacity(s.connections.len());
         let mut rto_bounds = SharedRtoBounds::default();
