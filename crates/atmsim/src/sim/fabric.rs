@@ -112,11 +112,13 @@ impl Sim<'_> {
 
     /// Port `p`'s allocator sees the arriving cell (and may mark it); returns true if this
     /// arrival ended its averaging interval (the timer is then re-armed). [`Sim::offer`]
-    /// calls it only for an active allocator and a cell the allocator takes
-    /// ([`RateAllocator::takes`]: KVR without rate measurement takes forward RM cells only).
-    /// That test, inline beside `is_active`, costs about two instructions an arrival (0.4 %
-    /// of the UBR benchmark's); made here instead, out of line, it saved KVR a third as much
-    /// (issue 14, docs/performance-journal.md, forty-second session). It takes the cell by
+    /// calls it only for a cell the port's allocator takes (the port's
+    /// [`crate::network::Port::takes`], from [`RateAllocator::cells_taken`]: none without an
+    /// active allocator; KVR without rate measurement takes forward RM cells only). That
+    /// test, inline, costs about two instructions an arrival (0.4 % of the UBR benchmark's);
+    /// made here instead, out of line, it saved KVR a third as much (issue 14,
+    /// docs/performance-journal.md, forty-second session; since the forty-ninth it reads the
+    /// port alone, not the allocator). It takes the cell by
     /// reference: taking and giving it back by value measured slower on the ABR rows (issue
     /// 14, "Events and cells kept whole, thirty-sixth session").
     #[inline(never)]

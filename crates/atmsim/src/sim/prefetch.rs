@@ -93,7 +93,7 @@ impl CacheHints {
                 "environment variable {HINTS_VARIABLE} = {value:?}: expected \"auto\" (the default: the look-ahead \
                  chosen while the run goes, by timing both, when the network's state is {} MiB or more, the TCP \
                  timers' hints always), \"on\" or \"off\" (both kinds, at every event)",
-                LOOK_AHEAD_BYTES >> 20
+                LOOK_AHEAD_BYTES as f64 / f64::from(1u32 << 20)
             )),
         }
     }
