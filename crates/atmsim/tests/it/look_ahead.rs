@@ -189,7 +189,8 @@ fn the_hints_setting_reads_its_three_words_and_names_what_it_takes_otherwise() {
     ] {
         assert_eq!(CacheHints::parse(text), Ok(hints), "{text:?}");
     }
-    let threshold = format!("{} MiB", atmsim::sim::LOOK_AHEAD_BYTES >> 20);
+    let mib = atmsim::sim::LOOK_AHEAD_BYTES as f64 / f64::from(1u32 << 20);
+    let threshold = format!("is {mib} MiB or more");
     for bad in ["yes", "1", "onn", "auto off", ""] {
         let e = CacheHints::parse(bad).unwrap_err();
         for w in [
