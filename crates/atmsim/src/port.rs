@@ -374,6 +374,14 @@ pub struct PortBuffer {
     queues: Option<Box<PortQueues>>,
 }
 
+/// The VCs with cells queued at a buffer whose VC table keeps `count` (a table of several
+/// VCs: [`VcTable::count`]) or, for a table of one, whose one VC is `first`: one if its cells
+/// are queued.
+#[inline(always)]
+fn active_vcs_of(count: Option<u32>, first: &VcState) -> u32 {
+    count.unwrap_or(u32::from(first.cells > 0))
+}
+
 impl PortBuffer {
     /// A port buffer for `flows` flows, numbered by their flow index, of the kind of index 0
     /// ([`BufferTables::identity`]).
@@ -500,8 +508,9 @@ impl PortBuffer {
             self.frames().is_none(),
             "a cell offered to a buffer holding frames"
         );
-        match self.admission(&cell, true, t) {
-            Ok(()) => self.enqueue(cell, class.index(), t.kind(self.kind).capacity),
+        let kind = t.kind(self.kind);
+        match self.admission(&cell, true, kind, &t.slots) {
+            Ok(()) => self.enqueue(cell, class.index(), kind.capacity),
             Err(r) => self.drop(r),
         }
     }
@@ -518,7 +527,7 @@ impl PortBuffer {
             self.frames().is_none(),
             "a cell offered to a buffer holding frames"
         );
-        match self.admission(cell, false, t) {
+        match self.admission(cell, false, t.kind(self.kind), &t.slots) {
             Ok(()) => {
                 // Queued and sent in the same instant: the VC's count and the occupancy
                 // go up by one and back down; the high-water marks see one cell (derived:
@@ -534,18 +543,21 @@ impl PortBuffer {
     /// if the cell is admitted and `queued`, its VC's count of queued cells. Counts the
     /// arrival.
     #[inline(always)]
-    fn admission(&mut self, cell: &Cell, queued: bool, t: &BufferTables) -> Result<(), DropReason> {
+    fn admission(
+        &mut self,
+        cell: &Cell,
+        queued: bool,
+        kind: &BufferKind,
+        slots: &VcSlots,
+    ) -> Result<(), DropReason> {
         self.received += 1;
-        let kind = t.kind(self.kind);
         let room = self.occupancy < kind.capacity;
-        let slot = self.slot(cell, &t.slots);
+        let slot = self.slot(cell, slots);
         let occupancy = self.occupancy;
         let (vc, active) = self.vcs.entry_and_count(slot);
         // RM cells are not part of AAL5 frames: they only meet the buffer limit.
         let outcome = if !cell.is_rm() {
-            // The VCs with cells queued: counted beside a table of several, and at a port
-            // of one VC, one if its cells are.
-            let active_vcs = active.as_deref().map_or(u32::from(vc.cells > 0), |n| *n);
+            let active_vcs = active_vcs_of(active.as_deref().copied(), vc);
             Self::frame_admission(
                 &kind.policy,
                 vc,
@@ -644,11 +656,11 @@ impl PortBuffer {
 
     /// Puts an admitted cell in its class's queue (its VC's count is already up).
     #[inline(always)]
-    fn enqueue(&mut self, cell: Cell, class: usize, capacity: u32) -> Admission {
+    fn enqueue(&mut self, cell: Cell, class: usize, bound: u32) -> Admission {
         let occupancy = self.occupancy + 1;
-        // A class queue never holds more cells than the buffer: its ring grows to that at
-        // most (a trunk of 36 000 cells: a ring of 36 000, not 65 536; issue 14).
-        let bound = capacity;
+        // A class queue never holds more cells than the buffer (`bound`, its capacity): its
+        // ring grows to that at most (a trunk of 36 000 cells: a ring of 36 000, not 65 536;
+        // issue 14).
         let queues = self.queues_mut();
         queues
             .classes_mut()
@@ -736,9 +748,7 @@ impl PortBuffer {
 
     /// VCs with cells in the buffer.
     pub fn active_vcs(&self) -> u32 {
-        self.vcs
-            .count()
-            .unwrap_or_else(|| u32::from(self.vcs.get(0).cells > 0))
+        active_vcs_of(self.vcs.count(), self.vcs.get(0))
     }
 
     /// Cells of the VC in slot `slot` in the buffer (the flow index, for a buffer made by
