@@ -270,9 +270,10 @@ impl Connection {
 ///
 /// Laid out for the send path (issue 14: at 10 000 VCs a cell sent missed four or five
 /// lines of the 280-byte direction, in the compiler's order): the first line holds what
-/// every transmit opportunity reads and writes, the second the ABR source's state
-/// ([`AbrSource`]: its per-cell fields come first); the destination's and the rarer
-/// fields follow.
+/// every transmit opportunity reads and writes, the second the transmitter's state (an
+/// ABR source's per-cell fields come first, [`AbrSource`]; a line-rate transmitter's
+/// three fields); the destination's counts and the rarer fields follow. 208 bytes, so that
+/// a cell-level connection with its application is four lines ([`CellConn`]).
 #[derive(Debug)]
 #[repr(C)]
 pub struct CellDir {
@@ -284,8 +285,6 @@ pub struct CellDir {
     acr_since: Time,
     /// ACR x time integrated after warm-up (cells), for the mean ACR.
     acr_area: f64,
-    /// Data cells sent.
-    data_sent: u64,
     /// Generation of the pending send event (stale ones are ignored).
     send_gen: u32,
     /// Cells per application message (1 for streams; request or response size).
@@ -303,29 +302,49 @@ pub struct CellDir {
     /// TCP over ABR: frames were queued, so `frames` is in use (the send path of other
     /// traffic then need not read it).
     tagged: bool,
-    /// The ABR source end system (service ABR only).
-    abr: Option<AbrSource>,
-    /// The ABR destination end system of this direction's cells.
+    /// The ABR destination end system of this direction's cells (one byte: its EFCI state).
     dest: Destination,
+    /// Largest source queue seen, cells.
+    max_backlog: u64,
+    /// The transmitter: the ABR source end system (service ABR), or a non-ABR one at its
+    /// line rate.
+    tx: Transmitter,
     /// Data cells received at the destination.
     data_received: u64,
     /// Data cells received after warm-up.
     data_received_warm: u64,
     /// Messages whose last cell reached the destination.
     messages_received: u64,
-    /// The time between cells of a non-ABR transmitter at its line rate (its PCR, the
-    /// access link rate), in ps: [`cell_interval`] of the rate, kept so that a cell sent
-    /// does not divide for it.
-    line_gap: Time,
-    /// Time of the last cell sent by a non-ABR transmitter.
-    last_send: MaybeTime,
-    /// Token-bucket shaper of a non-ABR transmitter (video).
-    shaper: Option<Box<crate::video::TokenBucket>>,
-    /// Largest source queue seen, cells.
-    max_backlog: u64,
     /// TCP over ABR: the frames of the source queue (None for other traffic: issue 14,
     /// 32 bytes of every cell-level connection's direction).
     frames: Option<Box<FrameQueue>>,
+}
+
+/// A direction's transmitter at its source host: the ABR source end system, or for the
+/// other services one that sends its backlog at its line rate (seed 003 section 5.6: a
+/// source's peak rate is its access link's), through a token-bucket shaper for video.
+///
+/// As large as the ABR source (112 bytes): the line-rate transmitter's fields lie beside
+/// the source's first field, a pointer that is never null, which tells the two apart
+/// (issue 14: the line-rate fields were 24 bytes of every ABR direction, never read there).
+#[derive(Debug)]
+enum Transmitter {
+    /// The ABR source end system.
+    Abr(AbrSource),
+    /// A non-ABR transmitter at its line rate.
+    Line(LineTransmitter),
+}
+
+/// A non-ABR transmitter: its cells at most one per cell time of its access link.
+#[derive(Debug)]
+struct LineTransmitter {
+    /// The time between cells at the line rate (its PCR, the access link rate), in ps:
+    /// [`cell_interval`] of the rate, kept so that a cell sent does not divide for it.
+    gap: Time,
+    /// Time of the last cell sent.
+    last_send: MaybeTime,
+    /// Token-bucket shaper (video).
+    shaper: Option<Box<crate::video::TokenBucket>>,
 }
 
 /// TCP over ABR: the frames in a direction's source queue.
@@ -351,30 +370,47 @@ impl FrameQueue {
 pub const UNBOUNDED: u64 = u64::MAX;
 
 impl CellDir {
-    fn new(abr: Option<AbrSource>, line_rate: f64, frame_cells: u32) -> CellDir {
+    /// A direction whose transmitter is the ABR source `src`, of messages of `frame_cells`
+    /// cells.
+    fn of_abr(src: AbrSource, frame_cells: u32) -> CellDir {
+        CellDir::with(Transmitter::Abr(src), frame_cells)
+    }
+
+    /// A direction whose transmitter sends at most `line_rate` cells/s (its access link's
+    /// rate), through `shaper` if any, of messages of `frame_cells` cells.
+    fn at_line_rate(
+        line_rate: f64,
+        shaper: Option<crate::video::TokenBucket>,
+        frame_cells: u32,
+    ) -> CellDir {
+        let line = LineTransmitter {
+            gap: cell_interval(line_rate),
+            last_send: MaybeTime::NONE,
+            shaper: shaper.map(Box::new),
+        };
+        CellDir::with(Transmitter::Line(line), frame_cells)
+    }
+
+    fn with(tx: Transmitter, frame_cells: u32) -> CellDir {
         CellDir {
             backlog: 0,
             frames: None,
             blocked: false,
             tagged: false,
             max_backlog: 0,
-            abr,
+            tx,
             dest: Destination::default(),
-            line_gap: cell_interval(line_rate),
-            last_send: MaybeTime::NONE,
             send_gen: 0,
             send_at: MaybeTime::NONE,
             frame_cells,
             frame_pos: 0,
             frame_no: 0,
-            data_sent: 0,
             data_received: 0,
             data_received_warm: 0,
             messages_received: 0,
             acr_area: 0.0,
             acr_since: 0,
             stopped: false,
-            shaper: None,
             session_open: false,
         }
     }
@@ -409,7 +445,7 @@ impl CellDir {
     /// Integrates ACR up to `now` (from `warmup` on), before ACR changes.
     #[inline]
     pub fn integrate_acr(&mut self, now: Time, warmup: Time) {
-        if let Some(src) = &self.abr {
+        if let Transmitter::Abr(src) = &self.tx {
             let from = self.acr_since.max(warmup);
             if now > from {
                 self.acr_area += src.acr() * atmsim_kernel::time::to_secs_f64(now - from);
@@ -501,20 +537,26 @@ impl CellDir {
     /// The ABR source end system (service ABR only).
     #[inline]
     pub fn abr(&self) -> Option<&AbrSource> {
-        self.abr.as_ref()
+        match &self.tx {
+            Transmitter::Abr(src) => Some(src),
+            Transmitter::Line(_) => None,
+        }
     }
 
     /// The ABR source end system, mutable (service ABR only).
     #[inline]
     pub fn abr_mut(&mut self) -> Option<&mut AbrSource> {
-        self.abr.as_mut()
+        match &mut self.tx {
+            Transmitter::Abr(src) => Some(src),
+            Transmitter::Line(_) => None,
+        }
     }
 
     /// ACR x time integrated from warm-up to `end` (cells), for the mean ACR; 0 without
     /// an ABR source.
     pub fn acr_area_until(&self, end: Time, warmup: Time) -> f64 {
         let mut area = self.acr_area;
-        if let Some(src) = &self.abr {
+        if let Transmitter::Abr(src) = &self.tx {
             let from = self.acr_since.max(warmup);
             if end > from {
                 area += src.acr() * atmsim_kernel::time::to_secs_f64(end - from);
@@ -532,17 +574,17 @@ impl CellDir {
         if self.backlog == 0 {
             return None;
         }
-        let want = match &self.abr {
-            Some(src) => match (src.next_opportunity(now), src.next_out_of_rate(now)) {
+        let want = match &self.tx {
+            Transmitter::Abr(src) => match (src.next_opportunity(now), src.next_out_of_rate(now)) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             },
-            None => {
-                let t = match self.last_send.get() {
+            Transmitter::Line(line) => {
+                let t = match line.last_send.get() {
                     None => now,
-                    Some(t) => now.max(t + self.line_gap),
+                    Some(t) => now.max(t + line.gap),
                 };
-                Some(self.shaper.as_ref().map_or(t, |b| b.ready(t)))
+                Some(line.shaper.as_ref().map_or(t, |b| b.ready(t)))
             }
         }?;
         if self.send_at.get() == Some(want) {
@@ -572,21 +614,20 @@ impl CellDir {
         self.send_gen = self.send_gen.wrapping_add(1);
     }
 
-    /// The time between two cells of a non-ABR transmitter at its line rate: the shortest
-    /// between its cells ([`CellDir::arm_send`]; the shaper only delays them).
-    #[inline]
-    pub fn line_rate_interval(&self) -> Time {
-        self.line_gap
-    }
-
     /// A non-ABR transmitter sends a cell at `now` (line-rate spacing and the shaper's
-    /// tokens).
+    /// tokens); returns the time between two of its cells at its line rate, the shortest
+    /// between them ([`CellDir::arm_send`]; the shaper only delays them). Engine invariant:
+    /// only for a direction without an ABR source.
     #[inline]
-    pub fn sent_at_line_rate(&mut self, now: Time) {
-        self.last_send = MaybeTime::some(now);
-        if let Some(b) = self.shaper.as_mut() {
+    pub fn sent_at_line_rate(&mut self, now: Time) -> Time {
+        let Transmitter::Line(line) = &mut self.tx else {
+            unreachable!("a cell at the line rate from an ABR source")
+        };
+        line.last_send = MaybeTime::some(now);
+        if let Some(b) = line.shaper.as_mut() {
             b.take(now);
         }
+        line.gap
     }
 
     /// Takes the next data cell from the backlog: its tag (the queued TCP frame's segment
@@ -614,7 +655,6 @@ impl CellDir {
         if self.backlog != UNBOUNDED {
             self.backlog -= 1;
         }
-        self.data_sent += 1;
         (tag.unwrap_or(frame), frame, eom)
     }
 
@@ -639,12 +679,6 @@ impl CellDir {
     #[inline]
     pub fn turn_around(&mut self, cell: &Cell, back: u32) -> Cell {
         self.dest.turn_around(cell, back)
-    }
-
-    /// Data cells sent.
-    #[inline]
-    pub fn data_sent(&self) -> u64 {
-        self.data_sent
     }
 
     /// Data cells received at the destination.
@@ -682,10 +716,10 @@ pub struct CellConn {
     /// direction state of its own (issue 14: 280 bytes of every one-way VC, a third of its
     /// end systems, were never read).
     pub rev: Option<Box<CellDir>>,
-    /// The application: the running traffic source ([`crate::traffic`]).
+    /// The application: the running traffic source ([`crate::traffic`]), with its random
+    /// stream if it draws from one (issue 14: the stream, 32 bytes, was in every
+    /// connection; two kinds of six use it).
     pub source: AnyTraffic,
-    /// Random stream of the application (sessions: period lengths; video: first phase).
-    pub rng: RngStream,
 }
 
 impl CellConn {
@@ -693,22 +727,23 @@ impl CellConn {
     /// `frame_cells` cells (the reverse direction only if `app` sends on it).
     fn new(s: &Scenario, ci: usize, app: &CellApp, frame_cells: [u32; 2]) -> Self {
         let (c, name) = (&s.connections[ci], s.connection_name(ci));
-        let dir = |ports_of: &[u32], frame_cells: u32| {
-            // The access link's rate: a non-ABR transmitter's (an ABR source paces itself).
-            let line_rate = s.ports.settings(ports_of[0] as usize).rate_bps as f64 / CELL_BITS_F64;
-            let abr = c.abr.as_ref().map(|p| AbrSource::new(p.clone()));
-            CellDir::new(abr, line_rate, frame_cells)
+        let dir = |ports_of: &[u32], shaper, frame_cells: u32| match &c.abr {
+            Some(p) => CellDir::of_abr(AbrSource::new(p.clone()), frame_cells),
+            None => {
+                // The access link's rate (an ABR source paces itself).
+                let settings = s.ports.settings(ports_of[0] as usize);
+                let line_rate = settings.rate_bps as f64 / CELL_BITS_F64;
+                CellDir::at_line_rate(line_rate, shaper, frame_cells)
+            }
         };
         let path = s.path(ci);
-        let mut fwd = dir(path.fwd_ports(), frame_cells[0]);
-        fwd.shaper = app.shaper().map(Box::new);
-        let rev =
-            (!carries_only_feedback(c)).then(|| Box::new(dir(path.bwd_ports(), frame_cells[1])));
+        let fwd = dir(path.fwd_ports(), app.shaper(), frame_cells[0]);
+        let rev = (!carries_only_feedback(c))
+            .then(|| Box::new(dir(path.bwd_ports(), None, frame_cells[1])));
         CellConn {
             source: app.build(s.seed, name),
             fwd,
             rev,
-            rng: RngStream::named(s.seed, &["app/", name]),
         }
     }
 
@@ -823,7 +858,7 @@ impl TcpConn {
                 aal5::cells_for_ip(aal5::TCPIP_HEADERS, c.llc_snap),
             ];
             let mk = |k: usize| {
-                let mut d = CellDir::new(Some(AbrSource::new(p.clone())), p.pcr, cells[k]);
+                let mut d = CellDir::of_abr(AbrSource::new(p.clone()), cells[k]);
                 let limit = match k {
                     0 => p.source_queue.map_or(u64::MAX, u64::from),
                     _ => u64::MAX,

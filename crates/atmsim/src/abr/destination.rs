@@ -8,13 +8,12 @@
 
 use crate::cell::{flag, Cell};
 
-/// Per-direction destination state.
+/// Per-direction destination state: one byte, the EFCI state (issue 14: a count of the
+/// forward RM cells turned around, which nothing read, made it 16 bytes of every direction).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Destination {
     /// EFCI state: the last data cell carried EFCI = 1.
     pub efci: bool,
-    /// Forward RM cells turned around.
-    pub turned_around: u64,
 }
 
 impl Destination {
@@ -36,7 +35,6 @@ impl Destination {
             b.flags |= flag::CI;
             self.efci = false;
         }
-        self.turned_around += 1;
         b
     }
 }

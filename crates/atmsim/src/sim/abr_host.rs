@@ -60,8 +60,7 @@ impl Sim<'_> {
                 self.emit_rm(now, f, (pcr, ccr), true, 0);
             }
         } else if data {
-            dir.sent_at_line_rate(now);
-            let gap = dir.line_rate_interval();
+            let gap = dir.sent_at_line_rate(now);
             self.emit_data(now, f, gap);
         }
         self.kick(now, f);

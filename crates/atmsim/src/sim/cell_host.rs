@@ -19,7 +19,7 @@ impl Sim<'_> {
             d.start(now, warmup);
         }
         let f = FlowId::forward(c);
-        match cc.source.start(now, &mut cc.fwd, &mut cc.rng) {
+        match cc.source.start(now, &mut cc.fwd) {
             Start::Kick => self.kick(now, f),
             Start::GenAt(t) => self.q.schedule(t, Ev::Gen(f)),
             Start::Session => {
@@ -56,7 +56,7 @@ impl Sim<'_> {
             return;
         }
         let opening = !cc.fwd.is_session_open();
-        let len = cc.source.next_period(opening, &mut cc.rng);
+        let len = cc.source.next_period(opening);
         let dir = &mut cc.fwd;
         let abr = dir.abr().is_some();
         dir.set_session_open(opening);

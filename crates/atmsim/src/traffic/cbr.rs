@@ -7,7 +7,7 @@ use crate::config::ConfigError;
 use crate::network::CellDir;
 use crate::registry::{Build, Resolve};
 use crate::units::Rate;
-use atmsim_kernel::{RngStream, Time};
+use atmsim_kernel::Time;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -67,7 +67,7 @@ impl TrafficCfg for CbrCfg {
 }
 
 impl TrafficModel for Cbr {
-    fn start(&mut self, now: Time, _fwd: &mut CellDir, _rng: &mut RngStream) -> Start {
+    fn start(&mut self, now: Time, _fwd: &mut CellDir) -> Start {
         Start::GenAt(now)
     }
 

@@ -42,7 +42,7 @@ use crate::registry::registry;
 use crate::registry::{Build, Resolve};
 use crate::tcp::config::TcpTrafficSpec;
 use crate::units::{Duration, Rate};
-use atmsim_kernel::{RngStream, Time};
+use atmsim_kernel::Time;
 
 /// Where a source is built: the run seed and the connection's name (its random streams
 /// are named after it).
@@ -177,7 +177,7 @@ pub trait TrafficCfg {
 /// A running cell-level source. Hooks have defaults: a source overrides what it uses.
 pub trait TrafficModel {
     /// The connection starts at `now`: the source may hand the forward direction cells.
-    fn start(&mut self, now: Time, fwd: &mut CellDir, rng: &mut RngStream) -> Start;
+    fn start(&mut self, now: Time, fwd: &mut CellDir) -> Start;
 
     /// A `Gen` event of the source's direction `dir`: hand more cells; the next `Gen`
     /// event's time, if any.
@@ -196,7 +196,7 @@ pub trait TrafficModel {
     }
 
     /// Sessions: the length of the period that starts now (open if `opening`).
-    fn next_period(&mut self, _opening: bool, _rng: &mut RngStream) -> Time {
+    fn next_period(&mut self, _opening: bool) -> Time {
         Time::MAX
     }
 }
@@ -279,8 +279,8 @@ impl CellApp {
 
 impl TrafficModel for AnyTraffic {
     #[inline]
-    fn start(&mut self, now: Time, fwd: &mut CellDir, rng: &mut RngStream) -> Start {
-        dispatch_traffic!(self, m => m.start(now, fwd, rng))
+    fn start(&mut self, now: Time, fwd: &mut CellDir) -> Start {
+        dispatch_traffic!(self, m => m.start(now, fwd))
     }
     #[inline]
     fn on_gen(&mut self, now: Time, dir: &mut CellDir) -> Option<Time> {
@@ -295,8 +295,8 @@ impl TrafficModel for AnyTraffic {
         dispatch_traffic!(self, m => m.on_message(now, reverse, rev))
     }
     #[inline]
-    fn next_period(&mut self, opening: bool, rng: &mut RngStream) -> Time {
-        dispatch_traffic!(self, m => m.next_period(opening, rng))
+    fn next_period(&mut self, opening: bool) -> Time {
+        dispatch_traffic!(self, m => m.next_period(opening))
     }
 }
 

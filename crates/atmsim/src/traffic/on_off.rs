@@ -9,7 +9,7 @@ use crate::config::ConfigError;
 use crate::network::CellDir;
 use crate::registry::{Build, Resolve};
 use crate::units::{Duration, Rate};
-use atmsim_kernel::{RngStream, Time};
+use atmsim_kernel::Time;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -108,7 +108,7 @@ impl TrafficCfg for OnOffCfg {
 }
 
 impl TrafficModel for OnOff {
-    fn start(&mut self, now: Time, _fwd: &mut CellDir, _rng: &mut RngStream) -> Start {
+    fn start(&mut self, now: Time, _fwd: &mut CellDir) -> Start {
         self.on_end = now + self.cfg.phase + self.cfg.on;
         Start::GenAt(now + self.cfg.phase)
     }

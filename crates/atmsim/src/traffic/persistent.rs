@@ -9,7 +9,7 @@ use crate::config::ConfigError;
 use crate::network::CellDir;
 use crate::registry::{Build, Resolve};
 use crate::units::{Duration, Rate};
-use atmsim_kernel::{MaybeTime, RngStream, Time};
+use atmsim_kernel::{MaybeTime, Time};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -107,7 +107,7 @@ impl TrafficCfg for PersistentCfg {
 }
 
 impl TrafficModel for Persistent {
-    fn start(&mut self, now: Time, fwd: &mut CellDir, _rng: &mut RngStream) -> Start {
+    fn start(&mut self, now: Time, fwd: &mut CellDir) -> Start {
         match self.cap() {
             None => {
                 fwd.set_greedy();

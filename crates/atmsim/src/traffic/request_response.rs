@@ -8,7 +8,7 @@ use crate::config::ConfigError;
 use crate::network::CellDir;
 use crate::registry::{Build, Resolve};
 use crate::units::{CellCount, Duration};
-use atmsim_kernel::{RngStream, Time};
+use atmsim_kernel::Time;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -101,7 +101,7 @@ impl TrafficCfg for RequestResponseCfg {
 }
 
 impl TrafficModel for RequestResponse {
-    fn start(&mut self, _now: Time, fwd: &mut CellDir, _rng: &mut RngStream) -> Start {
+    fn start(&mut self, _now: Time, fwd: &mut CellDir) -> Start {
         fwd.add_backlog(self.cfg.request as u64);
         Start::Kick
     }

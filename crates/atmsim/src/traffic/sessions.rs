@@ -64,11 +64,16 @@ pub struct SessionsCfg {
 #[derive(Clone, Debug)]
 pub struct Sessions {
     cfg: SessionsCfg,
+    /// The periods' random stream: `app/<connection>` of the run seed.
+    rng: RngStream,
 }
 
 impl Build<SessionsCfg, SourceEnv<'_>> for Sessions {
-    fn build(cfg: &SessionsCfg, _: &SourceEnv<'_>) -> Self {
-        Sessions { cfg: cfg.clone() }
+    fn build(cfg: &SessionsCfg, env: &SourceEnv<'_>) -> Self {
+        Sessions {
+            cfg: cfg.clone(),
+            rng: RngStream::named(env.seed, &["app/", env.conn]),
+        }
     }
 }
 
@@ -93,15 +98,15 @@ impl TrafficCfg for SessionsCfg {
 }
 
 impl TrafficModel for Sessions {
-    fn start(&mut self, _now: Time, _fwd: &mut CellDir, _rng: &mut RngStream) -> Start {
+    fn start(&mut self, _now: Time, _fwd: &mut CellDir) -> Start {
         Start::Session
     }
 
     /// Exponential periods are rounded to the picosecond and at least 1 ps.
-    fn next_period(&mut self, opening: bool, rng: &mut RngStream) -> Time {
+    fn next_period(&mut self, opening: bool) -> Time {
         let mean = if opening { self.cfg.on } else { self.cfg.off };
         if self.cfg.exponential {
-            (rng.exponential(mean as f64).round() as Time).max(1)
+            (self.rng.exponential(mean as f64).round() as Time).max(1)
         } else {
             mean
         }

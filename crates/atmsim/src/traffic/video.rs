@@ -164,6 +164,10 @@ pub struct VideoParams {
 #[derive(Clone, Debug)]
 pub struct Video {
     frame_time: Time,
+    /// The first frame's offset from the connection's start, less than a frame time: the
+    /// first draw of the stream `app/<connection>` of the run seed, made when the source is
+    /// built (the stream is drawn from nowhere else).
+    phase: Time,
     spread: bool,
     /// Frame sizes.
     sizes: FrameSizes,
@@ -180,6 +184,7 @@ impl Build<VideoParams, SourceEnv<'_>> for Video {
     fn build(cfg: &VideoParams, env: &SourceEnv<'_>) -> Self {
         Video {
             frame_time: cfg.frame_time,
+            phase: RngStream::named(env.seed, &["app/", env.conn]).below(cfg.frame_time),
             spread: cfg.spread,
             sizes: FrameSizes::new(
                 RngStream::new(env.seed, &format!("video/{}", env.conn)),
@@ -218,9 +223,8 @@ impl TrafficCfg for VideoParams {
 }
 
 impl TrafficModel for Video {
-    fn start(&mut self, now: Time, _fwd: &mut CellDir, rng: &mut RngStream) -> Start {
-        let phase = rng.below(self.frame_time);
-        Start::GenAt(now + phase)
+    fn start(&mut self, now: Time, _fwd: &mut CellDir) -> Start {
+        Start::GenAt(now + self.phase)
     }
 
     #[inline]
