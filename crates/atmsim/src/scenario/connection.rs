@@ -1,6 +1,7 @@
 //! `[[connection]]`: names, end hosts, route, timing, service, and the traffic with its
 //! TCP and ABR parameters.
 
+use super::connection_table::ConnectionTable;
 use super::model::{ConnectionCfg, ServiceClass};
 use super::names::{PackedNames, MAX_NAME_BYTES};
 use super::nodes::Nodes;
@@ -24,8 +25,8 @@ pub type ConnNames<'f> = FxHashMap<&'f str, usize>;
 
 /// The resolved connections.
 pub struct Connections<'f> {
-    /// Each connection's settings, route and application.
-    pub cfg: Vec<ConnectionCfg>,
+    /// Each connection's settings and application, equal ones sharing a record.
+    pub cfg: ConnectionTable,
     /// Their names, in the same order.
     pub names: PackedNames,
     /// Their paths, in the same order.
@@ -64,7 +65,7 @@ pub fn resolve_all<'f>(
     let mut names = FxHashMap::with_capacity_and_hasher(f.connection.len(), Default::default());
     let mut shared = Shared::default();
     let mut finder = route::Finder::default();
-    let mut out = Vec::with_capacity(f.connection.len());
+    let mut out = ConnectionTable::with_capacity(f.connection.len());
     // Room for the routes given (a route found is usually two switches long), so that the
     // vector seldom grows by doubling; its spare room is freed at the end.
     let ids: usize = f
@@ -109,6 +110,7 @@ pub fn resolve_all<'f>(
         )?);
         packed.push(&c.name);
     }
+    out.shrink_to_fit();
     Ok(Connections {
         cfg: out,
         names: packed,

@@ -81,7 +81,7 @@ fn shared_parameters_are_each_connections_own() {
         "one persistent application"
     );
     assert!(!same_app(5, 9), "another rate");
-    assert!(c[..5].iter().all(|t| t.app.is_none()), "TCP");
+    assert!(c.iter().take(5).all(|t| t.app.is_none()), "TCP");
     assert_eq!(c[9].stop(), Some(20_000_000_000), "20 ms");
     assert_eq!(c[5].stop(), None);
     assert!(!same_abr(5, 8), "h3's access link is slower: another PCR");

@@ -4,6 +4,7 @@
 
 pub mod budget;
 pub mod connection;
+pub mod connection_table;
 pub mod error;
 pub mod fault;
 pub mod measurement;
@@ -21,6 +22,7 @@ pub mod traffic;
 /// Quantities with units (at the crate root, so models use them without this layer).
 pub use crate::units;
 
+pub use connection_table::ConnectionTable;
 pub use error::{RunError, ScenarioError};
 pub use model::{
     ConnectionCfg, FaultCell, FaultCfg, NodeTable, PolicyCfg, Scenario, ServiceClass, TcpApp,

@@ -176,8 +176,9 @@ pub struct Scenario {
     pub nodes: NodeTable,
     /// Ports.
     pub ports: super::port_table::PortTable,
-    /// Connections.
-    pub connections: Vec<ConnectionCfg>,
+    /// Connections: each one's configuration, equal ones sharing a record
+    /// ([`super::ConnectionTable`]; issue 14: 56 bytes each, nearly all alike).
+    pub connections: super::ConnectionTable,
     /// The connections' paths, in the same order ([`Scenario::path`]; issue 14: each boxed
     /// in its connection took 16 bytes and an allocation of its own).
     pub paths: Paths,
