@@ -34,7 +34,7 @@
 //! and no guard), for a user who wants runs held to less than the machine has, or to more.
 
 use crate::cell::Cell;
-use crate::network::{Connection, Flow, Port, SpecialSent, TcpConn};
+use crate::network::{Ends, Flow, Port, SpecialSent, TcpConn};
 use crate::scenario::Scenario;
 use std::fmt;
 
@@ -224,7 +224,7 @@ pub fn estimate(sc: &Scenario) -> Footprint {
     let ports = nports * (per_port + RESULT_BYTES_PER_PORT);
 
     let flows = 2 * size::<Flow>() + size::<crate::network::FrameTally>();
-    let mut conns = nconns * (size::<Connection>() + flows + RESULT_BYTES_PER_CONNECTION);
+    let mut conns = nconns * (size::<Ends>() + flows + RESULT_BYTES_PER_CONNECTION);
     let mut outstanding = vec![0u64; sc.ports.len()];
     for (c, path) in sc.connections.iter().zip(sc.paths.iter()) {
         let (fwd, bwd) = match &c.tcp {

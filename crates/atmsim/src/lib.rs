@@ -24,6 +24,7 @@ pub mod allocator;
 pub mod cell;
 pub mod config;
 pub mod drop_policy;
+pub mod end_systems;
 pub mod footprint;
 pub mod link;
 pub mod maxmin;

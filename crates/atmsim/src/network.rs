@@ -166,99 +166,7 @@ pub struct FrameTally {
     pub seen: u64,
 }
 
-/// A connection's end systems.
-#[derive(Debug)]
-pub enum Ends {
-    /// A TCP sender and receiver.
-    Tcp(Box<TcpConn>),
-    /// Cell-level applications, one per direction, with their ABR end systems.
-    Cells(Box<CellConn>),
-}
-
-/// A connection: its end systems and whether its application runs.
-#[derive(Debug)]
-pub struct Connection {
-    /// The end systems.
-    pub ends: Ends,
-}
-
-impl Connection {
-    /// The TCP ends (engine invariant: only called for TCP connections).
-    #[inline]
-    pub fn tcp(&mut self) -> &mut TcpConn {
-        match &mut self.ends {
-            Ends::Tcp(t) => t,
-            Ends::Cells(_) => unreachable!("TCP event for a cell-level connection"),
-        }
-    }
-
-    /// The TCP ends, read-only, if this is a TCP connection.
-    #[inline]
-    pub fn tcp_ref(&self) -> Option<&TcpConn> {
-        match &self.ends {
-            Ends::Tcp(t) => Some(t),
-            Ends::Cells(_) => None,
-        }
-    }
-
-    /// The cell-level ends, if any.
-    #[inline]
-    pub fn cells(&self) -> Option<&CellConn> {
-        match &self.ends {
-            Ends::Cells(c) => Some(c),
-            Ends::Tcp(_) => None,
-        }
-    }
-
-    /// The source/destination pair of direction `d` (0 forward, 1 reverse): a cell-level
-    /// connection's, or the ABR end systems of a TCP connection over ABR (engine
-    /// invariant: only called for those, and for a cell-level connection's reverse
-    /// direction only if it sends: [`CellConn::rev`]).
-    #[inline]
-    pub fn dir_mut(&mut self, d: usize) -> &mut CellDir {
-        match &mut self.ends {
-            Ends::Cells(c) => c.dir_mut(d),
-            Ends::Tcp(t) => &mut t.dirs.as_mut().expect("TCP over ABR")[d],
-        }
-    }
-
-    /// Where direction `d`'s source state is (the TCP ends for a TCP connection; the
-    /// forward direction for a one-way connection's reverse), for a cache hint
-    /// ([`atmsim_kernel::prefetch`]).
-    #[inline(always)]
-    pub fn dir_ptr(&self, d: usize) -> *const u8 {
-        match &self.ends {
-            Ends::Cells(c) => {
-                let dir = match (d & 1, &c.rev) {
-                    (1, Some(rev)) => &**rev,
-                    _ => &c.fwd,
-                };
-                (dir as *const CellDir).cast()
-            }
-            Ends::Tcp(t) => (&**t as *const TcpConn).cast(),
-        }
-    }
-
-    /// Direction `d`'s source/destination pair, if the connection has one: cell-level
-    /// traffic (the reverse direction only if it sends, [`CellConn::rev`]), or TCP over
-    /// ABR.
-    #[inline]
-    pub fn dir(&self, d: usize) -> Option<&CellDir> {
-        match &self.ends {
-            Ends::Cells(c) => c.dir(d),
-            Ends::Tcp(t) => t.dirs.as_deref().map(|dirs| &dirs[d]),
-        }
-    }
-
-    /// The cell-level ends, mutable (engine invariant: only for cell-level connections).
-    #[inline]
-    pub fn cells_mut(&mut self) -> &mut CellConn {
-        match &mut self.ends {
-            Ends::Cells(c) => c,
-            Ends::Tcp(_) => unreachable!("cell event for a TCP connection"),
-        }
-    }
-}
+pub use crate::end_systems::{EndSystems, Ends, EndsRef};
 
 /// One direction of a cell-level connection, or of a TCP connection over ABR: the
 /// sending side at its source host (backlog, transmitter, ABR source end system) and the
@@ -963,8 +871,8 @@ pub struct Network {
     /// [`Flow::route_start`] and the backward flow's follow the forward's (a copy of its
     /// own was 24 bytes per one-pair VC; issue 14).
     pub route_ports: Arc<[u32]>,
-    /// Connections.
-    pub conns: Vec<Connection>,
+    /// The connections' end systems ([`EndSystems`]: by connection index).
+    pub conns: EndSystems,
     /// The distinct line timings of the ports ([`Port::timing`] indexes it).
     pub timings: Vec<LineTiming>,
     /// What the ports' buffers share: the VCs' slots and the distinct kinds of buffer.
@@ -1116,7 +1024,8 @@ impl Network {
         // to spare for the run (at 10 000 one-pair VCs, 10 001 of 16 384 places).
         allocators.shrink_to_fit();
         let mut flows = Vec::with_capacity(nflows);
-        let mut conns = Vec::with_capacity(s.connections.len());
+        let tcp_conns = s.connections.iter().filter(|c| c.tcp.is_some()).count();
+        let mut conns = EndSystems::with_capacity(s.connections.len(), tcp_conns);
         let mut rto_bounds = SharedRtoBounds::default();
         for (ci, c) in s.connections.iter().enumerate() {
             let class_flags = c.class.flag_bits();
@@ -1147,15 +1056,14 @@ impl Network {
                     frames_sent: 0,
                 });
             }
-            let ends = match (&c.tcp, &c.app) {
+            match (&c.tcp, &c.app) {
                 (Some(tcp), _) => {
                     let bounds = rto_bounds.of(tcp);
-                    Ends::Tcp(Box::new(TcpConn::new(s, ci, tcp, bounds)))
+                    conns.push_tcp(TcpConn::new(s, ci, tcp, bounds));
                 }
-                (None, Some(app)) => Ends::Cells(Box::new(CellConn::new(s, ci, app, frame_cells))),
+                (None, Some(app)) => conns.push_cells(CellConn::new(s, ci, app, frame_cells)),
                 (None, None) => unreachable!("resolve gives every connection traffic"),
-            };
-            conns.push(Connection { ends });
+            }
         }
         let mut net = Network {
             // Read only by the time series' samples: none without them.
@@ -1188,7 +1096,7 @@ impl Network {
     /// each at least its shortest pacing interval after the one before (`sim::abr_host`).
     fn mark_lone_sources(&mut self, s: &Scenario) {
         for (c, conn) in self.conns.iter().enumerate() {
-            let Ends::Cells(cells) = &conn.ends else {
+            let EndsRef::Cells(cells) = conn else {
                 continue;
             };
             let restarts = s.connections[c]
@@ -1214,7 +1122,7 @@ impl Network {
     /// fault injected there (a fault looks at each cell offered).
     fn hold_tcp_frames(&mut self, s: &Scenario) {
         for (c, conn) in self.conns.iter().enumerate() {
-            if !matches!(&conn.ends, Ends::Tcp(t) if t.dirs.is_none()) {
+            if !matches!(conn, EndsRef::Tcp(t) if t.dirs.is_none()) {
                 continue;
             }
             for f in [FlowId::forward(c), FlowId::reverse(c)] {
@@ -1371,7 +1279,7 @@ impl Network {
     /// engine invariant: only called for those).
     #[inline]
     pub fn dir_mut(&mut self, f: FlowId) -> &mut CellDir {
-        self.conns[f.conn()].dir_mut(f.dir())
+        self.conns.dir_mut(f.conn(), f.dir())
     }
 
     /// The line timing of port `p`.
@@ -1422,11 +1330,11 @@ impl Network {
         let ends: usize = self
             .conns
             .iter()
-            .map(|c| match &c.ends {
-                Ends::Cells(cc) => {
+            .map(|c| match c {
+                EndsRef::Cells(cc) => {
                     size_of::<CellConn>() + cc.rev.as_ref().map_or(0, |_| size_of::<CellDir>())
                 }
-                Ends::Tcp(t) => {
+                EndsRef::Tcp(t) => {
                     let dirs = size_of::<[CellDir; 2]>() + 2 * size_of::<FrameQueue>();
                     size_of::<TcpConn>() + t.dirs.as_ref().map_or(0, |_| dirs)
                 }

@@ -279,14 +279,14 @@ fn only_a_connection_that_sends_back_has_a_reverse_direction() {
     let one_way = two_greedy_abr_pairs(None);
     let rr = r#"{ kind = "request_response", request = "16 cells", response = "128 cells" }"#;
     let net = Network::build(&one_way);
-    for conn in &net.conns {
+    for conn in net.conns.iter() {
         let cc = conn.cells().expect("cell-level");
         assert!(cc.rev.is_none() && conn.dir(1).is_none());
         assert!(conn.dir(0).and_then(CellDir::abr).is_some());
     }
     let two_way = two_greedy_abr_pairs_with(None, rr);
     let net = Network::build(&two_way);
-    for conn in &net.conns {
+    for conn in net.conns.iter() {
         let rev = conn
             .dir(1)
             .expect("a request/response connection's reverse direction");
@@ -569,9 +569,9 @@ traffic = { kind = "tcp", tcp = { rto_min = "1 s" } }
     let bounds: Vec<_> = net
         .conns
         .iter()
-        .map(|c| match &c.ends {
-            Ends::Tcp(t) => t.snd.rto_bounds().clone(),
-            Ends::Cells(_) => unreachable!("TCP connections"),
+        .map(|c| match c {
+            EndsRef::Tcp(t) => t.snd.rto_bounds().clone(),
+            EndsRef::Cells(_) => unreachable!("TCP connections"),
         })
         .collect();
     assert!(
@@ -588,10 +588,11 @@ traffic = { kind = "tcp", tcp = { rto_min = "1 s" } }
 fn a_tcp_connection_holds_no_sack_state_inline() {
     // Issue 14, memory per VC: SACK's scoreboard and recovery state (56 bytes) are boxed,
     // so a sender of any other congestion control carries 16 bytes of it, not 56; and a
-    // connection's record is its end systems alone (the TCP start flag is in them).
+    // connection's record names its end systems alone (the TCP start flag is in them), by
+    // kind and index (`end_systems`).
     use crate::tcp::congestion::AnyCongestion;
     assert_eq!(std::mem::size_of::<AnyCongestion>(), 16);
-    assert_eq!(std::mem::size_of::<crate::network::Connection>(), 16);
+    assert_eq!(std::mem::size_of::<crate::network::Ends>(), 8);
 }
 
 #[test]
@@ -631,9 +632,9 @@ fn delivered_and_goodput_bytes_are_read_from_the_receiver() {
             let s = crate::scenario::load_toml(&text).expect("valid scenario");
             let mut sim = crate::sim::Sim::new(&s);
             sim.run_until(s.warmup);
-            let before = sim.net.conns[0].tcp_ref().expect("tcp").rcv.rcv_nxt;
+            let before = sim.net.conns.tcp_ref(0).expect("tcp").rcv.rcv_nxt;
             sim.run_until(s.duration);
-            let t = sim.net.conns[0].tcp_ref().expect("tcp");
+            let t = sim.net.conns.tcp_ref(0).expect("tcp");
             let all = t.rcv.rcv_nxt;
             let at = format!("{service}, warm-up {warmup}: {before} segments before, {all} in all");
             assert!(all > before, "{at}");
@@ -698,7 +699,7 @@ traffic = { kind = "tcp", tcp = { mss = "1024 B" } }
     let mut segments = Vec::new();
     for c in 0..2 {
         let t = sim.net.frame_tallies[c];
-        let received = sim.net.conns[c].tcp().rcv.segments_received;
+        let received = sim.net.conns.tcp(c).rcv.segments_received;
         assert!(received > 0, "connection {c} received segments");
         assert_eq!(
             t.good, received,

@@ -275,7 +275,7 @@ impl RunResult {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let conn = &net.conns[i];
+                let conn = net.conns.get(i);
                 let fwd = net.flow(FlowId::forward(i));
                 let bwd = net.flow(FlowId::reverse(i));
                 let frames = &net.frame_tallies[i];

@@ -172,7 +172,7 @@ impl Recorder {
             }
         }
         for (k, &(c, d)) in self.abr.iter().enumerate() {
-            let dir = net.conns[c].dir(d).expect("ABR directions");
+            let dir = net.conns.dir(c, d).expect("ABR directions");
             let acr = dir.abr().map_or(0.0, |s| s.acr());
             self.ts.acr_mbps[k].push((acr * CELL_MBITS) as f32);
             self.ts.abr_cells_received[k].push(dir.data_received());

@@ -14,7 +14,7 @@ impl Sim<'_> {
     /// The application of connection `c` starts.
     pub(super) fn start_cells(&mut self, now: Time, c: usize) {
         let warmup = self.sc.warmup;
-        let cc = self.net.conns[c].cells_mut();
+        let cc = self.net.conns.cells_mut(c);
         for d in cc.dirs_mut() {
             d.start(now, warmup);
         }
@@ -36,7 +36,7 @@ impl Sim<'_> {
     /// The application of connection `c` stops handing cells (a session in progress
     /// closes).
     pub(super) fn stop_cells(&mut self, now: Time, c: usize) {
-        let cc = self.net.conns[c].cells_mut();
+        let cc = self.net.conns.cells_mut(c);
         let (open, abr) = (cc.fwd.is_session_open(), cc.fwd.abr().is_some());
         for d in cc.dirs_mut() {
             d.stop();
@@ -51,7 +51,7 @@ impl Sim<'_> {
     /// and the next change is drawn.
     pub(super) fn session_toggle(&mut self, now: Time, c: usize) {
         let warmup = self.sc.warmup;
-        let cc = self.net.conns[c].cells_mut();
+        let cc = self.net.conns.cells_mut(c);
         if cc.fwd.is_stopped() {
             return;
         }
@@ -81,7 +81,7 @@ impl Sim<'_> {
 
     /// The application of flow `f` hands more cells (its `Gen` event).
     pub(super) fn on_gen(&mut self, now: Time, f: FlowId) {
-        let (dir, source) = self.net.conns[f.conn()].cells_mut().dir_and_source(f.dir());
+        let (dir, source) = self.net.conns.cells_mut(f.conn()).dir_and_source(f.dir());
         if dir.is_stopped() {
             return;
         }
@@ -93,7 +93,7 @@ impl Sim<'_> {
 
     /// A request/response client's think time ended: it sends the next request.
     pub(super) fn on_think(&mut self, now: Time, c: usize) {
-        let cc = self.net.conns[c].cells_mut();
+        let cc = self.net.conns.cells_mut(c);
         if cc.fwd.is_stopped() {
             return;
         }
@@ -111,7 +111,7 @@ impl Sim<'_> {
         }
         let warm = now >= self.sc.warmup;
         self.net.reassemble(f, &cell);
-        let cc = self.net.conns[c].cells_mut();
+        let cc = self.net.conns.cells_mut(c);
         let dir = cc.dir_mut(f.dir());
         dir.receive_data(&cell, warm);
         if cell.is_eom() {

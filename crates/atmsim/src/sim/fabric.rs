@@ -352,7 +352,7 @@ impl Sim<'_> {
         self.totals.cells_delivered += 1;
         let f = cell.flow_id();
         self.net.flow_mut(f).cells_delivered += 1;
-        match &self.net.conns[f.conn()].ends {
+        match self.net.conns.ends(f.conn()) {
             Ends::Cells(_) => self.deliver_cell_level(now, cell),
             Ends::Tcp(_) => self.deliver_tcp(now, cell),
         }

@@ -185,7 +185,7 @@ impl<'a> Sim<'a> {
                 q.schedule(stop, Ev::Stop(i as u32));
             }
             if let Some(t) = c.tcp.as_ref().and_then(|t| t.tick) {
-                let phase = net.conns[i].tcp_ref().expect("tcp").tick_phase;
+                let phase = net.conns.tcp_ref(i).expect("tcp").tick_phase;
                 ticks.add(i as u32, t, first_edge(0, t, phase), q.reserve_seq());
             }
         }
@@ -448,16 +448,16 @@ impl<'a> Sim<'a> {
             Ev::Start(c) => {
                 let ci = c as usize;
                 self.signal_connection(now, ci, true);
-                match self.net.conns[ci].ends {
+                match self.net.conns.ends(ci) {
                     Ends::Tcp(_) => self.start_tcp(now, ci),
                     Ends::Cells(_) => self.start_cells(now, ci),
                 }
             }
             Ev::Stop(c) => {
                 let ci = c as usize;
-                match self.net.conns[ci].ends {
+                match self.net.conns.ends(ci) {
                     // The TCP connection's VC stays open: what is sent still drains.
-                    Ends::Tcp(_) => self.net.conns[ci].tcp().snd.close(),
+                    Ends::Tcp(_) => self.net.conns.tcp(ci).snd.close(),
                     Ends::Cells(_) => {
                         self.stop_cells(now, ci);
                         self.signal_connection(now, ci, false);

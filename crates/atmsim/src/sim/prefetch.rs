@@ -171,7 +171,7 @@ impl Sim<'_> {
         };
         let hop = cell.hop as usize + 1;
         if hop >= flow.route_len as usize {
-            prefetch(self.net.conns.as_ptr().wrapping_add(f.conn()));
+            prefetch(self.net.conns.entry_ptr(f.conn()));
             return;
         }
         let Some(&np) = self.net.route_ports.get(flow.route_start as usize + hop) else {
@@ -189,12 +189,11 @@ impl Sim<'_> {
     fn hint_send(&self, f: crate::cell::FlowId, stage: usize) {
         match stage {
             0 => {
-                prefetch(self.net.conns.as_ptr().wrapping_add(f.conn()));
+                prefetch(self.net.conns.entry_ptr(f.conn()));
                 prefetch(self.net.flows.as_ptr().wrapping_add(f.index()));
             }
             1 => {
-                if let Some(conn) = self.net.conns.get(f.conn()) {
-                    let dir = conn.dir_ptr(f.dir());
+                if let Some(dir) = self.net.conns.dir_ptr(f.conn(), f.dir()) {
                     prefetch(dir);
                     prefetch(dir.wrapping_add(64));
                 }
@@ -237,7 +236,7 @@ impl Sim<'_> {
         if let Some(tcp) = self
             .ticks
             .ahead(r, 0)
-            .and_then(|c| self.net.conns.get(c))
+            .and_then(|c| self.net.conns.try_get(c))
             .and_then(|c| c.tcp_ref())
         {
             for line in tcp.snd.tick_state() {
@@ -245,7 +244,7 @@ impl Sim<'_> {
             }
         }
         if let Some(c) = self.ticks.ahead(r, 1) {
-            prefetch(self.net.conns.as_ptr().wrapping_add(c));
+            prefetch(self.net.conns.entry_ptr(c));
         }
     }
 }

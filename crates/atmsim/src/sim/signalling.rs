@@ -32,8 +32,10 @@ impl Sim<'_> {
             return;
         }
         for d in 0..2 {
-            let has_abr = self.net.conns[c]
-                .dir(d)
+            let has_abr = self
+                .net
+                .conns
+                .dir(c, d)
                 .is_some_and(|dir| dir.abr().is_some());
             if has_abr {
                 let action = if open { SIG_OPEN } else { SIG_CLOSE };

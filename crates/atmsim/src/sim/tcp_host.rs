@@ -15,7 +15,7 @@ impl Sim<'_> {
     /// frame is a segment (forward) or an ACK (reverse).
     pub(super) fn deliver_tcp(&mut self, now: Time, cell: Cell) {
         let f = cell.flow_id();
-        if let Ends::Tcp(t) = &self.net.conns[f.conn()].ends {
+        if let Some(t) = self.net.conns.tcp_ref(f.conn()) {
             if t.dirs.is_some() {
                 if cell.is_rm() {
                     self.deliver_rm(now, cell);
@@ -29,7 +29,7 @@ impl Sim<'_> {
             if !f.is_reverse() {
                 self.on_segment(now, c, tag);
             } else {
-                let t = self.net.conns[c].tcp();
+                let t = self.net.conns.tcp(c);
                 if let Some((ack, blocks)) = t.rcv.read_ack(tag) {
                     t.snd.on_ack_sack(ack, blocks, now);
                 }
@@ -42,7 +42,7 @@ impl Sim<'_> {
     /// connection at its head ticks; its next tick is armed one period on.
     pub(super) fn on_tick(&mut self, now: Time, r: usize) {
         let c = self.ticks.head(r, now);
-        if self.net.conns[c].tcp().snd.on_tick() {
+        if self.net.conns.tcp(c).snd.on_tick() {
             self.pump(now, c);
         }
         self.ticks.rearm(r, now, &mut self.q);
@@ -53,14 +53,14 @@ impl Sim<'_> {
 
     /// The delayed-ACK timer of connection `c`'s receiver fires.
     pub(super) fn on_delack(&mut self, now: Time, c: usize) {
-        self.net.conns[c].tcp().delack_pending = false;
-        if let Some(ack) = self.net.conns[c].tcp().rcv.on_delack_timer() {
+        self.net.conns.tcp(c).delack_pending = false;
+        if let Some(ack) = self.net.conns.tcp(c).rcv.on_delack_timer() {
             self.send_ack(now, c, ack);
         }
     }
 
     pub(super) fn on_segment(&mut self, now: Time, c: usize, seg: u32) {
-        let conn = self.net.conns[c].tcp();
+        let conn = self.net.conns.tcp(c);
         let (action, _) = conn.rcv.on_segment(seg);
         if now < self.sc.warmup {
             // The segments delivered so far do not count as goodput ([`TcpConn::goodput_bytes`]).
@@ -82,14 +82,15 @@ impl Sim<'_> {
     /// The ACK frame's tag is the cumulative ACK, or with SACK the receiver's record of the
     /// ACK and its blocks (`tcp::receiver::AckRing`).
     pub(super) fn send_ack(&mut self, now: Time, c: usize, ack: u32) {
-        let tag = self.net.conns[c].tcp().rcv.ack_tag(ack);
+        let tag = self.net.conns.tcp(c).rcv.ack_tag(ack);
         self.emit_frame(now, FlowId::reverse(c), tag);
     }
 
     /// Segments a frame into cells and offers them to the flow's first port; over ABR,
     /// queues them at the flow's ABR source, which sends them paced at ACR.
     pub(super) fn emit_frame(&mut self, now: Time, f: FlowId, tag: u32) {
-        if let Ends::Tcp(t) = &mut self.net.conns[f.conn()].ends {
+        if let Ends::Tcp(_) = self.net.conns.ends(f.conn()) {
+            let t = self.net.conns.tcp(f.conn());
             if let Some(dirs) = t.dirs.as_mut() {
                 let n = self.net.flows[f.index()].cells_per_frame;
                 dirs[f.dir()].push_frame(tag, n);
@@ -120,12 +121,12 @@ impl Sim<'_> {
     /// event that changes a sender (an ACK, a timeout, a write) ends here, so the TCP trace
     /// looks at the sender here.
     pub(super) fn pump(&mut self, now: Time, c: usize) {
-        if !self.net.conns[c].tcp().started {
+        if !self.net.conns.tcp(c).started {
             return;
         }
         let cells = self.net.flow(FlowId::forward(c)).cells_per_frame;
         loop {
-            let conn = self.net.conns[c].tcp();
+            let conn = self.net.conns.tcp(c);
             if let Some(d) = conn.dirs.as_mut() {
                 if !d[0].has_room(cells) {
                     d[0].block();
@@ -147,7 +148,7 @@ impl Sim<'_> {
     /// application schedules its first write, and the sender sends what it may.
     pub(super) fn start_tcp(&mut self, now: Time, c: usize) {
         let warmup = self.sc.warmup;
-        let conn = self.net.conns[c].tcp();
+        let conn = self.net.conns.tcp(c);
         // Set here, not in the start event's dispatch, whose code every other event shares:
         // signalling the connection's opening, just before, sends nothing.
         conn.started = true;
@@ -181,7 +182,7 @@ impl Sim<'_> {
         else {
             return;
         };
-        let conn = self.net.conns[c].tcp();
+        let conn = self.net.conns.tcp(c);
         if burst {
             conn.snd.app_write(burst_segments);
         } else {
@@ -196,7 +197,7 @@ impl Sim<'_> {
 
     /// Exact timers: keep one pending event no later than the sender's deadline.
     pub(super) fn sync_exact_timer(&mut self, c: usize) {
-        let conn = self.net.conns[c].tcp();
+        let conn = self.net.conns.tcp(c);
         let Some(d) = conn.snd.deadline() else {
             return;
         };
@@ -211,7 +212,7 @@ impl Sim<'_> {
     }
 
     pub(super) fn rexmt_timer(&mut self, now: Time, c: usize, gen: u32) {
-        let conn = self.net.conns[c].tcp();
+        let conn = self.net.conns.tcp(c);
         if gen != conn.timer_gen {
             return;
         }

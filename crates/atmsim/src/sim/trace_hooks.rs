@@ -44,11 +44,11 @@ impl<'a> Sim<'a> {
         }
         // What the TCP and ACR traces compare with: the state at the start.
         for c in 0..self.net.conns.len() {
-            if self.net.conns[c].tcp_ref().is_some() {
+            if self.net.conns.tcp_ref(c).is_some() {
                 self.trace.tcp[c] = self.tcp_seen(c);
             }
             for f in [FlowId::forward(c), FlowId::reverse(c)] {
-                let dir = self.net.conns[c].dir(f.dir());
+                let dir = self.net.conns.dir(c, f.dir());
                 if let Some(acr) = dir.and_then(|d| d.abr()).map(|s| s.acr()) {
                     self.trace.acr[f.index()] = acr;
                 }
@@ -243,7 +243,7 @@ impl<'a> Sim<'a> {
     #[inline(never)]
     pub(super) fn trace_acr(&mut self, now: Time, f: FlowId, brm: Option<&Cell>) {
         let c = f.conn();
-        let dir = self.net.conns[c].dir(f.dir());
+        let dir = self.net.conns.dir(c, f.dir());
         let Some(acr) = dir.and_then(|d| d.abr()).map(|s| s.acr()) else {
             return;
         };
@@ -280,7 +280,7 @@ impl<'a> Sim<'a> {
 
     /// The state the TCP trace compares a sender with: what it was at the last look.
     fn tcp_seen(&self, c: usize) -> TcpTrack {
-        let s = &self.net.conns[c].tcp_ref().expect("tcp").snd;
+        let s = &self.net.conns.tcp_ref(c).expect("tcp").snd;
         TcpTrack {
             cwnd: s.win.cwnd,
             ssthresh: s.win.ssthresh,
@@ -312,7 +312,7 @@ impl<'a> Sim<'a> {
         if !self.trace.wants(Kind::Tcp, now) {
             return;
         }
-        let s = &self.net.conns[c].tcp_ref().expect("tcp").snd;
+        let s = &self.net.conns.tcp_ref(c).expect("tcp").snd;
         let rule = s.cc.recovery();
         let event = if track.timeouts > b.timeouts {
             track.in_recovery = false;

@@ -352,7 +352,7 @@ fn newreno_and_sack_on_lossy_ubr_conserve_cells_and_complete() {
             .map(|c| c.tcp_ref().expect("tcp").snd.snd_max)
             .sum();
         assert!(sent > 1000, "{cc}: {sent} segments");
-        for conn in &sim.net.conns {
+        for conn in sim.net.conns.iter() {
             let t = conn.tcp_ref().expect("tcp");
             assert!(t.snd.snd_max > 0, "{cc}: data sent");
             assert_eq!(
