@@ -1,4 +1,5 @@
-//! The connections' end systems, each kind in a table of its own.
+//! The connections' end systems: TCP connections' in boxes, cell-level connections' in one
+//! table.
 //!
 //! Issue 14 (memory per VC): each connection's ends were a box of their own. A cell-level
 //! connection ([`CellConn`]) lies on cache-line bounds, so its box came from the allocator's
@@ -7,16 +8,17 @@
 //! memory than the connection's 256 (the ABR + KVR bottleneck row, 1 490 -> 1 340 bytes per
 //! VC with the connection on 16-byte bounds, which cost 6-8 % of its time in lines split
 //! across the connection's fields). In one table they lie on line bounds back to back, with
-//! neither the pieces nor the allocator's header, and a connection names its ends by kind
-//! and index: 8 bytes where an enum of two boxes was 16.
+//! neither the pieces nor the allocator's header. A TCP connection keeps its box: its blocks
+//! reuse the memory the parsed scenario freed, where one table of them took fresh pages
+//! (the UBR bottleneck row at 10 000 VCs, 1 280 -> 1 301 bytes per VC resident).
 
 use crate::network::{CellConn, CellDir, TcpConn};
 
 /// A connection's end systems: which table holds them, at which index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Ends {
-    /// A TCP sender and receiver ([`EndSystems::tcp`]).
-    Tcp(u32),
+    /// A TCP sender and receiver.
+    Tcp(Box<TcpConn>),
     /// Cell-level applications, one per direction, with their ABR end systems
     /// ([`EndSystems::cells`]).
     Cells(u32),
@@ -62,32 +64,28 @@ impl<'a> EndsRef<'a> {
     }
 }
 
-/// Every connection's end systems, by connection index: TCP connections' in one table,
-/// cell-level connections' in another (see the module's doc).
+/// Every connection's end systems, by connection index: TCP connections' boxed, cell-level
+/// connections' in a table (see the module's doc).
 #[derive(Debug, Default)]
 pub struct EndSystems {
     /// Each connection's ends.
     ends: Vec<Ends>,
-    /// The TCP connections' ends, in connection order.
-    tcp: Vec<TcpConn>,
     /// The cell-level connections' ends, in connection order, on cache-line bounds.
     cells: Vec<CellConn>,
 }
 
 impl EndSystems {
-    /// Room for `n` connections, `tcp` of them TCP connections.
-    pub fn with_capacity(n: usize, tcp: usize) -> EndSystems {
+    /// Room for `n` connections, `cells` of them cell-level connections.
+    pub fn with_capacity(n: usize, cells: usize) -> EndSystems {
         EndSystems {
             ends: Vec::with_capacity(n),
-            tcp: Vec::with_capacity(tcp),
-            cells: Vec::with_capacity(n - tcp),
+            cells: Vec::with_capacity(cells),
         }
     }
 
     /// Appends a TCP connection's ends.
     pub fn push_tcp(&mut self, t: TcpConn) {
-        self.ends.push(Ends::Tcp(index(self.tcp.len())));
-        self.tcp.push(t);
+        self.ends.push(Ends::Tcp(Box::new(t)));
     }
 
     /// Appends a cell-level connection's ends.
@@ -108,18 +106,19 @@ impl EndSystems {
         self.ends.is_empty()
     }
 
-    /// Which table holds connection `c`'s ends.
+    /// Connection `c`'s ends: a TCP connection's box, or where the table of cell-level
+    /// connections holds it.
     #[inline]
-    pub fn ends(&self, c: usize) -> Ends {
-        self.ends[c]
+    pub fn ends(&self, c: usize) -> &Ends {
+        &self.ends[c]
     }
 
     /// Connection `c`'s ends, read-only.
     #[inline]
     pub fn get(&self, c: usize) -> EndsRef<'_> {
-        match self.ends[c] {
-            Ends::Tcp(i) => EndsRef::Tcp(&self.tcp[i as usize]),
-            Ends::Cells(i) => EndsRef::Cells(&self.cells[i as usize]),
+        match &self.ends[c] {
+            Ends::Tcp(t) => EndsRef::Tcp(t),
+            Ends::Cells(i) => EndsRef::Cells(&self.cells[*i as usize]),
         }
     }
 
@@ -137,8 +136,8 @@ impl EndSystems {
     /// The TCP ends of connection `c` (engine invariant: only called for TCP connections).
     #[inline]
     pub fn tcp(&mut self, c: usize) -> &mut TcpConn {
-        match self.ends[c] {
-            Ends::Tcp(i) => &mut self.tcp[i as usize],
+        match &mut self.ends[c] {
+            Ends::Tcp(t) => t,
             Ends::Cells(_) => unreachable!("TCP event for a cell-level connection"),
         }
     }
@@ -171,9 +170,9 @@ impl EndSystems {
     /// reverse direction only if it sends: [`CellConn::rev`]).
     #[inline]
     pub fn dir_mut(&mut self, c: usize, d: usize) -> &mut CellDir {
-        match self.ends[c] {
-            Ends::Cells(i) => self.cells[i as usize].dir_mut(d),
-            Ends::Tcp(i) => &mut self.tcp[i as usize].dirs.as_mut().expect("TCP over ABR")[d],
+        match &mut self.ends[c] {
+            Ends::Cells(i) => self.cells[*i as usize].dir_mut(d),
+            Ends::Tcp(t) => &mut t.dirs.as_mut().expect("TCP over ABR")[d],
         }
     }
 
@@ -197,16 +196,16 @@ impl EndSystems {
     /// hint ([`atmsim_kernel::prefetch`]); `None` if there is no connection `c`.
     #[inline(always)]
     pub fn dir_ptr(&self, c: usize, d: usize) -> Option<*const u8> {
-        Some(match *self.ends.get(c)? {
+        Some(match self.ends.get(c)? {
             Ends::Cells(i) => {
-                let cc = &self.cells[i as usize];
+                let cc = &self.cells[*i as usize];
                 let dir = match (d & 1, &cc.rev) {
                     (1, Some(rev)) => &**rev,
                     _ => &cc.fwd,
                 };
                 (dir as *const CellDir).cast()
             }
-            Ends::Tcp(i) => (&self.tcp[i as usize] as *const TcpConn).cast(),
+            Ends::Tcp(t) => (&**t as *const TcpConn).cast(),
         })
     }
 }
@@ -221,8 +220,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_connection_names_its_ends_in_eight_bytes() {
-        assert_eq!(std::mem::size_of::<Ends>(), 8);
+    fn a_connection_names_its_ends_in_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<Ends>(), 16);
     }
 
     #[test]

@@ -1024,8 +1024,8 @@ impl Network {
         // to spare for the run (at 10 000 one-pair VCs, 10 001 of 16 384 places).
         allocators.shrink_to_fit();
         let mut flows = Vec::with_capacity(nflows);
-        let tcp_conns = s.connections.iter().filter(|c| c.tcp.is_some()).count();
-        let mut conns = EndSystems::with_capacity(s.connections.len(), tcp_conns);
+        let cell_conns = s.connections.iter().filter(|c| c.tcp.is_none()).count();
+        let mut conns = EndSystems::with_capacity(s.connections.len(), cell_conns);
         let mut rto_bounds = SharedRtoBounds::default();
         for (ci, c) in s.connections.iter().enumerate() {
             let class_flags = c.class.flag_bits();

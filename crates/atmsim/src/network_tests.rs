@@ -588,11 +588,11 @@ traffic = { kind = "tcp", tcp = { rto_min = "1 s" } }
 fn a_tcp_connection_holds_no_sack_state_inline() {
     // Issue 14, memory per VC: SACK's scoreboard and recovery state (56 bytes) are boxed,
     // so a sender of any other congestion control carries 16 bytes of it, not 56; and a
-    // connection's record names its end systems alone (the TCP start flag is in them), by
-    // kind and index (`end_systems`).
+    // connection's record names its end systems alone (the TCP start flag is in them): a
+    // TCP connection's box, or a cell-level connection's place in its table (`end_systems`).
     use crate::tcp::congestion::AnyCongestion;
     assert_eq!(std::mem::size_of::<AnyCongestion>(), 16);
-    assert_eq!(std::mem::size_of::<crate::network::Ends>(), 8);
+    assert_eq!(std::mem::size_of::<crate::network::Ends>(), 16);
 }
 
 #[test]
