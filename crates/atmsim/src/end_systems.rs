@@ -14,7 +14,8 @@
 
 use crate::network::{CellConn, CellDir, TcpConn};
 
-/// A connection's end systems: which table holds them, at which index.
+/// A connection's end systems: a TCP connection's box, or where a cell-level connection's
+/// are in [`EndSystems`]'s table.
 #[derive(Debug)]
 pub enum Ends {
     /// A TCP sender and receiver.
