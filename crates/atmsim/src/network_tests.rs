@@ -273,6 +273,51 @@ traffic = {traffic}
 }
 
 #[test]
+fn each_connection_finds_its_own_end_systems_in_a_mixed_network() {
+    // Issue 14, memory per VC: TCP connections keep boxes and cell-level connections lie in
+    // one table (`end_systems`); interleaved, each connection still finds its own ends, and
+    // the cell-level ones lie on cache-line bounds.
+    let mut text = String::from("[measurement]\nduration = \"1 ms\"\n");
+    text += "[[node]]\nname = \"sw\"\nkind = \"switch\"\n";
+    let kinds = ["tcp", "cbr", "tcp", "tcp", "cbr", "cbr"];
+    for (i, kind) in kinds.iter().enumerate() {
+        let traffic = match *kind {
+            "tcp" => r#"{ kind = "tcp" }"#,
+            _ => r#"{ kind = "cbr", rate = "1 Mbps" }"#,
+        };
+        text += &format!(
+            "[[node]]\nname = \"s{i}\"\nkind = \"host\"\n[[node]]\nname = \"d{i}\"\nkind = \"host\"\n\
+             [[link]]\nbetween = [\"s{i}\", \"sw\"]\n[[link]]\nbetween = [\"sw\", \"d{i}\"]\n\
+             [[connection]]\nname = \"c{i}\"\nfrom = \"s{i}\"\nto = \"d{i}\"\ntraffic = {traffic}\n"
+        );
+    }
+    let s = crate::scenario::load_toml(&text).expect("valid scenario");
+    let mut net = Network::build(&s);
+    assert_eq!(net.conns.len(), kinds.len());
+    let mut phases = Vec::new();
+    for (c, kind) in kinds.iter().enumerate() {
+        let ends = net.conns.get(c);
+        assert_eq!(ends.tcp_ref().is_some(), *kind == "tcp", "connection {c}");
+        assert_eq!(ends.cells().is_some(), *kind == "cbr", "connection {c}");
+        if *kind == "tcp" {
+            // Each TCP connection its own: its tick phase is drawn from its own stream.
+            let read = ends.tcp_ref().expect("tcp") as *const TcpConn as usize;
+            let t = net.conns.tcp(c);
+            assert_eq!(t as *const TcpConn as usize, read);
+            phases.push(t.tick_phase);
+        } else {
+            let cc = net.conns.cells_mut(c) as *const CellConn as usize;
+            assert_eq!(cc % 64, 0, "connection {c} on a cache-line bound");
+            let fwd = net.conns.dir_mut(c, 0) as *const CellDir as usize;
+            assert_eq!(fwd, cc, "connection {c}'s forward direction");
+        }
+    }
+    phases.sort_unstable();
+    phases.dedup();
+    assert_eq!(phases.len(), 3, "three TCP connections, three ends");
+}
+
+#[test]
 fn only_a_connection_that_sends_back_has_a_reverse_direction() {
     // Issue 14: a one-way connection's reverse flow carries only the backward RM cells of
     // its forward direction, so it keeps no direction state of its own (280 bytes).
