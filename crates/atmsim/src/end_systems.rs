@@ -149,6 +149,15 @@ impl EndSystems {
         self.get(c).tcp_ref()
     }
 
+    /// The TCP ends of connection `c`, mutable, if it is a TCP connection.
+    #[inline]
+    pub fn tcp_mut(&mut self, c: usize) -> Option<&mut TcpConn> {
+        match &mut self.ends[c] {
+            Ends::Tcp(t) => Some(t),
+            Ends::Cells(_) => None,
+        }
+    }
+
     /// The cell-level ends of connection `c`, if any.
     #[inline]
     pub fn cells(&self, c: usize) -> Option<&CellConn> {

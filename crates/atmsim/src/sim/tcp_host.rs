@@ -4,7 +4,6 @@
 use super::{first_edge, Ev, Sim};
 use crate::aal5::Reassembled;
 use crate::cell::{Cell, FlowId};
-use crate::network::Ends;
 use crate::scenario::TcpApp;
 use crate::tcp::AckAction;
 use atmsim_kernel::{MaybeTime, Time};
@@ -89,8 +88,7 @@ impl Sim<'_> {
     /// Segments a frame into cells and offers them to the flow's first port; over ABR,
     /// queues them at the flow's ABR source, which sends them paced at ACR.
     pub(super) fn emit_frame(&mut self, now: Time, f: FlowId, tag: u32) {
-        if let Ends::Tcp(_) = self.net.conns.ends(f.conn()) {
-            let t = self.net.conns.tcp(f.conn());
+        if let Some(t) = self.net.conns.tcp_mut(f.conn()) {
             if let Some(dirs) = t.dirs.as_mut() {
                 let n = self.net.flows[f.index()].cells_per_frame;
                 dirs[f.dir()].push_frame(tag, n);
