@@ -256,3 +256,37 @@ def test_cli_scale_repeat_shows_the_earlier_rounds_on_stderr_and_refuses_no_runs
     for bad, says in (("0", "0: at least 1 run"), ("two", "'two': a whole number of runs")):
         p = subprocess.run(args + ["--repeat", bad], capture_output=True, text=True, timeout=60)
         assert p.returncode == 2 and f"--repeat: {says}" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_cli_scale_refuses_no_vcs_and_a_bad_duration_before_any_row():
+    # One clear error from the arguments, not an internal error (a row of 0 VCs) or one error
+    # per row (a duration the engine refuses).
+    base = [sys.executable, "-m", "atmsim", "bench", "--scale", "--case", "ubr-fba-tcp"]
+    for extra, says in ((["--vcs", "0"], "--vcs: 0: at least 1 VC"),
+                        (["--vcs", "ten"], "--vcs: 'ten': a whole number of VCs"),
+                        (["--vcs", "2", "--duration", "-1 s"], 'invalid duration "-1 s": negative'),
+                        (["--vcs", "2", "--duration", "2"], "expected a number followed by a unit")):
+        p = subprocess.run(base + extra, capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2, p.stderr
+        assert says in p.stderr and "internal error" not in p.stderr and "Traceback" not in p.stderr
+        assert p.stdout == "", p.stdout  # no table started
+
+
+def test_a_row_too_large_to_build_here_is_refused_before_any_row():
+    # Issue 14, item 5: a row's scenario is built in this process before the engine can
+    # estimate its run, so a row of far more VCs than the machine holds is refused first,
+    # naming the estimate, the limit and the key, not left to exhaust the memory.
+    from atmsim import MemoryLimitError
+    from atmsim.bench import SCENARIO_BYTES_PER_VC, check_scale_sizes
+
+    check_scale_sizes([10, 1000], available=1000 * SCENARIO_BYTES_PER_VC)
+    with pytest.raises(MemoryLimitError, match=r"a scale row of 1001 VCs: .*allowed here: at most 1000 VCs"):
+        check_scale_sizes([10, 1001], available=1000 * SCENARIO_BYTES_PER_VC)
+    p = subprocess.run([sys.executable, "-m", "atmsim", "bench", "--scale", "--vcs", "1000000000",
+                        "--case", "abr-kvr", "--topology", "bottleneck"],
+                       capture_output=True, text=True, timeout=60)
+    if Path("/proc/meminfo").exists():
+        assert p.returncode == 2, p.stderr
+        assert "a scale row of 1000000000 VCs" in p.stderr and "MemAvailable" in p.stderr
+        assert "Traceback" not in p.stderr and "internal error" not in p.stderr
+        assert p.stdout == "", p.stdout  # refused before the table's header

@@ -457,6 +457,31 @@ def _runs(text: str) -> int:
     return n
 
 
+def _vc_count(text: str) -> int:
+    """``--vcs``: a number of VCs, at least one."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a whole number of VCs, at least 1") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n}: at least 1 VC")
+    return n
+
+
+def _row_duration(text: str) -> str:
+    """``--duration`` of ``--scale``: the simulated time of each row, checked by the engine as
+    a scenario's ``measurement.duration`` before any row runs (one error, not one per row)."""
+    from . import ScenarioError
+    from .bench import scale_scenario
+    from .scenario import validate
+
+    try:
+        validate(scale_scenario("ubr-fba-tcp", "bottleneck", 1, text))
+    except ScenarioError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("measurement.duration: ")) from None
+    return text
+
+
 def cmd_bench(a) -> int:
     if a.scale:
         return _bench_scale(a)
@@ -474,14 +499,15 @@ def cmd_bench(a) -> int:
 
 
 def _bench_scale(a) -> int:
-    from .bench import (SCALE_CASES, SCALE_HEADER, SCALE_SIZES, SCALE_TOPOLOGIES, format_scale_row,
-                        format_scale_targets, run_scale, scale_targets)
+    from .bench import (SCALE_CASES, SCALE_HEADER, SCALE_SIZES, SCALE_TOPOLOGIES, check_scale_sizes,
+                        format_scale_row, format_scale_targets, run_scale, scale_targets)
     from .sweeps import parse_point_timeout
 
     timeout = parse_point_timeout(a.row_timeout, "--row-timeout")
     sizes = tuple(a.vcs) if a.vcs else SCALE_SIZES
     cases = tuple(a.case) if a.case else SCALE_CASES
     topologies = tuple(a.topology) if a.topology else SCALE_TOPOLOGIES
+    check_scale_sizes(sizes)  # before the table's header (`run_scale` checks again)
     if not a.json:
         print(SCALE_HEADER, flush=True)
     said = False
@@ -741,13 +767,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "in a fresh process; then, for each case and topology, its largest network against "
                         "its smallest: the ratio of the CPU per cell-hop (target: within 2x) and the bytes "
                         "per VC (target: 1 KB)")
-    b.add_argument("--vcs", type=int, action="append", metavar="N",
+    b.add_argument("--vcs", type=_vc_count, action="append", metavar="N",
                    help=f"--scale: a number of VCs (repeatable; default {', '.join(map(str, SCALE_SIZES))})")
     b.add_argument("--case", action="append", choices=SCALE_CASES,
                    help="--scale: a traffic case (repeatable; default all)")
     b.add_argument("--topology", action="append", choices=SCALE_TOPOLOGIES,
                    help="--scale: a topology (repeatable; default all)")
-    b.add_argument("--duration", default="0.5 s", metavar="T", help="--scale: simulated time per row (default 0.5 s)")
+    b.add_argument("--duration", type=_row_duration, default="0.5 s", metavar="T",
+                   help="--scale: simulated time per row (default 0.5 s)")
     b.add_argument("--targets", action="store_true",
                    help="--scale --json: one object, {\"rows\": [...], \"targets\": [...]}, the targets as "
                         "the table's text gives them (without it, the list of rows)")
