@@ -187,6 +187,12 @@ def test_validate_routes_option(capsys, small_toml):
     rc, out, err = _call(capsys, ["validate", str(small_toml), "--routes", "1"])
     assert rc == 0
     assert [ln for ln in out.splitlines() if "route:" in ln] == ["  route: src1 -> sw1 -> sw2 -> dst1"]
+    rc, out, err = _call(capsys, ["validate", str(small_toml), "--routes", "0"])
+    assert rc == 0 and "route:" not in out
+    # A negative count was a slice from the end (all routes but the last N): refused now.
+    for bad, says in (("-1", "-1: 0 or more routes"), ("all", "'all': a whole number of routes")):
+        rc, out, err = _call(capsys, ["validate", str(small_toml), "--routes", bad])
+        assert rc == 2 and f"--routes: {says}" in err and out == "" and "Traceback" not in err
 
 
 @pytest.mark.parametrize("broken_file", BROKEN, ids=[b[0] for b in BROKEN], indirect=True)

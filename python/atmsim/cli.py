@@ -457,6 +457,17 @@ def _runs(text: str) -> int:
     return n
 
 
+def _route_count(text: str) -> int:
+    """``--routes``: how many routes to show, 0 or more."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a whole number of routes, 0 or more") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{n}: 0 or more routes")
+    return n
+
+
 def _vc_count(text: str) -> int:
     """``--vcs``: a number of VCs, at least one."""
     try:
@@ -631,7 +642,8 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="example:\n  atmsim validate examples/ubr_small.toml",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     v.add_argument("file", help="scenario file (TOML)")
-    v.add_argument("--routes", type=int, default=5, metavar="N", help="show the first N resolved routes (default 5)")
+    v.add_argument("--routes", type=_route_count, default=5, metavar="N",
+                   help="show the first N resolved routes (default 5; 0: none)")
     v.set_defaults(func=cmd_validate)
 
     from .catalog import extension_points
