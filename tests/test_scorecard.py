@@ -100,6 +100,14 @@ def test_cli_scorecard(tmp_path, capsys):
     assert (out / "scorecard.html").exists() and (out / "scorecard.md").exists()
     assert main(["scorecard", "--allocators", "nosuch", "--no-progress", "--out", str(out)]) == 2
     assert "unknown allocator nosuch" in capsys.readouterr().err
+    # Options for an allocator not run, and no workers, are refused before any run (they were
+    # ignored, and 0 workers taken as all cores).
+    for extra, says in ((["--option", "erica.fx=0.5"], "options for erica, which this scorecard does not run"),
+                        (["--workers", "0"], "workers = 0: give a whole number >= 1")):
+        assert main(["scorecard", "--allocators", "kvr", "--no-progress", "--out", str(tmp_path / "no"),
+                     *extra]) == 2
+        assert says in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
 
 
 @pytest.mark.slow

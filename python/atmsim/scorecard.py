@@ -253,14 +253,19 @@ def run_scorecard(allocators: Optional[list[str]] = None, *, config_names: Optio
     ``n/a`` with the reason."""
     import pandas as pd
 
-    from .parallel import default_workers, execute
+    from .parallel import check_backend, default_workers, execute
     from .result import RunResult
 
+    check_backend(backend, workers, address)  # workers = 0 is refused, not taken as the default
     known = allocator_names()
     names = list(allocators) if allocators else known
     bad = [n for n in names if n not in known]
     if bad:
         raise ValueError(f"unknown allocator {', '.join(bad)}; the registry has: {', '.join(known)}")
+    unused = [n for n in (options or {}) if n not in names]
+    if unused:
+        raise ValueError(f"options for {', '.join(unused)}, which this scorecard does not run; it runs: "
+                         f"{', '.join(names)}")
     cfgs = configs(config_names)
     k = 0.4 if quick else 1.0
     t0 = time.perf_counter()
@@ -283,7 +288,7 @@ def run_scorecard(allocators: Optional[list[str]] = None, *, config_names: Optio
             row.update(status="n/a", reason=out.message)
         rows[key] = row
 
-    n_workers = workers or default_workers()
+    n_workers = workers if workers is not None else default_workers()
     execute(tasks, deliver, backend=backend, workers=n_workers, address=address, progress=progress,
             desc="scorecard")
     order = [f"{c.key}|{a}" for c in cfgs for a in names]
