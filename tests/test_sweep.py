@@ -231,6 +231,11 @@ def test_cli_bad_sweep_is_one_line_exit_2(tmp_path):
         assert len(lines) == 1 and lines[0].startswith("atmsim: error:"), (argv, err)
     rc, _, err = run_cli(["sweep", str(f)])
     assert "defaults.switch_bufer" in err and "switch_buffer" in err
+    # A sweep file given to `run` or `validate` says so, and which command takes it.
+    for cmd, says in (("run", f"run it with 'atmsim sweep {TINY}'"),
+                      ("validate", f"check it with 'atmsim sweep {TINY} --dry-run'")):
+        rc, out, err = run_cli([cmd, str(TINY)])
+        assert rc == 2 and f"{TINY} is a sweep file" in err and says in err, (cmd, err)
 
 
 def test_help_teaches_with_examples():

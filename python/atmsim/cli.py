@@ -195,9 +195,7 @@ def cmd_run(a) -> int:
         r = atmsim.run(Path(a.file), progress=False if a.json else None, max_events=a.max_events,
                        max_wall=a.max_wall, trace=trace, trace_dir=a.trace_dir)
     except atmsim.ScenarioError:
-        if _is_sweep_file(Path(a.file)):
-            raise UserError(f"{a.file} is a sweep file (it has a [sweep] or [base] table), not a scenario: "
-                            f"run it with 'atmsim sweep {a.file}'") from None
+        _refuse_sweep_file(a.file, "run it with 'atmsim sweep {file}'")
         raise
     if a.json:
         print(json.dumps(r.summary, indent=2))
@@ -231,10 +229,21 @@ def _warn_if_heavy(info: dict) -> None:
               f"Ctrl-C stops it", file=sys.stderr)
 
 
+def _refuse_sweep_file(file: str, hint: str) -> None:
+    """Raises a one-line error if scenario `file`, which the engine refused, is a sweep file."""
+    if _is_sweep_file(Path(file)):
+        raise UserError(f"{file} is a sweep file (it has a [sweep] or [base] table), not a scenario: "
+                        + hint.format(file=file))
+
+
 def cmd_validate(a) -> int:
     import atmsim
 
-    info = atmsim.validate(Path(a.file))
+    try:
+        info = atmsim.validate(Path(a.file))
+    except atmsim.ScenarioError:
+        _refuse_sweep_file(a.file, "check it with 'atmsim sweep {file} --dry-run'")
+        raise
     print(f"{a.file}: valid. {info['nodes']} nodes, {info['ports']} ports, {info['connections']} connections, "
           f"{info['duration_s']:g} s.")
     mem = info["memory"]
