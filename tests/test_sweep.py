@@ -220,7 +220,8 @@ def test_cli_bad_sweep_is_one_line_exit_2(tmp_path):
     f.write_text('[base]\ntopology = "n_source"\n[base.args]\nn = 2\n'
                  '[sweep.parameters]\n"defaults.switch_bufer" = ["1 cells"]\n')
     for argv in (["sweep", str(f)], ["sweep", str(f), "--dry-run"], ["sweep", str(tmp_path / "none.toml")],
-                 ["sweep", str(TINY), "--workers", "0"], ["sweep", str(TINY), "--address", "auto"],
+                 ["sweep", str(TINY), "--workers", "0"], ["sweep", str(TINY), "--workers", "0", "--dry-run"],
+                 ["sweep", str(TINY), "--address", "auto"],
                  ["report", str(tmp_path)], ["reproduce", "ubr-plus", "--address", "auto"],
                  ["sweep", str(TINY), "--backend", "ray", "--address", "127.0.0.1:1", "--out", str(tmp_path / "r")],
                  ["sweep", str(TINY), "--backend", "ray", "--address", "127.0.0.1:x", "--out", str(tmp_path / "r")]):

@@ -405,7 +405,9 @@ def cmd_sweep(a) -> int:
 
 def _dry_run(spec, a) -> int:
     import atmsim
+    from .parallel import check_backend
 
+    check_backend("local", a.workers)  # a worker count the run would refuse (not the backend: no connection)
     print(spec.describe())
     points = spec.points()
     out = Path(a.out) if a.out else Path("results") / "sweeps" / spec.name
