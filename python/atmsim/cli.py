@@ -457,37 +457,28 @@ class pd_options:
         self._ctx.__exit__(*exc)
 
 
-def _runs(text: str) -> int:
-    """``--repeat``: a number of runs, at least one."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: a whole number of runs, at least 1") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n}: at least 1 run")
-    return n
+def _count(noun: str, least: int):
+    """An argparse type: a whole number of `noun`s, at least `least` (0 or 1)."""
+    bound = f"at least {least}" if least else "0 or more"
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r}: a whole number of {noun}s, {bound}") from None
+        if n < least:
+            raise argparse.ArgumentTypeError(f"{n}: {bound} {noun}" + ("s" if least != 1 else ""))
+        return n
+
+    return parse
 
 
-def _route_count(text: str) -> int:
-    """``--routes``: how many routes to show, 0 or more."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: a whole number of routes, 0 or more") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"{n}: 0 or more routes")
-    return n
-
-
-def _vc_count(text: str) -> int:
-    """``--vcs``: a number of VCs, at least one."""
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: a whole number of VCs, at least 1") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n}: at least 1 VC")
-    return n
+#: ``--repeat``: runs, at least one.
+_runs = _count("run", 1)
+#: ``validate --routes``: routes to show, 0 or more.
+_route_count = _count("route", 0)
+#: ``bench --scale --vcs``: VCs, at least one.
+_vc_count = _count("VC", 1)
 
 
 def _row_duration(text: str) -> str:
