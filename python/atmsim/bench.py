@@ -153,16 +153,24 @@ def _scenario_text(sc: dict[str, Any]) -> str:
     return _json_text(sc)
 
 
+def _proc_bytes(path: str, key: str) -> int | None:
+    """The ``key: N kB`` line of a Linux ``/proc`` file, in bytes; None where it cannot be read."""
+    try:
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def _peak_rss_bytes() -> int:
     """This process's peak resident memory. Linux's VmHWM, which starts afresh at exec:
     ``getrusage``'s ``ru_maxrss`` carries the parent's peak across fork and exec, so a row
     run from a process that built a 10 000-VC scenario read 0 bytes above baseline."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
+    hwm = _proc_bytes("/proc/self/status", "VmHWM")
+    if hwm is not None:
+        return hwm
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
@@ -248,13 +256,7 @@ SCENARIO_BYTES_PER_VC = 3072
 def _available_memory() -> int | None:
     """``MemAvailable`` of ``/proc/meminfo`` in bytes, as the engine reads it for its own
     refusal (``atmsim::footprint``); None where it cannot be read."""
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+    return _proc_bytes("/proc/meminfo", "MemAvailable")
 
 
 def check_scale_sizes(sizes, available: int | None = None) -> None:
