@@ -137,10 +137,8 @@ impl EndSystems {
     /// The TCP ends of connection `c` (engine invariant: only called for TCP connections).
     #[inline]
     pub fn tcp(&mut self, c: usize) -> &mut TcpConn {
-        match &mut self.ends[c] {
-            Ends::Tcp(t) => t,
-            Ends::Cells(_) => unreachable!("TCP event for a cell-level connection"),
-        }
+        self.tcp_mut(c)
+            .expect("a TCP event is for a TCP connection")
     }
 
     /// The TCP ends of connection `c`, read-only, if it is a TCP connection.
@@ -209,11 +207,7 @@ impl EndSystems {
         Some(match self.ends.get(c)? {
             Ends::Cells(i) => {
                 let cc = &self.cells[*i as usize];
-                let dir = match (d & 1, &cc.rev) {
-                    (1, Some(rev)) => &**rev,
-                    _ => &cc.fwd,
-                };
-                (dir as *const CellDir).cast()
+                (cc.dir(d).unwrap_or(&cc.fwd) as *const CellDir).cast()
             }
             Ends::Tcp(t) => (&**t as *const TcpConn).cast(),
         })
