@@ -271,6 +271,23 @@ macro_rules! registry {
                     $( $Spec::$Var(_) => $name, )+
                 }
             }
+
+            /// Where the table `value` (its `kind` a registered name) fails to read, as the
+            /// key path below the table and the message, or None if it reads (or its kind is
+            /// unknown: the tagged read says so itself). The tagged read buffers the table
+            /// and loses the key paths below it (`connection[0].traffic: invalid type ...`
+            /// for a wrong `traffic.tcp.window_scaling`); this reads it as its kind's
+            /// table, with them (`crate::scenario::tagged`).
+            pub fn locate_error(mut value: ::serde_json::Value) -> Option<(String, String)> {
+                let kind = value.get("kind")?.as_str()?.to_owned();
+                value.as_object_mut()?.remove("kind");
+                let err = match kind.as_str() {
+                    $($( $xname => ::serde_path_to_error::deserialize::<_, $XSpec>(value).err(), )+)?
+                    $( $name => ::serde_path_to_error::deserialize::<_, $VSpec>(value).err(), )+
+                    _ => None,
+                }?;
+                Some((err.path().to_string(), err.into_inner().to_string()))
+            }
         }
 
         $crate::registry::registry!(@resolve [$($($XVar)+)?] $Spec $Cfg $Ctx; $( $Var : $VSpec; )+);

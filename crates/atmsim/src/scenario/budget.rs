@@ -136,7 +136,10 @@ fn visit_loads(sc: &Scenario, f: &mut dyn FnMut(bool, f64, Describe)) {
             let cells = port.settings.rate_bps as f64 / 424.0;
             let d = || {
                 (
-                    format!("rate of port {:?}", port.name(&sc.nodes)),
+                    format!(
+                        "rate of port {:?} (its link's rate, or defaults.link_rate)",
+                        port.name(&sc.nodes)
+                    ),
                     bps(cells),
                 )
             };
@@ -217,16 +220,27 @@ pub fn check(sc: &Scenario) -> Result<(), ScenarioError> {
         worst_timed.expect("a sum above the bound has a part")
     };
     let (key, value) = describe_load(sc, index);
+    // A port is bounded alone, by its rate: say what rate that allows.
+    let port_note = if key.starts_with("rate of port") {
+        format!(
+            " (a port at its line rate takes two events a cell: a link of at most {:.0} Gbps)",
+            MAX_EVENTS_PER_SIM_SECOND / 2.0 * 424.0 / 1e9
+        )
+    } else {
+        String::new()
+    };
     Err(ScenarioError::new(
         key,
         format!(
             "{} makes the run too heavy: about {:.3e} events per simulated second \
-             ({:.3e} in all, {:.3e} for the whole run); allowed: at most {:.0e} per simulated second",
+             ({:.3e} in all, {:.3e} for the whole run); allowed: at most {:.0e} per simulated \
+             second{}",
             value,
             events_per_s,
             total,
             total * sc.duration as f64 / PS_PER_S as f64,
-            MAX_EVENTS_PER_SIM_SECOND
+            MAX_EVENTS_PER_SIM_SECOND,
+            port_note
         ),
     ))
 }
@@ -578,6 +592,11 @@ mod tests {
         fast.ports.set_settings(0, k);
         let e = check(&fast).unwrap_err();
         assert!(e.path.starts_with("rate of port"), "{e}");
+        assert!(
+            e.path.ends_with("(its link's rate, or defaults.link_rate)"),
+            "{e}"
+        );
+        assert!(e.message.ends_with("a link of at most 212 Gbps)"), "{e}");
     }
 
     #[test]

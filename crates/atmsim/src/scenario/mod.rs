@@ -7,6 +7,7 @@ pub mod connection;
 pub mod connection_table;
 pub mod error;
 pub mod fault;
+pub mod finite;
 pub mod measurement;
 pub mod model;
 pub mod names;
@@ -18,6 +19,7 @@ pub mod resolve;
 pub mod route;
 pub mod schema;
 pub mod service;
+pub mod tagged;
 pub mod traffic;
 /// Quantities with units (at the crate root, so models use them without this layer).
 pub use crate::units;
@@ -41,6 +43,7 @@ pub use traffic::{CellApp, VideoParams};
 /// time of a 10 000-VC scenario, issue 14).
 pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
     if let Ok(f) = toml::from_str(text) {
+        finite::check_toml(text)?;
         return Ok(f);
     }
     let de = toml::Deserializer::new(text);
@@ -78,6 +81,7 @@ pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
                 msg = format!("{msg} (line {line})");
             }
         }
+        let (path, msg) = tagged::relocate(toml::from_str(text).ok(), path, msg);
         ScenarioError::new(path, msg)
     })
 }
@@ -93,7 +97,14 @@ pub fn from_json_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = clean_path(&e.path().to_string());
         let inner = e.into_inner();
-        ScenarioError::new(path, strip_json_position(&inner.to_string()))
+        let msg = strip_json_position(&inner.to_string());
+        let msg = if msg == "expected value" || msg == "invalid number" {
+            finite::explain_json(text, inner.line(), inner.column(), msg)
+        } else {
+            msg
+        };
+        let (path, msg) = tagged::relocate(serde_json::from_str(text).ok(), path, msg);
+        ScenarioError::new(path, msg)
     })
 }
 

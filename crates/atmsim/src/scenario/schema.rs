@@ -177,6 +177,7 @@ pub struct NodeSpec {
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
     /// The two nodes it joins.
+    #[serde(deserialize_with = "two_names")]
     pub between: [Name; 2],
     /// Cell transmission rate of each direction (default `defaults.link_rate`).
     /// 155.52 Mbps is the raw OC-3 rate; 149.76 Mbps its SONET payload.
@@ -188,6 +189,19 @@ pub struct LinkSpec {
     /// One-way propagation delay. Give `length` or `delay`, not both (default `"0 s"`).
     #[serde(default)]
     pub delay: Option<Duration>,
+}
+
+/// Reads a link's `between`: exactly two names. The TOML reader took the first two of a
+/// longer list and dropped the rest without a word (the JSON reader refused it as
+/// "trailing characters").
+fn two_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[Name; 2], D::Error> {
+    let names = Vec::<Name>::deserialize(d)?;
+    <[Name; 2]>::try_from(names).map_err(|names| {
+        serde::de::Error::custom(format!(
+            "{} names; a link joins exactly two nodes: between = [\"a\", \"b\"]",
+            names.len()
+        ))
+    })
 }
 
 /// Settings of the output port of `node` on its link toward `toward`.

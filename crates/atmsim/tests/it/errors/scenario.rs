@@ -176,3 +176,67 @@ fn default_threshold_policy_with_per_port_buffers_is_accepted() {
         "{e}"
     );
 }
+
+/// A link joins two nodes: a longer or shorter `between` is refused with its count, never
+/// cut to its first two names (issue 14's newcomer review: TOML took the first two).
+#[test]
+fn a_link_between_three_nodes_is_refused() {
+    let text = base().replace(
+        "between = [\"sw1\", \"sw2\"]",
+        "between = [\"sw1\", \"sw2\", \"s1\"]",
+    );
+    assert_ne!(text, base());
+    let e = atmsim::scenario::from_toml_str(&text).unwrap_err();
+    assert_eq!(e.path, "link[0].between", "{e}");
+    assert!(
+        e.message
+            .starts_with("3 names; a link joins exactly two nodes"),
+        "{e}"
+    );
+    let one = base().replace("between = [\"sw1\", \"sw2\"]", "between = [\"sw1\"]");
+    let e = atmsim::scenario::from_toml_str(&one).unwrap_err();
+    assert!(
+        e.message
+            .starts_with("1 names; a link joins exactly two nodes"),
+        "{e}"
+    );
+}
+
+/// A TOML `nan` or `inf` is refused at its key, never taken as "not set" (it was written
+/// out as JSON `null`, so an optional setting took its default without a word).
+#[test]
+fn nan_and_inf_are_refused_at_their_key() {
+    let text = base().replace(
+        "{ kind = \"epd\", threshold = \"80 %\" }",
+        "{ kind = \"fba\", threshold = \"80 %\", z = nan }",
+    );
+    assert_ne!(text, base());
+    let e = atmsim::scenario::from_toml_str(&text).unwrap_err();
+    assert!(e.message.starts_with("nan is not a finite number"), "{e}");
+    assert!(e.path.ends_with("policy.z"), "{e}");
+}
+
+/// An error inside a table tagged by `kind` (traffic, policy, allocator) names its key, as
+/// elsewhere, not only the table (`scenario::tagged`; the newcomer's review of the
+/// fifty-third session: `connection[0].traffic: invalid type: string "yes", expected a
+/// boolean`).
+#[test]
+fn an_error_inside_a_tagged_table_names_its_key() {
+    let text = base().replacen(
+        "traffic = { kind = \"tcp\" }",
+        "traffic = { kind = \"tcp\", tcp = { window_scaling = \"yes\" } }",
+        1,
+    );
+    assert_ne!(text, base());
+    let e = atmsim::scenario::from_toml_str(&text).unwrap_err();
+    assert_eq!(e.path, "connection[0].traffic.tcp.window_scaling", "{e}");
+    assert!(
+        e.message
+            .starts_with("invalid type: string \"yes\", expected a boolean (line "),
+        "{e}"
+    );
+    let text = base().replace("threshold = \"80 %\"", "threshold = \"-5 %\"");
+    let e = atmsim::scenario::from_toml_str(&text).unwrap_err();
+    assert_eq!(e.path, "defaults.policy.threshold", "{e}");
+    assert!(e.message.contains("negative"), "{e}");
+}
