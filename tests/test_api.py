@@ -100,11 +100,87 @@ def test_dict_toml_text_and_file_forms_agree(small_toml):
     assert_same_run(atmsim.run(as_dict), atmsim.run(small_toml))
 
 
+def test_a_json_scenario_file_or_text_runs_as_its_toml(small_toml, tmp_path):
+    """A scenario written as JSON (an object with the TOML file's layout, what
+    ``atmsim schema`` describes) runs as the TOML file does: from a file, whatever its name,
+    and as text; bad JSON names its line and column (a newcomer's review: JSON files were
+    read as TOML and refused at "{")."""
+    as_dict = atmsim.load_scenario(small_toml)
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(as_dict, indent=1))
+    want = atmsim.run(small_toml)
+    assert_same_run(atmsim.run(path), want)
+    assert_same_run(atmsim.run(str(path)), want)
+    assert_same_run(atmsim.run(json.dumps(as_dict)), want)
+    assert atmsim.load_scenario(path) == as_dict
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"name": "x",\n  "seed": }')
+    with pytest.raises(atmsim.ScenarioError, match=r"invalid JSON \(line 2, column 11\)"):
+        atmsim.validate(bad)
+
+
 def test_missing_file_raises_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError, match="missing.toml"):
         atmsim.run(tmp_path / "missing.toml")
     with pytest.raises(FileNotFoundError, match="missing.toml"):
         atmsim.run(str(tmp_path / "missing.toml"))
+
+
+def test_a_mistyped_path_is_a_missing_file_not_toml_text(tmp_path, monkeypatch):
+    """A one-line string with no '=' and no '[' cannot be TOML text: it is a file not found
+    (it gave "expected `.`, `=` (line 1), at "base.tml""). Real TOML text still runs."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("base.tml", "missing.json", "my_scenario"):
+        with pytest.raises(FileNotFoundError, match=f"cannot read scenario file '{name}'"):
+            atmsim.run(name)
+        with pytest.raises(FileNotFoundError, match=name):
+            atmsim.load_scenario(name)
+    with pytest.raises(atmsim.ScenarioError):  # one line of TOML: still text, still parsed
+        atmsim.load_scenario('seed = 1')
+
+
+@pytest.mark.parametrize("data, words", [
+    ('name = "caf\u00e9"\n'.encode("latin-1"), ["byte 0xe9", "offset 11", "line 1, column 12"]),
+    ('seed = 1\nname = "x"\n'.encode("utf-16"), ["byte 0xff", "offset 0", "UTF-16"]),
+    (b"seed = 1\n\x00\x01\xd0\xff", ["byte 0xd0", "offset 11", "line 2, column 3", "binary"]),
+])
+def test_a_file_that_is_not_utf8_is_a_scenario_error(tmp_path, data, words):
+    """Not a bare UnicodeDecodeError: a ScenarioError naming the file, the byte and its place."""
+    f = tmp_path / "enc.toml"
+    f.write_bytes(data)
+    for call, arg in ((atmsim.run, f), (atmsim.run, str(f)), (atmsim.validate, f), (atmsim.load_scenario, f)):
+        with pytest.raises(atmsim.ScenarioError) as e:
+            call(arg)
+        msg = str(e.value)
+        for w in [str(f), "is not UTF-8 text", "must be UTF-8", *words]:
+            assert w in msg, (w, msg)
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text('[base]\nscenario = "enc.toml"\n[sweep]\nseeds = 1\n')
+    with pytest.raises(atmsim.SweepError, match="base.scenario .*is not UTF-8 text.*byte 0x"):
+        atmsim.sweep(sweep, out=tmp_path / "s")
+    with pytest.raises(atmsim.SweepError, match="sweep file .*enc.toml.* is not UTF-8 text.*byte 0x"):
+        atmsim.sweep(f, out=tmp_path / "s")
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize("kw, error, words", [
+    (dict(n=3, start_times=["0 s"]), ValueError, ["start_times = ['0 s']", "1 value for n = 3", "3 in all"]),
+    (dict(n=3, applications=[{"kind": "greedy"}] * 2), ValueError, ["applications = ", "2 values for n = 3"]),
+    (dict(n=2, start_times="0 s"), TypeError, ["start_times = '0 s'", "a list of times"]),
+    (dict(n=2, applications=["x", "y"]), TypeError, ["applications[0] = 'x'", "table (dict)"]),
+    (dict(n="3"), TypeError, ["n = '3'", "whole number, at least 1", "not str"]),
+    (dict(n=2.0), TypeError, ["n = 2.0", "not float"]),
+    (dict(n=True), TypeError, ["n = True"]),
+    (dict(n=0), ValueError, ["n = 0", "at least one source"]),
+])
+def test_n_source_names_a_bad_argument(kw, error, words):
+    """A short start_times or applications list was a bare IndexError, n = "3" a TypeError
+    about '<' between str and int."""
+    with pytest.raises(error) as e:
+        n_source(**kw)
+    for w in words:
+        assert w in str(e.value), (w, str(e.value))
+    assert n_source(2, start_times=["0 s", "1 ms", "2 ms"])["connection"][1]["start"] == "1 ms"  # longer: fine
 
 
 def test_load_scenario_rejects_other_types():

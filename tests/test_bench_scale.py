@@ -93,9 +93,48 @@ def test_cli_scale_row_timeout_stops_a_row_and_says_so():
     p = subprocess.run([sys.executable, "-m", "atmsim", "bench", "--scale", "--json", "--vcs", "2000",
                         "--case", "abr-erica", "--topology", "bottleneck", "--duration", "5 s",
                         "--row-timeout", "0.5"], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, p.stderr
+    assert p.returncode == 1, p.stderr  # a row not measured: not a clean benchmark (it was 0)
     [row] = json.loads(p.stdout)
     assert row["error"] == "timed out after 0.5 s"
+    assert "1 of 1 rows not measured (1 timed out)" in p.stderr
+
+
+def test_cli_scale_exits_1_when_every_row_times_out():
+    p = subprocess.run([sys.executable, "-m", "atmsim", "bench", "--scale", "--vcs", "10", "--case", "abr-kvr",
+                        "--topology", "bottleneck", "--repeat", "1", "--duration", "20ms", "--row-timeout", "0.01"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1, (p.returncode, p.stderr)
+    assert "timed out after 0.01 s" in p.stdout
+    assert p.stderr.strip().splitlines()[-1] == ("atmsim: 1 of 1 rows not measured (1 timed out); "
+                                                 "--row-timeout 0.01 may be too short")
+
+
+@pytest.mark.parametrize("extra, names", [
+    (["--vcs", "10"], "--vcs is an option"),
+    (["--targets"], "--targets is an option"),
+    (["--case", "abr-kvr", "--topology", "bottleneck"], "--case, --topology are options"),
+    (["--duration", "20 ms", "--row-timeout", "1"], "--duration, --row-timeout are options"),
+])
+def test_cli_scale_options_without_scale_are_refused(extra, names):
+    """They were ignored: the fixed 20 s benchmark ran instead of the table asked for."""
+    p = subprocess.run([sys.executable, "-m", "atmsim", "bench", "--repeat", "1", *extra],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stdout == "", (p.returncode, p.stdout, p.stderr)
+    [line] = p.stderr.strip().splitlines()
+    assert line.startswith("atmsim: error:") and names in line and "add --scale" in line, line
+
+
+def test_cli_scale_row_timeout_and_negative_duration_messages():
+    base = [sys.executable, "-m", "atmsim", "bench", "--scale", "--vcs", "2", "--case", "ubr-fba-tcp",
+            "--topology", "bottleneck"]
+    p = subprocess.run(base + ["--row-timeout", "0"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "the wall time a run of a row may take must be above 0 s" in p.stderr, p.stderr
+    assert "point" not in p.stderr
+    for dur in (["--duration", "-1s"], ["--duration=-1s"], ["--duration", "-0.5 s"]):
+        p = subprocess.run(base + dur, capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2 and p.stdout == "", p.stderr
+        assert "expected one argument" not in p.stderr, p.stderr
+        assert "the simulated time of each row must be above 0 s" in p.stderr, p.stderr
 
 
 def test_cli_scale_refuses_a_bad_row_timeout():

@@ -183,6 +183,18 @@ def test_validate_good_file(capsys, small_toml):
     assert "route: src3 -> sw1 -> sw2 -> dst3" in out
 
 
+def test_validate_and_run_take_a_json_scenario(capsys, small_toml, tmp_path):
+    """``atmsim validate`` and ``run`` take a scenario written as JSON, as the Python API does."""
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(atmsim.load_scenario(small_toml)))
+    rc, out, err = _call(capsys, ["validate", str(path)])
+    assert rc == 0, err
+    assert out.splitlines()[0] == f"{path}: valid. 8 nodes, 14 ports, 3 connections, 0.5 s."
+    rc, out, err = _call(capsys, ["run", str(path), "--json"])
+    assert rc == 0, err
+    assert json.loads(out)["cell_hops"] == atmsim.run(small_toml).summary["cell_hops"]
+
+
 def test_validate_routes_option(capsys, small_toml):
     rc, out, err = _call(capsys, ["validate", str(small_toml), "--routes", "1"])
     assert rc == 0
@@ -271,6 +283,67 @@ def test_run_missing_file_without_toml_suffix(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rc, out, err = _call(capsys, ["run", "my_scenario"])
     _assert_one_line_user_error(rc, out, err, "my_scenario", "cannot read")
+
+
+@pytest.mark.parametrize("command", [["validate"], ["run"], ["sweep", "--dry-run"]])
+def test_a_file_that_is_not_utf8_is_a_one_line_error(capsys, tmp_path, small_toml, command):
+    """A Latin-1 or UTF-16 file was "internal error (please report it): UnicodeDecodeError", exit 3."""
+    latin1 = tmp_path / "latin1.toml"
+    latin1.write_bytes(small_toml.read_text().replace('name = "', 'name = "caf\u00e9 ', 1).encode("latin-1"))
+    utf16 = tmp_path / "utf16.toml"
+    utf16.write_bytes(small_toml.read_text().encode("utf-16"))
+    for f, words in ((latin1, ["byte 0xe9", "line "]), (utf16, ["byte 0xff", "offset 0", "UTF-16"])):
+        rc, out, err = _call(capsys, [command[0], str(f), *command[1:]])
+        _assert_one_line_user_error(rc, out, err, str(f), "is not UTF-8 text", "must be UTF-8", *words)
+
+
+def test_run_checks_out_before_the_run(capsys, small_toml, tmp_path):
+    """A bad --out was found only after the whole run (its results lost), and named a temporary
+    file ('/proc/.foo.tmp-544af4e0') or said 'File exists' for a path under a file. Now it is
+    refused before the run starts (nothing on stdout: no summary), naming the --out value."""
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    rc, out, err = _call(capsys, ["run", str(small_toml), "--out", str(a_file)])
+    _assert_one_line_user_error(rc, out, err, f"--out {str(a_file)!r} is a file")
+    assert out == "" and a_file.read_text() == "x"
+    cases = [(a_file / "sub", [f"{str(a_file)!r} is not a directory"]),
+             (a_file / "sub" / "deeper", [f"{str(a_file)!r} is not a directory"])]
+    if Path("/proc/self").is_dir():
+        cases.append((Path("/proc/atmsim-test-out"), ["cannot write in '/proc'"]))
+    for bad, words in cases:
+        rc, out, err = _call(capsys, ["run", str(small_toml), "--out", str(bad)])
+        assert rc == 1 and out == "", (rc, out, err)
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("atmsim: error:"), err
+        for w in [f"--out {str(bad)!r}", *words]:
+            assert w in lines[0], (w, lines[0])
+        assert ".tmp" not in err and "File exists" not in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
+    # A new directory under missing parents is still made, and the check leaves no probe behind.
+    rc, out, err = _call(capsys, ["run", str(small_toml), "--out", str(tmp_path / "n" / "m"), "--no-plot"])
+    assert rc == 0, err
+    assert [p.name for p in (tmp_path / "n").iterdir()] == ["m"]
+
+
+def test_trace_dir_without_a_trace_is_refused(capsys, small_toml, tmp_path):
+    """``--trace-dir`` alone was ignored without a word (nothing is traced without --trace)."""
+    rc, out, err = _call(capsys, ["run", str(small_toml), "--trace-dir", str(tmp_path / "t")])
+    _assert_one_line_user_error(rc, out, err, "nothing is traced without --trace")
+    assert out == "" and not (tmp_path / "t").exists()
+
+
+def test_run_reads_the_scenario_once(small_toml):
+    """`atmsim run /dev/stdin` read the file twice: "missing field `measurement` ... is it cut short?"."""
+    if not Path("/dev/stdin").exists():
+        pytest.skip("no /dev/stdin")
+    text = small_toml.read_text()
+    p = subprocess.run([str(VENV_BIN / "atmsim"), "run", "/dev/stdin", "--json"], input=text,
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["name"] == "test: small UBR, 3 sources, tail drop"
+    p = subprocess.run([str(VENV_BIN / "atmsim"), "run", "/dev/stdin"], input=text.replace("[measurement]", "[sweep]"),
+                       capture_output=True, text=True, timeout=120)
+    _assert_one_line_user_error(p.returncode, p.stdout, p.stderr, "is a sweep file")
 
 
 def test_run_a_directory(capsys, tmp_path):

@@ -102,3 +102,19 @@ def test_layout_keeps_texts_in_the_figure_and_apart(runs, tmp_path, monkeypatch,
             theirs = [other.bbox] + _texts(other) + ([title] if title else [])
             for b in mine:
                 assert not any(b.overlaps(o) for o in theirs), (ax.get_ylabel(), other.get_ylabel(), b)
+
+
+@pytest.mark.parametrize("name", ["ubr3", "abr2"])
+def test_a_plot_is_written_in_the_format_its_extension_names(runs, tmp_path, name):
+    """`plot("x.pdf")` and `.svg` wrote PNG data under those names; another extension is
+    refused before anything is written, and PNGs stay what they were."""
+    r = runs[name]
+    before = r.plot(tmp_path / "before.png").read_bytes()
+    assert r.plot(tmp_path / "p.pdf").read_bytes().startswith(b"%PDF-")
+    svg = r.plot(str(tmp_path / "p.SVG")).read_bytes()
+    assert b"<svg" in svg[:1000] and not svg.startswith(b"\x89PNG")
+    assert r.plot(tmp_path / "after.png").read_bytes() == before  # the kept figure still draws the same PNG
+    for bad in ("p.jpg", "p.html", "p.tiff"):
+        with pytest.raises(ValueError, match=r"\.png, \.pdf or \.svg"):
+            r.plot(tmp_path / bad)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["after.png", "before.png", "p.SVG", "p.pdf"]

@@ -76,6 +76,29 @@ def test_sweep_report_options(failing_sweep, tmp_path):
     assert rc == 2 and "nothing" in err and "buffer" in err
 
 
+def test_report_out_must_be_an_html_file_name(failing_sweep, tmp_path, monkeypatch):
+    """`report --out DIR` wrote '.DIR.tmp' into the current directory, left it there and named it
+    in the error; `--out rep.pdf` wrote HTML under a .pdf name. Both are refused before the page
+    is made, naming the --out value; nothing is left behind."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d").mkdir()
+    (tmp_path / "f").write_text("x")
+    for out, words in (("d", ["--out 'd' is a directory", "report.html"]),
+                       ("rep.pdf", ["--out 'rep.pdf'", "HTML", ".html", "'.pdf'"]),
+                       ("f/r.html", ["--out 'f/r.html'", "'f' is not a directory"])):
+        rc, stdout, err = run_cli(["report", str(failing_sweep.root), "--out", out])
+        assert rc == 2 and len(err.strip().splitlines()) == 1 and err.startswith("atmsim: error:"), err
+        for w in words:
+            assert w in err, (w, err)
+        assert ".tmp" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "f"] and not any((tmp_path / "d").iterdir())
+    with pytest.raises(atmsim.report.ReportError, match="out 'rep.pdf'"):
+        write_report(failing_sweep.root, out="rep.pdf")
+    if Path("/proc/self").is_dir():  # cannot be written: named by --out, not by a temporary file
+        rc, _, err = run_cli(["report", str(failing_sweep.root), "--out", "/proc/atmsim-r.html"])
+        assert rc in (1, 2) and "'/proc/atmsim-r.html'" in err and ".tmp" not in err, err
+
+
 def test_plot_helpers(failing_sweep, tmp_path):
     res = failing_sweep
     assert choose_axes(res) == ("buffer", "policy", [])
@@ -86,6 +109,12 @@ def test_plot_helpers(failing_sweep, tmp_path):
     assert numeric_values(["1 ms", "2 s"]) == (None, "")
     p = res.plot("fairness", path=tmp_path / "f.png")
     assert Path(p).read_bytes().startswith(PNG_MAGIC)
+    # The format the extension names (PNG data was written under .pdf and .svg names), or a refusal.
+    assert Path(res.plot("fairness", path=tmp_path / "f.pdf")).read_bytes().startswith(b"%PDF-")
+    assert b"<svg" in Path(res.plot("fairness", path=str(tmp_path / "f.svg"))).read_bytes()[:1000]
+    with pytest.raises(ValueError, match=r"'\.jpg'"):
+        res.plot("fairness", path=tmp_path / "f.jpg")
+    assert not (tmp_path / "f.jpg").exists()
     ax = plot_sweep(res, "efficiency", x="policy")
     assert ax.get_xlabel() == "policy" and ax.get_ylabel() == "efficiency"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["tail drop", "EPD"]

@@ -152,6 +152,30 @@ def test_seed_count_starts_at_the_base_seed(tmp_path):
     assert s.seeds == [7, 8, 9] and s.name == "s" and len(s.axes) == 0 and len(s) == 3
 
 
+def test_a_json_base_scenario_is_read_as_its_toml(tmp_path):
+    """``base.scenario`` may name a scenario written as JSON (as ``atmsim run`` takes)."""
+    import json
+
+    import atmsim
+
+    toml_base = tmp_path / "b.toml"
+    toml_base.write_text((REPO / "examples" / "ubr_small.toml").read_text())
+    (tmp_path / "b.json").write_text(json.dumps(atmsim.load_scenario(toml_base)))
+    for name in ("b.toml", "b.json"):
+        (tmp_path / "s.toml").write_text(f'[base]\nscenario = "{name}"\n[sweep]\nseeds = 2\n')
+        s = load_sweep_file(tmp_path / "s.toml")
+        assert s.seeds == [7, 8]
+        summary = atmsim.run(s.points()[0].scenario).summary
+        got = [p.scenario["seed"] for p in s.points()], [summary[k] for k in ("cell_hops", "efficiency", "cells_dropped")]
+        if name == "b.toml":
+            want = got
+        else:
+            assert got == want
+    (tmp_path / "b.json").write_text('{"name": ')
+    with pytest.raises(SweepError, match=r"base.scenario = .*b.json.*invalid JSON \(line 1"):
+        load_sweep_file(tmp_path / "s.toml")
+
+
 # Broken sweep files: (id, sweep dict changes, words the one-line error must hold).
 BAD = [
     ("unknown-path", dict(parameters={"defaults.switch_bufer": ["1 cells"]}),

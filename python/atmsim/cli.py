@@ -79,12 +79,68 @@ def _os_message(e: OSError) -> str:
     return f"{str(path)!r}: {reason}" if path is not None else reason
 
 
+def check_out_dir(out: Path) -> None:
+    """Checks ``atmsim run --out`` before the run, so that a bad one costs no results: an
+    existing file is refused (UserError), and so is a place where the directory cannot be
+    made or written (OutputError: a parent that is a file, a read-only or virtual file
+    system). What it makes to find out (the missing parents, a probe) it removes again.
+    The messages name the --out value, never a temporary file."""
+    out = Path(out)
+    where = f"cannot write the results to --out {str(out)!r}"
+    if out.exists():
+        if not out.is_dir():
+            raise UserError(f"--out {str(out)!r} is a file; give a directory")
+        probe_in = out.parent if not any(out.iterdir()) else out  # see save_atomically
+    else:
+        missing = []
+        parent = out.parent
+        while not parent.exists() and parent != parent.parent:
+            missing.append(parent)
+            parent = parent.parent
+        if not parent.is_dir():
+            raise OutputError(f"{where}: {str(parent)!r} is not a directory")
+        made = []
+        try:
+            for d in reversed(missing):
+                try:
+                    d.mkdir()
+                except OSError as e:
+                    raise OutputError(f"{where}: cannot make the directory {str(d)!r}: "
+                                      f"{e.strerror or e}") from None
+                made.append(d)
+            _probe(out.parent, where)
+        finally:
+            for d in reversed(made):
+                try:
+                    d.rmdir()
+                except OSError:
+                    pass
+        return
+    _probe(probe_in, where)
+
+
+def _probe(directory: Path, where: str) -> None:
+    """Makes and removes a directory in ``directory``; an OutputError if it cannot."""
+    import tempfile
+
+    try:
+        made = tempfile.mkdtemp(prefix=".atmsim-probe-", dir=directory)
+    except OSError as e:
+        raise OutputError(f"{where}: cannot write in {str(directory)!r}: {e.strerror or e}") from None
+    try:
+        os.rmdir(made)
+    except OSError:
+        pass
+
+
 def save_atomically(r, out: Path, plot: bool) -> Path:
     """Writes a run's files to ``out`` so that a failure leaves no half-written results: a new
     directory is written under a temporary name and renamed into place (a failure removes it);
     an existing, non-empty directory gets an ``INCOMPLETE`` marker first, removed only once
     every file is written."""
     out = Path(out)
+    check_out_dir(out)
+    tmp = None
     try:
         if not out.exists() or (out.is_dir() and not any(out.iterdir())):
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -105,8 +161,13 @@ def save_atomically(r, out: Path, plot: bool) -> Path:
         r.save(out, plot=plot)
         marker.unlink()
         return out
-    except OSError as e:
-        raise OutputError(f"cannot write the results to {str(out)!r}: {_os_message(e)}") from None
+    except OSError as e:  # named by --out and the file under it, never by the temporary name
+        name = None if e.filename is None else str(e.filename)
+        if name is not None and tmp is not None and name.startswith(str(tmp)):
+            name = str(out) + name[len(str(tmp)):]
+        which = f" ({name!r})" if name is not None and name != str(out) else ""
+        raise OutputError(f"cannot write the results to --out {str(out)!r}{which}: "
+                          f"{e.strerror or str(e) or type(e).__name__}") from None
 
 
 def _fmt_rate(bps: float) -> str:
@@ -145,20 +206,21 @@ def _print_result(r) -> None:
                   f"to connections.csv)")
 
 
-def _toml_tables(path: Path) -> set:
-    """The top-level keys of a TOML file (empty if it cannot be read or parsed)."""
+def _toml_tables(path: Path, text: str | None = None) -> set:
+    """The top-level keys of a TOML file (its `text`, if already read; empty if it cannot be
+    read or parsed)."""
     try:
         import tomllib
     except ImportError:  # Python < 3.11
         import tomli as tomllib  # type: ignore[no-redef]
     try:
-        return set(tomllib.loads(path.read_text(encoding="utf-8")))
+        return set(tomllib.loads(path.read_text(encoding="utf-8") if text is None else text))
     except (OSError, ValueError, UnicodeDecodeError):
         return set()
 
 
-def _is_sweep_file(path: Path) -> bool:
-    keys = _toml_tables(path)
+def _is_sweep_file(path: Path, text: str | None = None) -> bool:
+    keys = _toml_tables(path, text)
     return "sweep" in keys or "base" in keys
 
 
@@ -179,24 +241,31 @@ def _ray_note(a) -> None:
 
 def cmd_run(a) -> int:
     import atmsim
-    from atmsim.scenario import load_scenario
+    from atmsim.scenario import parse_toml, read_scenario_file
 
     if a.max_events is not None and not 1 <= a.max_events < 2**64:
         raise UserError(f"--max-events {a.max_events}: give a whole number from 1 to 2^64 - 1")
     if a.max_wall is not None and not 0 < a.max_wall < 1e9:
         raise UserError(f"--max-wall {a.max_wall}: give seconds, above 0")
+    # The file is read once: a pipe, /dev/stdin or <(...) cannot be read a second time.
+    text = read_scenario_file(Path(a.file))
     try:
-        _warn_if_heavy(atmsim.validate(Path(a.file)))
-        if (a.max_events is not None or a.max_wall is not None) and (
-                a.trace or load_scenario(Path(a.file)).get("trace") is not None):
+        sc, _ = parse_toml(text)
+        _warn_if_heavy(atmsim.validate(sc))
+        if (a.max_events is not None or a.max_wall is not None) and (a.trace or sc.get("trace") is not None):
             raise UserError("a trace cannot be combined with --max-events or --max-wall (a budgeted run is "
                             "not traced): drop the budget, or --trace and the file's [trace] table")
-        trace = True if a.trace == "all" else a.trace
-        r = atmsim.run(Path(a.file), progress=False if a.json else None, max_events=a.max_events,
-                       max_wall=a.max_wall, trace=trace, trace_dir=a.trace_dir)
+        if a.trace_dir is not None and not a.trace and sc.get("trace") is None:
+            raise UserError(f"--trace-dir {a.trace_dir!r}: nothing is traced without --trace (or the scenario's "
+                            f"[trace] table); add --trace KINDS, e.g. --trace drop,tcp")
     except atmsim.ScenarioError:
-        _refuse_sweep_file(a.file, "run it with 'atmsim sweep {file}'")
+        _refuse_sweep_file(a.file, "run it with 'atmsim sweep {file}'", text)
         raise
+    if a.out:  # before the run: a bad --out must not cost its results
+        check_out_dir(Path(a.out))
+    trace = True if a.trace == "all" else a.trace
+    r = atmsim.run(sc, progress=False if a.json else None, max_events=a.max_events,
+                   max_wall=a.max_wall, trace=trace, trace_dir=a.trace_dir)
     if a.json:
         print(json.dumps(r.summary, indent=2))
     else:
@@ -229,9 +298,10 @@ def _warn_if_heavy(info: dict) -> None:
               f"Ctrl-C stops it", file=sys.stderr)
 
 
-def _refuse_sweep_file(file: str, hint: str) -> None:
-    """Raises a one-line error if scenario `file`, which the engine refused, is a sweep file."""
-    if _is_sweep_file(Path(file)):
+def _refuse_sweep_file(file: str, hint: str, text: str | None = None) -> None:
+    """Raises a one-line error if scenario `file` (its `text`, if already read), which the
+    engine refused, is a sweep file."""
+    if _is_sweep_file(Path(file), text):
         raise UserError(f"{file} is a sweep file (it has a [sweep] or [base] table), not a scenario: "
                         + hint.format(file=file))
 
@@ -438,8 +508,10 @@ def _dry_run(spec, a) -> int:
 
 
 def cmd_report(a) -> int:
-    from .report import write_report
+    from .report import check_report_out, write_report
 
+    if a.out is not None:
+        check_report_out(a.out, "--out")  # before the page is made
     out = write_report(Path(a.dir), out=a.out, metrics=a.metric, x=a.x, by=a.by)
     size = out.stat().st_size
     print(f"wrote {out} ({size / 1024:.0f} KiB, self-contained: open it in any browser)")
@@ -491,13 +563,28 @@ def _row_duration(text: str) -> str:
     try:
         validate(scale_scenario("ubr-fba-tcp", "bottleneck", 1, text))
     except ScenarioError as e:
-        raise argparse.ArgumentTypeError(str(e).removeprefix("measurement.duration: ")) from None
+        raise argparse.ArgumentTypeError(f"{text!r}: the simulated time of each row must be above 0 s, e.g. "
+                                         f"\"0.5 s\" ({str(e).removeprefix('measurement.duration: ')})") from None
     return text
+
+
+#: ``bench --scale``: the defaults of --duration and --row-timeout (None in the parser, so that
+#: giving them without --scale is seen).
+ROW_DURATION = "0.5 s"
+ROW_TIMEOUT = "600 s"
+#: The options of ``bench --scale`` alone, as the user writes them, and their parsed names.
+SCALE_ONLY = {"--vcs": "vcs", "--case": "case", "--topology": "topology", "--duration": "duration",
+              "--targets": "targets", "--row-timeout": "row_timeout"}
 
 
 def cmd_bench(a) -> int:
     if a.scale:
         return _bench_scale(a)
+    given = [opt for opt, name in SCALE_ONLY.items() if getattr(a, name) not in (None, False)]
+    if given:  # they were ignored: the fixed benchmark ran instead of the table asked for
+        raise UserError(f"{', '.join(given)} {'is an option' if len(given) == 1 else 'are options'} of the scale "
+                        f"table: add --scale (without it, 'atmsim bench' runs the fixed UBR+ WAN benchmark, "
+                        f"which takes none of them)")
     from .bench import run_bench
 
     r = run_bench(repeat=a.repeat)
@@ -516,7 +603,8 @@ def _bench_scale(a) -> int:
                         format_scale_row, format_scale_targets, run_scale, scale_targets)
     from .sweeps import parse_point_timeout
 
-    timeout = parse_point_timeout(a.row_timeout, "--row-timeout")
+    row_timeout = ROW_TIMEOUT if a.row_timeout is None else a.row_timeout
+    timeout = parse_point_timeout(row_timeout, "--row-timeout", what="a run of a row")
     sizes = tuple(a.vcs) if a.vcs else SCALE_SIZES
     cases = tuple(a.case) if a.case else SCALE_CASES
     topologies = tuple(a.topology) if a.topology else SCALE_TOPOLOGIES
@@ -534,7 +622,8 @@ def _bench_scale(a) -> int:
         if a.json or round_ < a.repeat - 1:
             print(f"run {round_ + 1} of {a.repeat}: {format_scale_row(row)}", file=sys.stderr, flush=True)
 
-    rows = run_scale(sizes, cases, topologies, duration=a.duration, timeout=timeout, repeat=a.repeat,
+    rows = run_scale(sizes, cases, topologies, duration=ROW_DURATION if a.duration is None else a.duration,
+                     timeout=timeout, repeat=a.repeat,
                      on_row=None if a.json else (lambda r: print(format_scale_row(r), flush=True)),
                      on_run=on_run if a.repeat > 1 else None)
     targets = scale_targets(rows)
@@ -543,6 +632,16 @@ def _bench_scale(a) -> int:
     else:
         for line in [""] * bool(targets) + format_scale_targets(targets):
             print(line)
+    failed = [r for r in rows if "error" in r]
+    if failed:  # a table with rows not measured is not a measurement: say so, and exit 1
+        timed_out = sum("timed out" in str(r["error"]) for r in failed)
+        what = (f"{timed_out} timed out" + (f", {len(failed) - timed_out} failed" if len(failed) > timed_out else "")
+                if timed_out else f"{len(failed)} failed")
+        sys.stdout.flush()
+        print(f"atmsim: {len(failed)} of {len(rows)} rows not measured ({what})"
+              + (f"; --row-timeout {row_timeout} may be too short" if timed_out else ""),
+              file=sys.stderr, flush=True)
+        return 1
     return 0
 
 
@@ -787,12 +886,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--scale: a traffic case (repeatable; default all)")
     b.add_argument("--topology", action="append", choices=SCALE_TOPOLOGIES,
                    help="--scale: a topology (repeatable; default all)")
-    b.add_argument("--duration", type=_row_duration, default="0.5 s", metavar="T",
-                   help="--scale: simulated time per row (default 0.5 s)")
+    b.add_argument("--duration", type=_row_duration, default=None, metavar="T",
+                   help="--scale: simulated time per row, above 0 (default 0.5 s)")
     b.add_argument("--targets", action="store_true",
                    help="--scale --json: one object, {\"rows\": [...], \"targets\": [...]}, the targets as "
                         "the table's text gives them (without it, the list of rows)")
-    b.add_argument("--row-timeout", default="600 s", metavar="T",
+    b.add_argument("--row-timeout", default=None, metavar="T",
                    help="--scale: wall time one run of a row may take before it is stopped and the row shown as "
                         "timed out (not run again) "
                         "(seconds, or e.g. \"2 min\"; default 600 s)")
@@ -827,7 +926,7 @@ def main(argv: list[str] | None = None) -> int:
     # not on import, so notebooks and scripts keep theirs (an MPLBACKEND set by the user wins).
     os.environ.setdefault("MPLBACKEND", "Agg")
     parser = build_parser()
-    a = parser.parse_args(argv)
+    a = parser.parse_args(_negative_values(sys.argv[1:] if argv is None else list(argv)))
     if not getattr(a, "command", None):
         parser.print_help()
         return 0
@@ -844,6 +943,32 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         _say(f"atmsim: error: cannot write the output (stdout): {_os_message(e)}")
         return 1
+
+
+#: Options whose value may start with '-' (a negative number: its own error, from the option's
+#: check, not argparse's "expected one argument").
+NEGATIVE_VALUE_OPTIONS = ("--duration", "--row-timeout", "--max-wall", "--max-events", "--point-timeout")
+
+
+def _negative_values(argv: list[str]) -> list[str]:
+    """``--duration -1s`` as ``--duration=-1s``: argparse takes a value like '-1s' for an
+    option (only '-1' and '-1.5' pass as numbers) and says "expected one argument"."""
+    import re
+
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        if (argv[i] in NEGATIVE_VALUE_OPTIONS and i + 1 < len(argv)
+                and re.match(r"-\.?[0-9]", argv[i + 1])):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+            continue
+        if argv[i] == "--":
+            out.extend(argv[i:])
+            break
+        out.append(argv[i])
+        i += 1
+    return out
 
 
 def _dispatch(a) -> int:

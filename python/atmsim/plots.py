@@ -234,13 +234,48 @@ def save_png(fig: "Figure", path: "Union[str, Path]") -> Path:
     return path
 
 
+#: The formats a plot is written in, by its file name's extension (no extension: PNG).
+PLOT_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
+
+
+def plot_format(path: Any) -> str:
+    """The format a plot written to ``path`` takes, from its extension: ``"png"`` (also a
+    file object, or no extension), ``"pdf"`` or ``"svg"``. Any other extension raises
+    ValueError, before anything is drawn: the file would hold other data than its name says."""
+    if not isinstance(path, (str, Path)) and not hasattr(path, "__fspath__"):
+        return "png"  # a binary file object
+    suffix = Path(path).suffix
+    if not suffix:
+        return "png"
+    fmt = PLOT_FORMATS.get(suffix.lower())
+    if fmt is None:
+        raise ValueError(f"path = {str(path)!r}: a plot is written as PNG, PDF or SVG; give a file name ending "
+                         f"in .png, .pdf or .svg (not {suffix!r})")
+    return fmt
+
+
+def save_figure(fig: "Figure", path: "Union[str, Path]") -> Path:
+    """Writes a figure made to be written (:func:`figure_grid`) in the format its extension
+    names (:func:`plot_format`): a PNG by :func:`save_png`, a PDF or SVG by ``savefig``
+    (laid out the same way)."""
+    import matplotlib
+
+    fmt = plot_format(path)
+    if fmt == "png":
+        return save_png(fig, path)
+    with matplotlib.rc_context(DRAW_RC):
+        fit_layout(fig)
+        fig.savefig(path, format=fmt, dpi=fig.dpi)
+    return Path(path)
+
+
 def _finish(fig: "Figure", path: Any) -> "Union[Path, Figure]":
-    """Writes the figure to ``path`` and returns the path; without a path, returns the
-    figure laid out for any backend (:func:`tight_layout`)."""
+    """Writes the figure to ``path`` (in the format its extension names) and returns the
+    path; without a path, returns the figure laid out for any backend (:func:`tight_layout`)."""
     if path is None:
         tight_layout(fig)
         return fig
-    return save_png(fig, path)
+    return save_figure(fig, path)
 
 
 def _legend_outside(ax: "Axes") -> None:
@@ -287,8 +322,10 @@ def plot_abr(result: "RunResult", path: "Union[str, Path, None]" = None,
     (a) allowed cell rate per source, (b) queue length per switch port, (c) link utilization
     per switch port, (d) cells received per destination.
 
-    Writes a PNG and returns its path when ``path`` is given; otherwise returns the figure
-    (shown inline in a notebook)."""
+    Writes a PNG (a PDF or SVG for a name ending in .pdf or .svg) and returns its path when
+    ``path`` is given; otherwise returns the figure (shown inline in a notebook)."""
+    if path is not None:
+        plot_format(path)  # a wrong extension, before the figure is drawn
     fig, axes = figure_grid(path, (13, 8), 100, 2, 2)
     ab, ps = result.abr_series, result.port_series
     ms = 1e3
@@ -329,8 +366,10 @@ def plot_run(result: "RunResult", path: "Union[str, Path, None]" = None) -> "Uni
     (:func:`plot_abr`); otherwise switch queue lengths, link utilization, cwnd and cells
     received.
 
-    Writes a PNG and returns its path when ``path`` is given; otherwise returns the figure
-    (shown inline in a notebook)."""
+    Writes a PNG (a PDF or SVG for a name ending in .pdf or .svg) and returns its path when
+    ``path`` is given; otherwise returns the figure (shown inline in a notebook)."""
+    if path is not None:
+        plot_format(path)  # a wrong extension, before the figure is drawn
     if len(result.abr_series):
         return plot_abr(result, path)
     fig, axes = figure_grid(path, (13, 8), 110, 2, 2)
@@ -439,10 +478,13 @@ def plot_sweep(results, metric: str = "efficiency", x: str | None = None, by: st
     deviation (error bars for a categorical x). Other parameters are averaged over (said in
     the title). ``results`` is a :class:`atmsim.store.SweepResults`.
 
-    Writes a PNG when ``path`` is given (a file name or a binary file object) and returns
-    the path; otherwise returns the matplotlib Axes.
+    Writes a PNG when ``path`` is given (a file name or a binary file object; a PDF or SVG
+    for a name ending in .pdf or .svg) and returns the path; otherwise returns the
+    matplotlib Axes.
     """
     import numpy as np
+
+    fmt = None if path is None else plot_format(path)  # a wrong extension, before anything is drawn
 
     if metric not in results.df.columns:
         raise ValueError(f"metric = {metric!r} is not a result column; metrics: {', '.join(results.metrics)}")
@@ -498,5 +540,5 @@ def plot_sweep(results, metric: str = "efficiency", x: str | None = None, by: st
     ax.set_title(title or f"{results.name}: {metric}\n{sub}", fontsize=10)
     if path is None:
         return ax
-    fig.savefig(path, dpi=100, format="png")
+    fig.savefig(path, dpi=100, format=fmt)
     return path

@@ -506,7 +506,11 @@ def write_report(path: Union[str, os.PathLike], out: Union[str, os.PathLike, Non
                  metrics: Optional[list[str]] = None, x: Optional[str] = None, by: Optional[str] = None) -> Path:
     """Writes ``report.html`` for a sweep store or a reproduction directory; returns its path.
 
-    ``metrics``, ``x`` and ``by`` choose the sweep plots (see :func:`atmsim.plots.plot_sweep`)."""
+    ``metrics``, ``x`` and ``by`` choose the sweep plots (see :func:`atmsim.plots.plot_sweep`).
+    ``out``, the page's file, must end in ``.html`` (or ``.htm``); an existing directory or a
+    place under a file is refused before the page is made (:class:`ReportError`)."""
+    if out is not None:
+        check_report_out(out)
     if kind_of(path) == "sweep":
         return sweep_report(path, out, metrics=metrics, x=x, by=by)
     if metrics or x or by:
@@ -514,8 +518,38 @@ def write_report(path: Union[str, os.PathLike], out: Union[str, os.PathLike, Non
     return reproduction_report(path, out)
 
 
+def check_report_out(out: Union[str, os.PathLike], label: str = "out") -> None:
+    """Refuses a report's ``out`` (``label``: how the caller names it, e.g. ``--out``) that
+    is not an HTML file name: an existing directory, another extension (the page is HTML,
+    whatever its name), or a path under a file."""
+    p = Path(out)
+    if p.is_dir():
+        raise ReportError(f"{label} {str(out)!r} is a directory; give a file name ending in .html, "
+                          f"e.g. {str(p / 'report.html')!r}")
+    if p.suffix.lower() not in (".html", ".htm"):
+        raise ReportError(f"{label} {str(out)!r}: the report is an HTML page; give a file name ending in .html"
+                          + (f" (not {p.suffix!r})" if p.suffix else ""))
+    parent = p.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ReportError(f"{label} {str(out)!r}: {str(parent)!r} is not a directory")
+
+
 def _write(out: Path, text: str) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
+    """Writes ``out`` through a temporary file beside it, which a failure removes; errors
+    name ``out``, never the temporary file."""
     tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, out)
+        except BaseException:
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+            raise
+    except OSError as e:
+        raise OSError(e.errno, f"cannot write the report: {e.strerror or e}", str(out)) from None

@@ -495,7 +495,8 @@ class RunResult:
 
     def plot(self, path: Union[str, Path, None] = None) -> "Union[Path, Figure]":
         """The run's four panels (:func:`atmsim.plots.plot_run`): returns the figure, shown
-        inline in a notebook; with ``path``, writes a PNG there and returns the path."""
+        inline in a notebook; with ``path``, writes a PNG there (a PDF or SVG for a name ending
+        in .pdf or .svg; another extension raises ValueError) and returns the path."""
         from .plots import plot_run
 
         return plot_run(self, path)

@@ -19,7 +19,71 @@ ScenarioLike = Union[str, os.PathLike, dict]
 
 
 def _looks_like_path(s: str) -> bool:
-    return "\n" not in s and (s.endswith(".toml") or os.path.exists(s))
+    """Whether a string names a file rather than holding TOML text: one line that ends in
+    ``.toml``, names something that exists, or (holding no ``=`` and no ``[``, so no key and
+    no table) cannot be a scenario's TOML text: a mistyped ``"base.tml"`` is a missing file,
+    not a TOML syntax error."""
+    if "\n" in s or is_json_text(s):
+        return False
+    return s.endswith(".toml") or os.path.exists(s) or (bool(s.strip()) and "=" not in s and "[" not in s)
+
+
+def utf8_text(data: bytes, what: str, error: type = _core.ScenarioError) -> str:
+    """The text of a file's bytes ``data`` (``what``: "scenario file 'x.toml'"), which must be
+    UTF-8; anything else raises ``error`` naming the file, the first bad byte, its place and
+    what is allowed, not a bare UnicodeDecodeError."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        pos = e.start
+        line = data.count(b"\n", 0, pos) + 1
+        column = pos - (data.rfind(b"\n", 0, pos) + 1) + 1
+        hint = ""
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            hint = " (it looks like UTF-16)"
+        elif b"\0" in data[:1024]:
+            hint = " (it looks like a binary file)"
+        raise error(f"{what} is not UTF-8 text{hint}: byte 0x{data[pos]:02x} at offset {pos} (line {line}, "
+                    f"column {column}) is not valid UTF-8; the file must be UTF-8 text (save it as UTF-8)") from None
+
+
+def read_scenario_file(path: Union[str, os.PathLike]) -> str:
+    """The text of a scenario file, read once (a pipe or ``/dev/stdin`` can be read only once).
+
+    Raises FileNotFoundError (any read error, naming the file) or :class:`atmsim.ScenarioError`
+    (not UTF-8 text)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise FileNotFoundError(f"cannot read scenario file {str(path)!r}: {e.strerror}") from None
+    return utf8_text(data, f"scenario file {str(path)!r}")
+
+
+def is_json_text(text: str) -> bool:
+    """Whether a scenario's text is JSON: an object, whose ``{`` no TOML document starts with."""
+    return text.lstrip("\ufeff \t\r\n").startswith("{")
+
+
+def parse_json(text: str, error: type = _core.ScenarioError) -> dict[str, Any]:
+    """A scenario's JSON text (an object) as a dict; bad JSON raises ``error`` with its line and
+    column."""
+    try:
+        data = json.loads(text.lstrip("\ufeff"))
+    except json.JSONDecodeError as e:
+        raise error(f"invalid JSON (line {e.lineno}, column {e.colno}): {e.msg}") from None
+    if not isinstance(data, dict):
+        raise error(f"a JSON scenario is an object {{...}}, not {type(data).__name__}")
+    return data
+
+
+def parse_toml(text: str) -> tuple[dict[str, Any], str]:
+    """A scenario's text as a dict, with its JSON text (what the engine reads): TOML, or JSON
+    (an object with the TOML file's layout, as ``atmsim schema`` describes it)."""
+    if is_json_text(text):
+        return _load(parse_json(text))
+    text = _core.toml_to_json(text)
+    return json.loads(text), text
 
 
 def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
@@ -37,17 +101,12 @@ def _load(scenario: ScenarioLike) -> tuple[dict[str, Any], str]:
         text = json.dumps(scenario)
         return json.loads(text), text
     if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and _looks_like_path(scenario)):
-        path = Path(scenario)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise FileNotFoundError(f"cannot read scenario file {str(path)!r}: {e.strerror}") from None
+        text = read_scenario_file(scenario)
     elif isinstance(scenario, str):
         text = scenario
     else:
         raise TypeError(f"a scenario is a path, TOML text or a dict, not {type(scenario).__name__}")
-    text = _core.toml_to_json(text)
-    return json.loads(text), text
+    return parse_toml(text)
 
 
 class InternalError(RuntimeError):

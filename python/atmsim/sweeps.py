@@ -309,12 +309,13 @@ def _cut(text: str, n: int = 60) -> str:
     return text if len(text) <= n else f"{text[:n]}... ({len(text)} characters)"
 
 
-def parse_point_timeout(value: Any, where: str = "point_timeout") -> float:
+def parse_point_timeout(value: Any, where: str = "point_timeout", what: str = "a point") -> float:
     """A per-point wall-time limit in seconds: a number of seconds or ``"10 min"``; refused
-    (naming ``where``) unless above 0 and below :data:`MAX_POINT_TIMEOUT`."""
+    (naming ``where``, and ``what`` it limits: "a point", "a run of a row") unless above 0
+    and below :data:`MAX_POINT_TIMEOUT`."""
     t = _limit_quantity(value, where, WALL_UNITS, "s", '"90 s" or "10 min"')
     if not (math.isfinite(t) and 0 < t < MAX_POINT_TIMEOUT):
-        raise SweepError(f"{where} = {_cut(fmt(value))}: the wall time a point may take must be above 0 s and "
+        raise SweepError(f"{where} = {_cut(fmt(value))}: the wall time {what} may take must be above 0 s and "
                          f"below 1e9 s")
     return t
 
@@ -715,6 +716,8 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
     Raises :class:`SweepError` (one message naming the key, the value and what is allowed),
     or :class:`atmsim.ScenarioError` when the base scenario file itself is malformed.
     """
+    from .scenario import is_json_text, parse_json, utf8_text
+
     text = None
     path = None
     if isinstance(sweep, dict):
@@ -723,13 +726,14 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
     elif isinstance(sweep, (str, os.PathLike)):
         path = Path(sweep)
         try:
-            text = path.read_text()
+            data = path.read_bytes()
         except FileNotFoundError:
             raise FileNotFoundError(f"cannot read sweep file {str(path)!r}: no such file") from None
         except IsADirectoryError:
             raise IsADirectoryError(f"cannot read sweep file {str(path)!r}: it is a directory") from None
         except OSError as e:
             raise FileNotFoundError(f"cannot read sweep file {str(path)!r}: {e.strerror}") from None
+        text = utf8_text(data, f"sweep file {str(path)!r}", SweepError)
         try:
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
@@ -779,17 +783,22 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
                              f"{fmt(base['scenario'])}, change the scenario with [base.set] or [sweep.parameters]")
         f = base["scenario"]
         if not isinstance(f, str) or not f:
-            raise SweepError(f"base.scenario = {fmt(f)}: must be the path of a scenario file (TOML)")
+            raise SweepError(f"base.scenario = {fmt(f)}: must be the path of a scenario file (TOML or JSON)")
         fp = Path(f) if Path(f).is_absolute() else here / f
         try:
-            stext = fp.read_text()
+            sdata = fp.read_bytes()
         except OSError:
             raise SweepError(f"base.scenario = {fmt(f)}: cannot read {str(fp)!r} (paths are relative to the sweep "
                              f"file's directory, {str(here)!r})") from None
-        try:
-            spec.base_scenario = tomllib.loads(stext)
-        except tomllib.TOMLDecodeError as e:
-            raise SweepError(f"base.scenario = {fmt(f)}: {str(fp)!r} is not valid TOML: {e}") from None
+        stext = utf8_text(sdata, f"base.scenario = {fmt(f)}: {str(fp)!r}", SweepError)
+        if is_json_text(stext):  # a JSON scenario (an object), as atmsim run takes
+            spec.base_scenario = parse_json(stext, lambda m: SweepError(f"base.scenario = {fmt(f)}: "
+                                                                         f"{str(fp)!r}: {m}"))
+        else:
+            try:
+                spec.base_scenario = tomllib.loads(stext)
+            except tomllib.TOMLDecodeError as e:
+                raise SweepError(f"base.scenario = {fmt(f)}: {str(fp)!r} is not valid TOML: {e}") from None
         spec.base_file = fp.resolve()
     else:
         topo = base["topology"]

@@ -9,6 +9,46 @@ from __future__ import annotations
 from typing import Any
 
 
+def _source_count(n: Any) -> int:
+    """``n`` of a builder: a whole number of sources, at least 1 (TypeError or ValueError
+    naming ``n``, its value and what is allowed, never Python's own comparison error)."""
+    import operator
+
+    if isinstance(n, bool):
+        raise TypeError(f"n = {n!r}: the number of sources is a whole number, at least 1, not a bool")
+    try:
+        count = operator.index(n)  # int, or numpy's integers; not 2.0 or "3"
+    except TypeError:
+        raise TypeError(f"n = {n!r}: the number of sources is a whole number, at least 1, not "
+                        f"{type(n).__name__}") from None
+    if count < 1:
+        raise ValueError(f"n = {count}: the configuration needs at least one source")
+    return count
+
+
+def _per_source(values: Any, name: str, n: int, what: str) -> Any:
+    """``values`` (None, or a list of at least ``n``: one per source, in order), checked:
+    a TypeError or ValueError naming ``name``, the value and what is allowed."""
+    if values is None:
+        return None
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__") or not hasattr(values, "__getitem__"):
+        raise TypeError(f"{name} = {_short(values)}: give a list of {what}, one per source ({n})")
+    if len(values) < n:
+        raise ValueError(f"{name} = {_short(values)}: {len(values)} value{'s' if len(values) != 1 else ''} for "
+                         f"n = {n} sources; give one per source, {n} in all")
+    if name == "applications":
+        for i, app in enumerate(values[:n]):
+            if not isinstance(app, dict):
+                raise TypeError(f"applications[{i}] = {_short(app)}: each application is a table (dict), "
+                                f"e.g. {{\"kind\": \"periodic\", ...}}")
+    return values
+
+
+def _short(v: Any, limit: int = 80) -> str:
+    text = repr(v)
+    return text if len(text) <= limit else text[: limit - 5] + " ...]"
+
+
 def n_source(
     n: int,
     *,
@@ -47,8 +87,9 @@ def n_source(
     ``peak_rate``, ``on``, ``off`` and optional ``phase`` (seed 000: "124.42 Mbps", y ms
     on, y ms off, from t = 2 ms).
     """
-    if n < 1:
-        raise ValueError(f"n = {n}: the configuration needs at least one source")
+    n = _source_count(n)
+    start_times = _per_source(start_times, "start_times", n, 'times, e.g. ["0 s", "1 ms"]')
+    applications = _per_source(applications, "applications", n, "tables (dicts) of a TCP application")
     if segment_delays is not None:
         segs = [{"delay": d} for d in segment_delays]
     elif link_length is not None:
