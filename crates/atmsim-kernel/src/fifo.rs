@@ -14,6 +14,21 @@
 //! indices; `VecDeque` is 32), which counts at one delay line and four class queues per
 //! port (issue 14, memory per VC).
 
+/// The storage past which a bounded ring ([`Fifo::push_back_within`]) grows to its bound in
+/// one step instead of doubling. Each step's old block is freed where it lay in the heap,
+/// where the allocator seldom reuses a block that large: a port's class queue doubling from
+/// 4 096 to its 36 000-cell bound freed 960 KB, resident to the end of the run, and three
+/// trunks of the UBR parking-lot row at 10 000 VCs held 870 KB free at its end even grown by
+/// reallocation (issue 14, memory per VC; docs/performance-journal.md, fifty-third session).
+/// A queue that grows past this (64 KB: 4 096 cells) is a bottleneck's, whose buffer fills.
+/// Only bounds of at most [`JUMP_BOUNDS_UP_TO_BYTES`] are taken at once (an unlimited
+/// buffer's bound is 2^32 - 1 cells).
+pub const JUMP_TO_BOUND_BYTES: usize = 64 << 10;
+
+/// The largest bound a ring takes in one step ([`JUMP_TO_BOUND_BYTES`]): 1 MiB, a buffer of
+/// 65 536 cells; a larger one doubles as before.
+pub const JUMP_BOUNDS_UP_TO_BYTES: usize = 1 << 20;
+
 /// A FIFO ring. Slots not holding a value hold `T::default()` or a value popped. `BOUNDED`: its capacity may
 /// be any size ([`Fifo::push_back_within`]), else a power of two.
 #[derive(Clone, Debug)]
@@ -215,7 +230,8 @@ impl<T: Copy + Default, const BOUNDED: bool> Fifo<T, BOUNDED> {
     }
 
     /// Doubles the capacity as [`Fifo::grow`] does, but to at most `bound` values (and at
-    /// least one more than it holds).
+    /// least one more than it holds); a ring past [`JUMP_TO_BOUND_BYTES`] goes to its bound
+    /// at once if that is at most [`JUMP_BOUNDS_UP_TO_BYTES`].
     #[cold]
     #[inline(never)]
     fn grow_within(&mut self, bound: u32) {
@@ -223,7 +239,13 @@ impl<T: Copy + Default, const BOUNDED: bool> Fifo<T, BOUNDED> {
             return self.grow();
         }
         let doubled = (self.buf.len() * 2).max(1);
-        self.grow_to(doubled.min((bound as usize).max(self.len as usize + 1)));
+        let most = (bound as usize).max(self.len as usize + 1);
+        let size = std::mem::size_of::<T>();
+        if doubled * size > JUMP_TO_BOUND_BYTES && most * size <= JUMP_BOUNDS_UP_TO_BYTES {
+            self.grow_to(most);
+        } else {
+            self.grow_to(doubled.min(most));
+        }
     }
 
     /// Makes room for `total` values in all, if the ring has less: its capacity becomes the
@@ -361,6 +383,41 @@ mod tests {
         }
         assert_eq!(caps, [1, 2, 4, 8, 16, 32, 36]);
         assert_eq!(p.capacity(), 64);
+    }
+
+    /// A bounded ring of 16-byte values doubles to 4 096 (64 KB), then takes its bound in
+    /// one step; its values stay in order across the steps, wrapped or not.
+    #[test]
+    fn a_large_bounded_ring_goes_to_its_bound_in_one_step() {
+        let (mut a, mut b) = (BoundedFifo::<u128>::new(), VecDeque::new());
+        let mut caps = vec![];
+        let mut x = 0u128;
+        while b.len() < 36_000 {
+            a.push_back_within(x, 36_000);
+            b.push_back(x);
+            if x % 3 == 2 {
+                assert_eq!(a.pop_front(), b.pop_front());
+            }
+            x += 1;
+            if caps.last() != Some(&a.capacity()) {
+                caps.push(a.capacity());
+                assert_eq!(a.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
+            }
+        }
+        let doubling: Vec<usize> = (0..=12).map(|k| 1 << k).collect();
+        assert_eq!(caps, [doubling, vec![36_000]].concat());
+        assert_eq!(a.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
+        // A bound past JUMP_BOUNDS_UP_TO_BYTES (an unlimited buffer's) is not taken at once.
+        let mut u = BoundedFifo::<u128>::new();
+        for i in 0..5000u128 {
+            u.push_back_within(i, u32::MAX);
+        }
+        assert_eq!(u.capacity(), 8192);
+        // Full at its bound, one more value grows it by one, as a small ring does.
+        a.push_back_within(x, 36_000);
+        b.push_back(x);
+        assert_eq!(a.capacity(), 36_001);
+        assert_eq!(a.iter().collect::<Vec<_>>(), b.iter().collect::<Vec<_>>());
     }
 
     /// `reserve` takes the capacity the doubling would reach, in one step, and keeps the

@@ -44,3 +44,48 @@ impl From<ScenarioError> for RunError {
         RunError::Scenario(e)
     }
 }
+
+/// `s` with every name in it (a run of letters, digits and `_`) longer than
+/// [`crate::units::ECHO_CHARS`] cut to that many characters, with its length: a key the
+/// reader echoes, as in `unknown field`, is cut as a value is (the scenario fuzzer's
+/// mutated key of 220 characters made one word of the message longer than a line).
+pub fn cut_long_names(s: &str) -> String {
+    let limit = crate::units::ECHO_CHARS;
+    let is_name = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = String::with_capacity(s.len().min(4 * limit));
+    let mut rest = s;
+    while let Some(start) = rest.find(is_name) {
+        out.push_str(&rest[..start]);
+        let name = &rest[start..];
+        let end = name.find(|c: char| !is_name(c)).unwrap_or(name.len());
+        let (name, after) = name.split_at(end);
+        let n = name.chars().count();
+        if n > limit {
+            out.extend(name.chars().take(limit));
+            out.push_str(&format!("... ({n} characters)"));
+        } else {
+            out.push_str(name);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut_long_names;
+
+    #[test]
+    fn long_names_are_cut_and_the_rest_kept() {
+        let key = format!("duratio{}n", "o".repeat(200));
+        let msg = format!("measurement.{key}: unknown field `{key}`, expected `duration`");
+        let cut = cut_long_names(&msg);
+        let short = format!("{}... (208 characters)", &key[..80]);
+        assert_eq!(
+            cut,
+            format!("measurement.{short}: unknown field `{short}`, expected `duration`")
+        );
+        assert_eq!(cut_long_names("a.b[2].c: é ok"), "a.b[2].c: é ok");
+    }
+}

@@ -82,7 +82,7 @@ pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
             }
         }
         let (path, msg) = tagged::relocate(toml::from_str(text).ok(), path, msg);
-        ScenarioError::new(path, msg)
+        ScenarioError::new(error::cut_long_names(&path), error::cut_long_names(&msg))
     })
 }
 
@@ -104,7 +104,7 @@ pub fn from_json_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
             msg
         };
         let (path, msg) = tagged::relocate(serde_json::from_str(text).ok(), path, msg);
-        ScenarioError::new(path, msg)
+        ScenarioError::new(error::cut_long_names(&path), error::cut_long_names(&msg))
     })
 }
 
