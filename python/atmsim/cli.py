@@ -24,7 +24,8 @@ atmsim: a cell-level simulator of TCP/IP over ATM networks, with the UBR and ABR
 buffer policies at the ports, TM 4.0 ABR end systems and explicit-rate switch algorithms,
 TCP over both.
 
-A scenario is a TOML file: nodes (hosts and switches), full-duplex links (rate, length),
+A scenario is a TOML file (or JSON, with the same layout): nodes (hosts and switches),
+full-duplex links (rate, length),
 connections (route, service class, traffic, TCP or ABR parameters), port settings (buffer,
 drop policy, rate allocator), measurement (duration, warm-up, sampling interval) and a seed.
 Quantities carry their units: "155.52 Mbps", "1000 km", "5 us", "20 s", "512 B",
@@ -700,7 +701,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .trace import kind_names
 
     r = sub.add_parser("run", help="run a scenario file and print its results",
-                       description="Run one scenario (TOML) and print the summary and a per-connection table.\n\n"
+                       description="Run one scenario (TOML, or JSON) and print the summary and a per-connection table.\n\n"
                                    "Quantities in the file carry units: rates \"155.52 Mbps\", lengths \"1000 km\", times\n"
                                    "\"5 us\" / \"20 s\", sizes \"512 B\" / \"64 KB\", buffers \"36000 cells\", thresholds \"80 %\".\n"
                                    "The format is in docs/scenario-format.md; 'atmsim schema' prints its JSON Schema.",
@@ -720,7 +721,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "forces them either way (the results are the same; only the time changes; the\n"
                               "threshold is in docs/large-networks.md and in the message of a wrong value).",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    r.add_argument("file", help="scenario file (TOML)")
+    r.add_argument("file", help="scenario file (TOML, or JSON: an object with the same layout)")
     r.add_argument("--out", metavar="DIR", help="also write summary.json, CSV tables and time series, and run.png here")
     r.add_argument("--json", action="store_true", help="print the summary as JSON")
     r.add_argument("--no-plot", action="store_true", help="with --out: skip the plot")
@@ -742,7 +743,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "and at most what its cells may add (watched as the run goes), then its routes.",
                        epilog="example:\n  atmsim validate examples/ubr_small.toml",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    v.add_argument("file", help="scenario file (TOML)")
+    v.add_argument("file", help="scenario file (TOML, or JSON: an object with the same layout)")
     v.add_argument("--routes", type=_route_count, default=5, metavar="N",
                    help="show the first N resolved routes (default 5; 0: none)")
     v.set_defaults(func=cmd_validate)
