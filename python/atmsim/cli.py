@@ -25,9 +25,9 @@ buffer policies at the ports, TM 4.0 ABR end systems and explicit-rate switch al
 TCP over both.
 
 A scenario is a TOML file (or JSON, with the same layout): nodes (hosts and switches),
-full-duplex links (rate, length),
-connections (route, service class, traffic, TCP or ABR parameters), port settings (buffer,
-drop policy, rate allocator), measurement (duration, warm-up, sampling interval) and a seed.
+full-duplex links (rate, length), connections (route, service class, traffic, TCP or ABR
+parameters), port settings (buffer, drop policy, rate allocator), measurement (duration,
+warm-up, sampling interval) and a seed.
 Quantities carry their units: "155.52 Mbps", "1000 km", "5 us", "20 s", "512 B",
 "36000 cells", "80 %".
 """
