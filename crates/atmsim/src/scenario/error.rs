@@ -45,7 +45,7 @@ impl From<ScenarioError> for RunError {
     }
 }
 
-/// `s` with every name in it (a run of letters, digits and `_`) longer than
+/// `s` with every name in it (a run of letters, digits and `_`, not all digits) longer than
 /// [`crate::units::ECHO_CHARS`] cut to that many characters, with its length: a key the
 /// reader echoes, as in `unknown field`, is cut as a value is (the scenario fuzzer's
 /// mutated key of 220 characters made one word of the message longer than a line).
@@ -60,7 +60,8 @@ pub fn cut_long_names(s: &str) -> String {
         let end = name.find(|c: char| !is_name(c)).unwrap_or(name.len());
         let (name, after) = name.split_at(end);
         let n = name.chars().count();
-        if n > limit {
+        // A long number is left whole: `ConfigError::new` writes it as `1e300`.
+        if n > limit && !name.bytes().all(|b| b.is_ascii_digit()) {
             out.extend(name.chars().take(limit));
             out.push_str(&format!("... ({n} characters)"));
         } else {
@@ -87,5 +88,11 @@ mod tests {
             format!("measurement.{short}: unknown field `{short}`, expected `duration`")
         );
         assert_eq!(cut_long_names("a.b[2].c: é ok"), "a.b[2].c: é ok");
+        let number = format!("invalid length 1{}", "0".repeat(300));
+        assert_eq!(
+            cut_long_names(&number),
+            number,
+            "numbers are compacted elsewhere"
+        );
     }
 }
