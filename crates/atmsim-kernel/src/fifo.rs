@@ -10,7 +10,9 @@
 //! their buffer, forty-seventh session"), and its index wraps with a
 //! compare: 1.3 % more instructions on `atmsim bench` when every ring did, so only the
 //! class queues do. Like `VecDeque`, the ring keeps its capacity: no allocation per cell
-//! once it has held its largest backlog. It is 24 bytes (a boxed slice and two 32-bit
+//! once it has held its largest backlog; and like it, it grows by reallocating its storage
+//! (a bounded ring past [`JUMP_TO_BOUND_BYTES`] to its bound at once), so that a grown
+//! ring seldom leaves a freed block behind in the heap. It is 24 bytes (a boxed slice and two 32-bit
 //! indices; `VecDeque` is 32), which counts at one delay line and four class queues per
 //! port (issue 14, memory per VC).
 
@@ -29,8 +31,8 @@ pub const JUMP_TO_BOUND_BYTES: usize = 64 << 10;
 /// 65 536 cells; a larger one doubles as before.
 pub const JUMP_BOUNDS_UP_TO_BYTES: usize = 1 << 20;
 
-/// A FIFO ring. Slots not holding a value hold `T::default()` or a value popped. `BOUNDED`: its capacity may
-/// be any size ([`Fifo::push_back_within`]), else a power of two.
+/// A FIFO ring. Slots not holding a value hold `T::default()` or a value popped. `BOUNDED`:
+/// its capacity may be any size ([`Fifo::push_back_within`]), else a power of two.
 #[derive(Clone, Debug)]
 pub struct Fifo<T, const BOUNDED: bool = false> {
     buf: Box<[T]>,
