@@ -11,9 +11,9 @@
 use super::ScenarioError;
 
 /// The first number of the TOML `text` that is not finite, as an error naming its key;
-/// `text` is read again as a tree only if it may hold one (`nan` or `inf` appears in it).
+/// `text` is read again as a tree only if it may hold one ([`may_hold_non_finite`]).
 pub fn check_toml(text: &str) -> Result<(), ScenarioError> {
-    if !(text.contains("nan") || text.contains("inf")) {
+    if !may_hold_non_finite(text) {
         return Ok(());
     }
     let Ok(table) = toml::from_str::<toml::Table>(text) else {
@@ -23,6 +23,22 @@ pub fn check_toml(text: &str) -> Result<(), ScenarioError> {
         Some((path, x)) => Err(not_finite(path, &format_toml(x))),
         None => Ok(()),
     }
+}
+
+/// True if `nan` or `inf` appears in the TOML `text` where a value starts: after `=`, `[`,
+/// `,`, `+` or `-` (white space between), and not followed by a letter, digit or `_`. A name or
+/// a string holding them ("info", `name = "inf"`) is no value: reading a large file twice
+/// for it would double its parsing.
+fn may_hold_non_finite(text: &str) -> bool {
+    let b = text.as_bytes();
+    ["nan", "inf"].iter().any(|word| {
+        text.match_indices(word).any(|(i, _)| {
+            let after = b.get(i + word.len()).copied();
+            let ends = !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_');
+            let before = b[..i].iter().rev().find(|c| !c.is_ascii_whitespace());
+            ends && matches!(before, Some(b'=' | b'[' | b',' | b'+' | b'-'))
+        })
+    })
 }
 
 /// The error for a value `shown` that is not a finite number, at key `path`.
@@ -123,6 +139,35 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("x[1][1]: inf is not"), "{err}");
+    }
+
+    #[test]
+    fn only_values_are_taken_for_nan_or_inf() {
+        for text in [
+            "z = nan",
+            "z=+inf",
+            "x = [1.0, -inf]",
+            "x = [\n  nan ]",
+            "t = { a = inf }",
+        ] {
+            assert!(may_hold_non_finite(text), "{text}");
+        }
+        for text in [
+            "name = \"inf\"",
+            "info = 1",
+            "x = 1 # nan",
+            "x = \"a, nan\"",
+            "nan = 3",
+            "z = 1",
+        ] {
+            assert!(
+                !may_hold_non_finite(text) || text.contains('#') || text.contains('"'),
+                "{text}"
+            );
+        }
+        assert!(!may_hold_non_finite(
+            "name = \"inf\"\ninfo = 1\nnan = 3\nz = 1.5e300\n"
+        ));
     }
 
     #[test]
