@@ -242,7 +242,7 @@ def _ray_note(a) -> None:
 
 def cmd_run(a) -> int:
     import atmsim
-    from atmsim.scenario import parse_toml, read_scenario_file
+    from atmsim.scenario import parse_scenario_text, read_scenario_file
 
     if a.max_events is not None and not 1 <= a.max_events < 2**64:
         raise UserError(f"--max-events {a.max_events}: give a whole number from 1 to 2^64 - 1")
@@ -251,7 +251,7 @@ def cmd_run(a) -> int:
     # The file is read once: a pipe, /dev/stdin or <(...) cannot be read a second time.
     text = read_scenario_file(Path(a.file))
     try:
-        sc, _ = parse_toml(text)
+        sc, _ = parse_scenario_text(text)
         _warn_if_heavy(atmsim.validate(sc))
         if (a.max_events is not None or a.max_wall is not None) and (a.trace or sc.get("trace") is not None):
             raise UserError("a trace cannot be combined with --max-events or --max-wall (a budgeted run is "

@@ -77,7 +77,7 @@ def parse_json(text: str, error: type = _core.ScenarioError) -> dict[str, Any]:
     return data
 
 
-def parse_toml(text: str) -> tuple[dict[str, Any], str]:
+def parse_scenario_text(text: str) -> tuple[dict[str, Any], str]:
     """A scenario's text as a dict, with its JSON text (what the engine reads): TOML, or JSON
     (an object with the TOML file's layout, as ``atmsim schema`` describes it)."""
     if is_json_text(text):
@@ -106,7 +106,7 @@ def _load(scenario: ScenarioLike) -> tuple[dict[str, Any], str]:
         text = scenario
     else:
         raise TypeError(f"a scenario is a path, TOML text or a dict, not {type(scenario).__name__}")
-    return parse_toml(text)
+    return parse_scenario_text(text)
 
 
 class InternalError(RuntimeError):
