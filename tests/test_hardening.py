@@ -106,6 +106,29 @@ def test_the_memory_limit_variable_refuses_allows_or_is_reported(monkeypatch):
     assert "ATMSIM_MEMORY_LIMIT" in cli("run", "--help").stdout  # the help teaches the way out
 
 
+def test_routes_longer_than_the_memory_are_refused_while_resolved(monkeypatch):
+    # Issue 14, a newcomer's review: 10 000 connections routed (fewest hops) along a line of
+    # 100 000 switches took all 24 GB while being validated, before the estimate could be
+    # made. The routes' nodes are counted as they are found, against the memory limit.
+    n_sw, n_conn = 2000, 700  # 1.4 M route nodes: past the 64 MiB read without a limit
+    nodes = [{"name": f"sw{i}", "kind": "switch"} for i in range(n_sw)]
+    nodes += [{"name": "a", "kind": "host"}, {"name": "b", "kind": "host"}]
+    links = [{"between": [f"sw{i}", f"sw{i + 1}"]} for i in range(n_sw - 1)]
+    links += [{"between": ["a", "sw0"]}, {"between": [f"sw{n_sw - 1}", "b"]}]
+    conns = [{"name": f"c{i}", "from": "a", "to": "b", "traffic": {"kind": "tcp"}} for i in range(n_conn)]
+    sc = {"measurement": {"duration": "1 ms", "sample_interval": "0 s"}, "node": nodes, "link": links,
+          "connection": conns}
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "10 MiB")
+    with pytest.raises(atmsim.ScenarioError) as e:
+        atmsim.validate(sc)
+    msg = str(e.value)
+    for w in ("connection[", "].route: the routes of the first", "of 700 connections cross", "nodes in all",
+              "52 bytes a node", "10.0 MiB available", 'ATMSIM_MEMORY_LIMIT = "10 MiB"', "shorter routes"):
+        assert w in msg, (w, msg)
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "off")
+    assert atmsim.validate(sc) is not None  # the same routes resolve without a limit
+
+
 def test_a_run_that_outgrows_the_memory_limit_stops_naming_the_port(monkeypatch):
     # Issue 14: "do not let the OS kill the run". The estimate before the run cannot bound
     # an open-loop source into an unlimited buffer; the run watches its queues and lines.

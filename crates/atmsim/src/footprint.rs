@@ -341,6 +341,69 @@ fn parse_mem_available(meminfo: &str) -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Bytes that every node of a connection's route adds to a run, besides what the connection
+/// holds: the node and the two ports after it in the scenario's paths (3 x 4), the VC's
+/// entries in the tables of the ports it leaves by, one each way (2 x 16, as in
+/// [`estimate`]), and its places in the two flows' slot tables (2 x 4).
+pub const ROUTE_NODE_BYTES: u64 = 52;
+
+/// Route nodes counted before the limit is read at all: routes this long in all
+/// ([`ROUTE_NODE_BYTES`] each, 64 MiB) fit any machine the engine runs on, so a scenario of
+/// usual size reads no `/proc/meminfo` while it is resolved.
+const ROUTE_NODES_UNCHECKED: u64 = (64 << 20) / ROUTE_NODE_BYTES;
+
+/// The routes' memory, counted as the connections' routes are resolved one by one, held
+/// to the limit of [`check`] (issue 14: "a scenario that will not fit is refused before it
+/// starts"): routes found through a long line of switches can take more memory than the
+/// machine has before the scenario is whole and its estimate can be made (a newcomer's
+/// review: 10 000 connections across 100 000 switches took 23.7 GB while being validated).
+/// The limit is read once, when the routes first pass [`ROUTE_NODES_UNCHECKED`] nodes; a
+/// limit variable that is not a size counts as none here (the run's own check names it).
+#[derive(Debug, Default)]
+pub struct RouteBudget {
+    nodes: u64,
+    limit: Option<Option<(u64, String)>>,
+}
+
+impl RouteBudget {
+    /// Held to `limit` bytes (None: no limit) instead of the environment's (tests).
+    pub fn with_limit(limit: Option<u64>) -> Self {
+        RouteBudget {
+            nodes: 0,
+            limit: Some(limit.map(|l| (l, "the limit given".to_string()))),
+        }
+    }
+
+    /// Counts the route of connection `index` (of `connections`), `nodes` nodes long; an
+    /// error message (for the route's key) if the routes so far take more than the limit.
+    pub fn add(&mut self, nodes: usize, index: usize, connections: usize) -> Result<(), String> {
+        self.nodes = self.nodes.saturating_add(nodes as u64);
+        if self.nodes <= ROUTE_NODES_UNCHECKED && self.limit.is_none() {
+            return Ok(());
+        }
+        let limit = self.limit.get_or_insert_with(|| {
+            limit_from(std::env::var(LIMIT_VARIABLE).ok(), mem_available)
+                .ok()
+                .flatten()
+        });
+        let bytes = self.nodes.saturating_mul(ROUTE_NODE_BYTES);
+        match limit {
+            Some((limit, source)) if bytes > *limit => Err(format!(
+                "the routes of the first {} of {connections} connections cross {} nodes in all, \
+                 about {} of paths and per-VC port state ({ROUTE_NODE_BYTES} bytes a node), more \
+                 than the {} available ({source}); allowed: routes that fit in memory: give \
+                 shorter routes (`route`), fewer connections, or set the environment variable \
+                 {LIMIT_VARIABLE} to a larger size",
+                index + 1,
+                self.nodes,
+                mib(bytes),
+                mib(*limit),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// Why a scenario may not run: its estimate exceeds the limit, or the limit variable
 /// ([`LIMIT_VARIABLE`]) is not a size.
 #[derive(Clone, Debug, PartialEq)]
@@ -534,6 +597,32 @@ impl Guard {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The routes' budget lets routes through until their nodes' bytes pass the limit, then
+    /// names the connection count, the nodes, the bytes and the limit; without a limit it
+    /// never refuses.
+    #[test]
+    fn route_budget_refuses_routes_past_the_limit() {
+        let mut b = RouteBudget::with_limit(Some(10 * ROUTE_NODE_BYTES));
+        assert_eq!(b.add(4, 0, 5), Ok(()));
+        assert_eq!(b.add(6, 1, 5), Ok(()), "exactly the limit fits");
+        let e = b.add(4, 2, 5).expect_err("14 nodes pass a limit of 10");
+        assert!(
+            e.contains("the first 3 of 5 connections cross 14 nodes"),
+            "{e}"
+        );
+        assert!(
+            e.contains("52 bytes a node") && e.contains("the limit given"),
+            "{e}"
+        );
+        assert!(
+            e.contains(LIMIT_VARIABLE) && e.contains("shorter routes"),
+            "{e}"
+        );
+        let mut none = RouteBudget::with_limit(None);
+        assert_eq!(none.add(usize::MAX, 0, 1), Ok(()));
+        assert_eq!(none.add(usize::MAX, 1, 2), Ok(()), "the count saturates");
+    }
 
     /// `n` TCP connections, one host pair each, over a 2-switch bottleneck.
     fn pairs(n: usize, sample: &str) -> Scenario {

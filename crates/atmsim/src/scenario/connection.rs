@@ -14,6 +14,7 @@ use crate::abr::config::{resolve_abr, AbrSpec};
 use crate::abr::AbrParams;
 use crate::cell::CELL_BITS;
 use crate::config::{err, ConfigError};
+use crate::footprint::RouteBudget;
 use crate::tcp::config::{resolve_tcp, resolve_tcp_app, TcpParams, TcpSpec, TcpTrafficSpec};
 use atmsim_kernel::{MaybeTime, Time};
 use rustc_hash::FxHashMap;
@@ -65,6 +66,7 @@ pub fn resolve_all<'f>(
     let mut names = FxHashMap::with_capacity_and_hasher(f.connection.len(), Default::default());
     let mut shared = Shared::default();
     let mut finder = route::Finder::default();
+    let mut budget = RouteBudget::default();
     let mut out = ConnectionTable::with_capacity(f.connection.len());
     // Room for the routes given (a route found is usually two switches long), so that the
     // vector seldom grows by doubling; its spare room is freed at the end.
@@ -105,6 +107,7 @@ pub fn resolve_all<'f>(
             (&p, &traffic_path),
             c,
             (nodes, ports, &mut finder, &mut paths),
+            (&mut budget, f.connection.len()),
             &defaults,
             &mut shared,
         )?);
@@ -226,11 +229,15 @@ fn resolve_one(
     (p, traffic_path): (&str, &str),
     c: &ConnectionSpec,
     (nodes, ports, finder, paths): (&Nodes, &Ports, &mut route::Finder, &mut PathsBuilder),
+    (budget, connections): (&mut RouteBudget, usize),
     d: &Defaults,
     shared: &mut Shared,
 ) -> Result<ConnectionCfg, ConfigError> {
     let (from, to) = ends(p, c, nodes)?;
     let route = route::resolve(p, c, (from, to), nodes, ports, finder)?;
+    budget
+        .add(route.len(), paths.len(), connections)
+        .map_err(|m| ConfigError::new(format!("{p}.route"), m))?;
     if !paths.fits(route.len()) {
         return err(
             format!("{p}.route"),

@@ -72,12 +72,17 @@ impl TickRings {
         }
     }
 
-    /// Sorts each ring by first tick and puts each ring's head in the queue.
+    /// Sorts each ring by first tick, fits its storage to its connections and puts each
+    /// ring's head in the queue. A ring keeps its length for the whole run and its head
+    /// goes round all of its storage, so the room left by growing it one connection at a
+    /// time would be written, resident, for nothing: at 10 000 connections 16 384 places of
+    /// 24 bytes for 10 000 (issue 14, memory per VC).
     pub fn arm(&mut self, q: &mut EventQueue<Ev>) {
         for (r, ring) in self.rings.iter_mut().enumerate() {
             ring.due
                 .make_contiguous()
                 .sort_unstable_by_key(|d| (d.at, d.seq));
+            ring.due.shrink_to_fit();
             schedule_head(ring, r, q);
         }
     }
@@ -162,6 +167,27 @@ mod tests {
             (220, 2),
         ];
         assert_eq!(got, want);
+    }
+
+    /// A ring armed holds no more room than its connections (grown one at a time it had
+    /// 2 048 places for 1 025), and still ticks each of them in turn.
+    #[test]
+    fn an_armed_ring_is_as_long_as_its_connections() {
+        let mut q = EventQueue::default();
+        let mut rings = TickRings::default();
+        for conn in 0..1025u32 {
+            let seq = q.reserve_seq();
+            rings.add(conn, 2000, 1 + u64::from(conn), seq);
+        }
+        assert!(rings.rings[0].due.capacity() >= 2048);
+        rings.arm(&mut q);
+        assert_eq!(rings.rings[0].due.capacity(), 1025);
+        for want in (0..1025).chain(0..3) {
+            let (now, ev) = q.pop().expect("a tick");
+            assert!(matches!(ev, Ev::Tick(0)));
+            assert_eq!(rings.head(0, now), want);
+            rings.rearm(0, now, &mut q);
+        }
     }
 
     /// `ahead` names a ring's connections in the order they tick next, the head first,
