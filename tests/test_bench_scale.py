@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 import atmsim
-from atmsim.bench import (SCALE_CASES, SCALE_HEADER, SCALE_TOPOLOGIES, best_of, format_scale_row,
-                          format_scale_targets, run_scale, scale_row, scale_scenario, scale_targets)
+from atmsim.bench import (SCALE_CASES, SCALE_HEADER, SCALE_HEADER_LINES, SCALE_TARGETS_HEADER, SCALE_TOPOLOGIES,
+                          best_of, format_scale_row, format_scale_targets, run_scale, scale_row, scale_scenario,
+                          scale_targets)
 
 
 @pytest.mark.parametrize("topology", SCALE_TOPOLOGIES)
@@ -66,7 +67,7 @@ def test_the_table_shows_the_dropped_share_or_a_dash():
            "bytes_per_vc": 104857.6, "dropped_share": 0.8571}
     line = format_scale_row(row)
     assert line.split()[-1] == "85.7%"
-    assert len(line) == len(SCALE_HEADER)  # the columns line up under the header
+    assert len(line) == len(SCALE_HEADER_LINES[-1])  # the columns line up under the header
     assert format_scale_row({**row, "dropped_share": None}).split()[-1] == "-"
     error = {"case": "abr-erica", "topology": "parking-lot", "vcs": 10000, "error": "timed out after 600 s"}
     assert format_scale_row(error).endswith("10000 timed out after 600 s")
@@ -159,23 +160,28 @@ def test_scale_targets_compare_each_cases_largest_network_with_its_smallest():
             {**row("abr-kvr", 10, 50.0, 40.0, 1), "topology": "parking-lot"}]
     kvr, erica, ubr = scale_targets(rows)
     assert ubr == {"case": "ubr-fba-tcp", "topology": "bottleneck", "vcs_from": 10, "vcs_to": 10_000,
-                   "error": "the 10000-VC row: timed out after 1 s", "flat_cost_met": False, "memory_met": False}
+                   "error": "the 10000-VC row: timed out after 1 s", "flat_cost_met": False, "memory_met": False,
+                   "memory_judged": True}
     assert (kvr["vcs_from"], kvr["vcs_to"]) == (10, 10_000)
     assert kvr["cost_ratio"] == pytest.approx(2.4) and kvr["loop_cost_ratio"] == pytest.approx(2.0)
     assert (kvr["flat_cost_met"], kvr["bytes_per_vc"], kvr["memory_met"]) == (False, 1000, True)
     assert erica["cost_ratio"] == pytest.approx(100 / 60) and erica["loop_cost_ratio"] is None
-    assert (erica["flat_cost_met"], erica["memory_met"]) == (True, False)
+    assert (erica["flat_cost_met"], erica["memory_met"], erica["memory_judged"]) == (True, False, True)
     lines = format_scale_targets([kvr, erica, ubr])
-    assert lines[4].endswith("10 -> 10000 not measured: the 10000-VC row: timed out after 1 s")
-    assert "within 2x" in lines[0] and "1024 bytes per VC" in lines[0]
-    assert lines[2].split() == ["abr-kvr", "bottleneck", "10", "->", "10000", "2.40x", "/", "2.00x", "no", "1000",
-                                "yes", "-"]
-    assert lines[3].split()[-6:] == ["/", "-", "yes", "2000", "no", "-"]
+    assert lines[-1].endswith("10 -> 10000 not measured: the 10000-VC row: timed out after 1 s")
+    assert lines[0].startswith("targets (issue 14)")
+    assert "within 2x, stated for 10 -> 10000 VCs" in lines[1]
+    assert "at most 1024 bytes per VC" in lines[2] and "judged at 10000 VCs or more" in lines[2]
+    assert not any(line.startswith("note:") for line in lines)  # the sizes the targets are stated for
+    assert lines[-4] == SCALE_TARGETS_HEADER
+    assert lines[-3].split() == ["abr-kvr", "bottleneck", "10", "->", "10000", "2.40x", "/", "2.00x", "no", "1000",
+                                 "yes", "-"]
+    assert lines[-2].split()[-6:] == ["/", "-", "yes", "2000", "no", "-"]
     assert kvr["median_cost_ratio"] is None  # rows of one run: no median to compare
     medians = [{**r, "ns_per_cell_hop_median": m} for r, m in zip(rows[:3], (60.0, 90.0, 150.0))]
     [t] = scale_targets(medians)
     assert t["median_cost_ratio"] == pytest.approx(2.5) and t["cost_ratio"] == pytest.approx(2.4)
-    assert format_scale_targets([t])[2].split()[-1] == "2.50x"
+    assert format_scale_targets([t])[-1].split()[-1] == "2.50x"
     assert format_scale_targets([]) == []
 
 
@@ -185,13 +191,80 @@ def test_cli_scale_prints_the_targets_after_the_table_and_gives_them_as_data():
     p = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     text = p.stdout.splitlines()
-    assert text[-3].startswith("targets: ") and text[-1].split()[:5] == ["abr-kvr", "bottleneck", "2", "->", "4"]
+    assert text[-1].split()[:5] == ["abr-kvr", "bottleneck", "2", "->", "4"]
+    assert text[-1].split()[-2] == "n/a"  # 4 VCs: the memory target is not judged
+    assert text[-2] == SCALE_TARGETS_HEADER and "targets (issue 14)" in p.stdout
     p = subprocess.run(args + ["--json", "--targets"], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     data = json.loads(p.stdout)
     assert [r["vcs"] for r in data["rows"]] == [2, 4]
     [t] = data["targets"]
     assert t["cost_ratio"] == pytest.approx(data["rows"][1]["ns_per_cell_hop"] / data["rows"][0]["ns_per_cell_hop"])
+
+
+def test_the_headers_name_each_column_and_its_unit():
+    # A newcomer could not tell what "loop ns/hop" was, nor which "met" was which, nor what
+    # "MB" meant (the figure is divided by 2**20: MiB).
+    group, names = SCALE_HEADER_LINES
+    assert SCALE_HEADER == f"{group}\n{names}"
+    for words in ("CPU ns per cell-hop", "events", "peak RSS above baseline", "dropped"):
+        assert words in group
+    for words in ("VCs", "whole run", "event loop", "per hop", "MiB", "bytes per VC", "of sent"):
+        assert words in names
+    assert "met" not in SCALE_HEADER and " MB" not in SCALE_HEADER
+    assert SCALE_TARGETS_HEADER.split().count("met") == 2
+    assert "cost met" in SCALE_TARGETS_HEADER and "memory met" in SCALE_TARGETS_HEADER
+    assert "bytes/VC at largest N" in SCALE_TARGETS_HEADER and "VCs compared" in SCALE_TARGETS_HEADER
+    row = {"case": "abr-kvr", "topology": "bottleneck", "vcs": 10, "ns_per_cell_hop": 70.0,
+           "loop_ns_per_cell_hop": 69.5, "events_per_cell_hop": 1.66, "peak_rss_above_baseline": 3 * 2**20,
+           "bytes_per_vc": 314572.8, "dropped_share": 0.0}
+    assert format_scale_row(row).split()[3:] == ["70.0", "69.5", "1.66", "3.0", "314573", "0.0%"]
+    # Each figure ends under its column's name (right-aligned columns).
+    line = format_scale_row(row)
+    for name, figure in (("run", "70.0"), ("loop", "69.5"), ("hop", "1.66"), ("MiB", "3.0"), ("per VC", "314573"),
+                         ("sent", "0.0%")):
+        assert names.index(name) + len(name) == line.index(figure) + len(figure), name
+
+
+def _targets_row(n, ns, b, topology="bottleneck"):
+    return {"case": "abr-kvr", "topology": topology, "vcs": n, "ns_per_cell_hop": ns, "loop_ns_per_cell_hop": ns,
+            "bytes_per_vc": b}
+
+
+def test_the_memory_target_is_judged_only_at_10000_vcs_or_more():
+    # Issue 14 states "<= 1 KB per VC" for the table whose rows go up to 10 000 VCs: at fewer,
+    # the fixed costs dominate the bytes per VC, so 2032 bytes at 1 000 VCs is shown, not
+    # judged "no". The flat-cost ratio is still judged, and says it is stated for 10 -> 10 000.
+    [small] = scale_targets([_targets_row(10, 50.0, 107_725), _targets_row(1000, 60.0, 2032)])
+    assert (small["vcs_to"], small["bytes_per_vc"], small["memory_judged"]) == (1000, 2032, False)
+    assert small["memory_met"] is None and small["flat_cost_met"] is True
+    lines = format_scale_targets([small])
+    assert "note: the flat-cost target is stated for 10 -> 10000 VCs; here compared: 10 -> 1000 VCs" in lines
+    assert any(line.startswith("note: memory met n/a: not judged") and "target is for 10000 VCs" in line
+               for line in lines)
+    assert lines[-1].split() == ["abr-kvr", "bottleneck", "10", "->", "1000", "1.20x", "/", "1.20x", "yes", "2032",
+                                 "n/a", "-"]
+    for n, met in ((10_000, False), (20_000, False)):
+        [t] = scale_targets([_targets_row(10, 50.0, 107_725), _targets_row(n, 60.0, 2032)])
+        assert (t["memory_judged"], t["memory_met"]) == (True, met)
+        assert format_scale_targets([t])[-1].split()[-2] == "no"
+    [t] = scale_targets([_targets_row(100, 50.0, 10_000), _targets_row(10_000, 60.0, 900)])
+    assert t["memory_met"] is True
+    lines = format_scale_targets([t])
+    assert "note: the flat-cost target is stated for 10 -> 10000 VCs; here compared: 100 -> 10000 VCs" in lines
+    assert not any("memory met n/a" in line for line in lines)
+    # A failed row below 10 000 VCs: neither target met, the memory one not judged either.
+    [failed] = scale_targets([_targets_row(10, 50.0, 1), {"case": "abr-kvr", "topology": "bottleneck", "vcs": 100,
+                                                          "error": "timed out after 1 s"}])
+    assert (failed["flat_cost_met"], failed["memory_met"], failed["memory_judged"]) == (False, None, False)
+
+
+def test_cli_help_teaches_the_columns_and_targets():
+    p = subprocess.run([sys.executable, "-m", "atmsim", "bench", "--help"], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 0, p.stderr
+    text = " ".join(p.stdout.split())
+    assert "--scale" in text and "per cell-hop" in text and "bytes per VC" in text
 
 
 def _run(ns, loop=None, rss=1000, n=10, **counts):
@@ -291,7 +364,7 @@ def test_cli_scale_repeat_shows_the_earlier_rounds_on_stderr_and_refuses_no_runs
     err = p.stderr.splitlines()
     assert err[0].startswith("each row: 2 runs, its time the fastest run's")
     out = p.stdout.splitlines()
-    assert out[0] == SCALE_HEADER and out[1].split()[:3] == ["ubr-fba-tcp", "parking-lot", "2"]
+    assert "\n".join(out[:2]) == SCALE_HEADER and out[2].split()[:3] == ["ubr-fba-tcp", "parking-lot", "2"]
     for bad, says in (("0", "0: at least 1 run"), ("two", "'two': a whole number of runs")):
         p = subprocess.run(args + ["--repeat", bad], capture_output=True, text=True, timeout=60)
         assert p.returncode == 2 and f"--repeat: {says}" in p.stderr and "Traceback" not in p.stderr
