@@ -151,6 +151,21 @@ def test_a_run_that_outgrows_the_memory_limit_stops_naming_the_port(monkeypatch)
     no_traceback(r)
 
 
+def test_a_huge_finite_buffer_that_outgrows_the_limit_names_its_key(monkeypatch, tmp_path):
+    # A newcomer's review: with switch_buffer = "4294967295 cells" the stop said only "a
+    # smaller one holds fewer", without the key that sets it.
+    text = (ROOT / "tests" / "data" / "cbr_into_slow_link.toml").read_text()
+    huge = tmp_path / "huge_buffer.toml"
+    huge.write_text(text.replace("[measurement]", '[defaults]\nswitch_buffer = "4294967295 cells"\n\n[measurement]'))
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "40 MiB")
+    with pytest.raises(atmsim.MemoryLimitError) as e:
+        atmsim.run(huge)
+    msg = str(e.value)
+    for w in ("port sw->dst", "its buffer is 4294967295 cells", "defaults.switch_buffer",
+              'node = "sw", toward = "dst"'):
+        assert w in msg, (w, msg)
+
+
 def test_long_values_are_cut_in_messages():
     with pytest.raises(atmsim.ScenarioError) as e:
         atmsim.run(CORPUS / "long_value.toml")

@@ -102,7 +102,14 @@ impl Sim<'_> {
             self.sc.nodes.name(cfg.toward()),
         );
         let bound = match cfg.settings.buffer {
-            Some(b) => format!("its buffer is {b} cells: a smaller one holds fewer"),
+            Some(b) if self.sc.nodes.is_switch(cfg.node()) => format!(
+                "its buffer is {b} cells: a smaller one holds fewer; set defaults.switch_buffer, \
+                 or buffer in a [[port]] table with node = \"{node}\", toward = \"{toward}\""
+            ),
+            Some(b) => format!(
+                "its buffer is {b} cells: a smaller one holds fewer; set buffer in a [[port]] \
+                 table with node = \"{node}\", toward = \"{toward}\""
+            ),
             None if self.sc.nodes.is_switch(cfg.node()) => format!(
                 "its buffer is unlimited: set defaults.switch_buffer, or buffer in a [[port]] \
                  table with node = \"{node}\", toward = \"{toward}\""
