@@ -273,6 +273,141 @@ def test_run_json_prints_the_summary(capsys, small_toml, small_toml_result):
     assert stable_summary(summary) == stable_summary(small_toml_result.summary)
 
 
+# A newcomer's review of large networks: a run without time series, where the time went, the
+# table of many connections.
+
+_SECONDS = r"([0-9.]+) (ms|s)"
+
+
+def _seconds(value: str, unit: str) -> float:
+    return float(value) / (1e3 if unit == "ms" else 1.0)
+
+
+def _time_line(err: str) -> dict[str, float]:
+    """The last line of `atmsim run`'s stderr, "wall-clock time: T in all; step T, ...", as
+    {"in all": seconds, step: seconds}."""
+    import re
+
+    lines = [ln for ln in err.splitlines() if ln.startswith("wall-clock time:")]
+    assert len(lines) == 1 and err.rstrip("\n").splitlines()[-1] == lines[0], err
+    m = re.fullmatch(rf"wall-clock time: {_SECONDS} in all; (.*)", lines[0])
+    assert m, lines[0]
+    steps = {"in all": _seconds(m.group(1), m.group(2))}
+    for part in re.split(r", (?![^(]*\))", m.group(3)):
+        pm = re.fullmatch(rf"(.+?) {_SECONDS}( \(event loop {_SECONDS}\))?", part)
+        assert pm, part
+        steps[pm.group(1)] = _seconds(pm.group(2), pm.group(3))
+        if pm.group(4):
+            steps["event loop"] = _seconds(pm.group(5), pm.group(6))
+    return steps
+
+
+def test_run_without_time_series_writes_no_plot_and_says_so(capsys, tmp_path):
+    """With sample_interval = "0 s", `run --out` drew run.png as four empty axes (9 s at
+    100 000 VCs). Now it writes no plot and says why in one line; the CSV files are written
+    as before (a header-only CSV is an empty table)."""
+    from conftest import small
+
+    f = tmp_path / "noseries.toml"
+    f.write_text(atmsim.to_toml(small(300, duration="5 ms", sample_interval="0 s")))
+    out_dir = tmp_path / "out"
+    rc, out, err = _call(capsys, ["run", str(f), "--out", str(out_dir)])
+    assert rc == 0, err
+    assert sorted(p.name for p in out_dir.iterdir()) == sorted(set(SAVED_FILES) - {"run.png"})
+    assert [ln for ln in err.splitlines() if "plot" in ln] == ["no time series (sample_interval = 0 s): plot skipped"]
+    wrote = [ln for ln in err.splitlines() if ln.startswith("wrote ")]
+    assert len(wrote) == 1 and "run.png" not in wrote[0]
+    for name in ("port_series", "connection_series"):
+        assert len((out_dir / f"{name}.csv").read_text().splitlines()) == 1  # the header
+        assert len(pd.read_csv(out_dir / f"{name}.csv")) == 0
+    assert "plot drawn" not in _time_line(err)
+    # --no-plot: nothing to say about a plot
+    rc, out, err = _call(capsys, ["run", str(f), "--out", str(tmp_path / "out2"), "--no-plot"])
+    assert rc == 0 and "plot" not in err, err
+
+
+def test_run_says_where_the_time_went(capsys, small_toml, tmp_path):
+    """The summary said "0.5 s simulated in 0.01 s" (the event loop) where the command took
+    seconds. The first line now names the event loop's time, and the last line of stderr the
+    whole command's wall-clock time and its steps, every figure with its unit."""
+    import re
+
+    rc, out, err = _call(capsys, ["run", str(small_toml), "--out", str(tmp_path / "o")])
+    assert rc == 0, err
+    first = out.splitlines()[0]
+    assert re.fullmatch(rf".+: 0\.5 s simulated; event loop {_SECONDS} of wall-clock time \([0-9.]+ M cell-hops/s\)",
+                        first), first
+    steps = _time_line(err)
+    assert {"in all", "run", "event loop", "plot drawn"} <= set(steps), steps
+    assert all(v <= steps["in all"] + 0.01 for v in steps.values()), steps
+    assert steps["event loop"] <= steps["run"] + 0.01
+    assert sum(v for k, v in steps.items() if k not in ("in all", "event loop")) <= steps["in all"] + 0.05
+    # --json: stdout is the summary alone; the time goes to stderr
+    rc, out, err = _call(capsys, ["run", str(small_toml), "--json"])
+    assert rc == 0 and json.loads(out)["name"] and "run" in _time_line(err)
+
+
+def test_installed_run_counts_the_start_up(small_toml):
+    """Run as a program, the whole command's time counts from the process' start (the
+    imports are much of a small run's time)."""
+    p = subprocess.run([str(VENV_BIN / "atmsim"), "run", str(small_toml)], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    steps = _time_line(p.stderr)
+    assert steps["start-up (Python, imports)"] > 0.05 and steps["in all"] >= steps["start-up (Python, imports)"]
+
+
+def _table(out: str) -> tuple[list[str], list[str], list[str]]:
+    """The lines of `atmsim run`'s connections table: header line, the rows shown, the rest."""
+    lines = out.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.strip().startswith("name "))
+    return lines[start - 1: start + 1], lines[start + 1:], lines[:start - 1]
+
+
+@pytest.mark.parametrize("with_out", [False, True])
+def test_run_shows_the_connections_with_the_highest_and_lowest_goodput(capsys, tmp_path, with_out):
+    """Past 40 connections the table showed the first 40 and said "--out DIR writes them
+    all" even with --out. Now it shows the 20 with the highest goodput and the 20 with the
+    lowest, says so in its header line, and names the file that holds them all."""
+    from atmsim.topology import n_source
+
+    n = 57
+    f = tmp_path / "many.toml"
+    starts = [f"{(i * 7919) % n * 0.1:.1f} ms" for i in range(n)]  # goodputs spread, not in name order
+    f.write_text(atmsim.to_toml(n_source(n, link_delay="5 us", duration="10 ms", buffer="1000 cells",
+                                         start_times=starts)))
+    out_dir = tmp_path / "out"
+    rc, out, err = _call(capsys, ["run", str(f), "--out", str(out_dir)] if with_out else ["run", str(f)])
+    assert rc == 0, err
+    (header, columns), rows, _ = _table(out)
+    assert header == f"  connections by goodput: the 20 highest, then the 20 lowest, of {n}"
+    where = f"all of them in {out_dir}/connections.csv" if with_out else "--out DIR writes them all to connections.csv"
+    assert rows[20] == f"  ... {n - 40} more connections ({n} in all: {where})"
+    assert ("--out DIR" in out) is not with_out
+    assert len(rows) == 41, rows  # 20 rows, the line of the others, 20 rows: the end of stdout
+    shown = [ln.split()[0] for ln in rows[:20] + rows[21:]]
+    r = atmsim.run(f)
+    goodput = dict(zip(r.connections["name"], r.connections["goodput_bps"]))
+    ranked = sorted(goodput, key=lambda c: -goodput[c])  # stable: ties in the file's order
+    assert shown == ranked[:20] + ranked[-20:]
+    assert goodput[ranked[0]] > goodput[ranked[-1]]
+    if with_out:
+        assert len(pd.read_csv(out_dir / "connections.csv")) == n
+
+
+def test_run_shows_forty_connections_or_fewer_in_order(capsys, tmp_path):
+    """Up to 40 connections: all of them, in the scenario's order, no header line."""
+    from atmsim.topology import n_source
+
+    f = tmp_path / "forty.toml"
+    f.write_text(atmsim.to_toml(n_source(40, link_delay="5 us", duration="2 ms", buffer="1000 cells")))
+    rc, out, err = _call(capsys, ["run", str(f)])
+    assert rc == 0, err
+    (header, columns), rows, _ = _table(out)
+    assert header == "" and "more connections" not in out and "connections by goodput" not in out
+    assert [ln.split()[0] for ln in rows if ln.strip()] == [f"tcp{i}" for i in range(1, 41)]
+
+
 def test_run_missing_file(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     rc, out, err = _call(capsys, ["run", "missing.toml"])

@@ -118,3 +118,28 @@ def test_a_plot_is_written_in_the_format_its_extension_names(runs, tmp_path, nam
         with pytest.raises(ValueError, match=r"\.png, \.pdf or \.svg"):
             r.plot(tmp_path / bad)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["after.png", "before.png", "p.SVG", "p.pdf"]
+
+
+def test_a_run_without_time_series_plots_a_note_not_empty_axes(runs, tmp_path):
+    """With ``sample_interval = "0 s"`` the plot drew four empty axes (a time axis from
+    -0.04 s, a legend "range of N ports"), 9 s at 100 000 VCs. Now it is a documented note:
+    the run's name and why there is nothing to draw, no axes; a run with series still has
+    its four panels."""
+    r = runs["empty"]
+    assert not plots.has_time_series(r) and plots.has_time_series(runs["ubr3"])
+    assert plots.no_series_reason(r) == "sample_interval = 0 s"
+    fig = r.plot()
+    texts = [t.get_text() for t in fig.texts]
+    assert fig.axes == [] and texts[0] == r.summary["name"]
+    assert "no time series (sample_interval = 0 s)" in texts[1] and "measurement.sample_interval" in texts[1]
+    png = r.plot(tmp_path / "note.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and _pixels(png).shape[:2] == (140, 650)
+    assert r.plot(tmp_path / "note.pdf").read_bytes().startswith(b"%PDF-")
+    panels = runs["ubr3"].plot()
+    assert len(panels.axes) == 4
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    plt.close(panels)
+    # a result whose scenario does not say (given another dict): the reason, in general words
+    assert plots.no_series_reason(r, {"measurement": {"duration": "5 ms"}}) == "no samples"

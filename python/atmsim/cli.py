@@ -16,6 +16,7 @@ import os
 import shutil
 import sys
 import textwrap
+import time
 import uuid
 from pathlib import Path
 
@@ -134,11 +135,12 @@ def _probe(directory: Path, where: str) -> None:
         pass
 
 
-def save_atomically(r, out: Path, plot: bool) -> Path:
+def save_atomically(r, out: Path, plot: bool, times: dict | None = None) -> Path:
     """Writes a run's files to ``out`` so that a failure leaves no half-written results: a new
     directory is written under a temporary name and renamed into place (a failure removes it);
     an existing, non-empty directory gets an ``INCOMPLETE`` marker first, removed only once
-    every file is written."""
+    every file is written. ``times``, if given, gets the wall-clock seconds spent writing the
+    tables and other files (``"files"``) and drawing run.png (``"plot"``)."""
     out = Path(out)
     check_out_dir(out)
     tmp = None
@@ -147,7 +149,7 @@ def save_atomically(r, out: Path, plot: bool) -> Path:
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:8]}"
             try:
-                r.save(tmp, plot=plot)
+                _save(r, tmp, plot, times)
                 if out.exists():
                     out.rmdir()
                 os.rename(tmp, out)
@@ -159,7 +161,7 @@ def save_atomically(r, out: Path, plot: bool) -> Path:
             raise UserError(f"--out {str(out)!r} is a file; give a directory")
         marker = out / "INCOMPLETE"
         marker.write_text("atmsim run --out was writing here and did not finish; the files are not a whole result\n")
-        r.save(out, plot=plot)
+        _save(r, out, plot, times)
         marker.unlink()
         return out
     except OSError as e:  # named by --out and the file under it, never by the temporary name
@@ -171,17 +173,41 @@ def save_atomically(r, out: Path, plot: bool) -> Path:
                           f"{e.strerror or str(e) or type(e).__name__}") from None
 
 
+def _save(r, out: Path, plot: bool, times: dict | None) -> None:
+    """``r.save(out, plot)``, with the files and the plot timed apart (into ``times``)."""
+    from .plots import plot_run
+
+    t0 = time.perf_counter()
+    r.save(out, plot=False)
+    t1 = time.perf_counter()
+    if plot:
+        plot_run(r, Path(out) / "run.png")  # what r.save(out, plot=True) draws, last
+    if times is not None:
+        times.update(files=t1 - t0, **({"plot": time.perf_counter() - t1} if plot else {}))
+
+
 def _fmt_rate(bps: float) -> str:
     return f"{bps / 1e6:.2f} Mbps"
 
 
-#: Connections `atmsim run` prints (a large network's others are in connections.csv with --out).
+def _secs(x: float) -> str:
+    """Seconds of wall-clock time, with their unit: "12 ms", "0.18 s", "6.3 s", "124 s"."""
+    if x < 0.01:
+        return f"{x * 1e3:.1f} ms"
+    if x < 1:
+        return f"{x:.2f} s"
+    return f"{x:.1f} s" if x < 100 else f"{x:.0f} s"
+
+
+#: Connections `atmsim run` prints: all of them up to this many; past it, the half with the
+#: highest goodput and the half with the lowest (all of them are in connections.csv with --out).
 TABLE_ROWS = 40
 
 
-def _print_result(r) -> None:
+def _print_result(r, out: Path | None = None) -> None:
+    """The summary and the connections table of a run; ``out``: where --out writes them."""
     s = r.summary
-    print(f"{s['name']}: {s['duration_s']:g} s simulated in {s['wall_seconds']:.2f} s "
+    print(f"{s['name']}: {s['duration_s']:g} s simulated; event loop {_secs(s['wall_seconds'])} of wall-clock time "
           f"({s['cell_hops_per_second'] / 1e6:.1f} M cell-hops/s)")
     print(f"  efficiency       {s['efficiency']:.4f}  (goodput {_fmt_rate(s['total_goodput_bps'])} of max {_fmt_rate(s['max_goodput_bps'])})")
     print(f"  fairness (Jain)  {s['fairness']:.4f}")
@@ -200,11 +226,20 @@ def _print_result(r) -> None:
             if k in t:
                 t[k] = (t[k].astype(float) / 1e6).map(lambda v: "" if v != v else f"{v:.2f}")
                 t = t.rename(columns={k: k.replace("_bps", "_Mbps")})
-        shown = t if len(t) <= TABLE_ROWS else t.head(TABLE_ROWS)
-        print(textwrap.indent(shown.to_string(index=False), "  "))
-        if len(shown) < len(t):
-            print(f"  ... {len(t) - len(shown)} more connections ({len(t)} in all: --out DIR writes them all "
-                  f"to connections.csv)")
+        if len(t) <= TABLE_ROWS:
+            print(textwrap.indent(t.to_string(index=False), "  "))
+            return
+        import numpy as np
+
+        # The extremes of a large network, ranked by goodput (ties in the file's order).
+        half = TABLE_ROWS // 2
+        rank = np.argsort(-c["goodput_bps"].astype(float).to_numpy(), kind="stable")
+        lines = t.iloc[np.r_[rank[:half], rank[-half:]]].to_string(index=False).splitlines()
+        where = f"all of them in {out}/connections.csv" if out else "--out DIR writes them all to connections.csv"
+        print(f"  connections by goodput: the {half} highest, then the {half} lowest, of {len(t)}")
+        print(textwrap.indent("\n".join(lines[:half + 1]), "  "))
+        print(f"  ... {len(t) - 2 * half} more connections ({len(t)} in all: {where})")
+        print(textwrap.indent("\n".join(lines[half + 1:]), "  "))
 
 
 def _toml_tables(path: Path, text: str | None = None) -> set:
@@ -242,7 +277,13 @@ def _ray_note(a) -> None:
 
 def cmd_run(a) -> int:
     import atmsim
+    from atmsim.plots import has_time_series, no_series_reason
     from atmsim.scenario import parse_scenario_text, read_scenario_file
+
+    entered = time.perf_counter()
+    started = getattr(a, "started", None) or entered
+    # Wall-clock seconds of the command's steps, for its last line.
+    phases: dict[str, float] = {"start-up (Python, imports)": entered - started}
 
     if a.max_events is not None and not 1 <= a.max_events < 2**64:
         raise UserError(f"--max-events {a.max_events}: give a whole number from 1 to 2^64 - 1")
@@ -265,22 +306,49 @@ def cmd_run(a) -> int:
     if a.out:  # before the run: a bad --out must not cost its results
         check_out_dir(Path(a.out))
     trace = True if a.trace == "all" else a.trace
+    t_run = time.perf_counter()
+    phases["scenario read and checked"] = t_run - entered
     r = atmsim.run(sc, progress=False if a.json else None, max_events=a.max_events,
                    max_wall=a.max_wall, trace=trace, trace_dir=a.trace_dir)
+    t_done = time.perf_counter()
+    phases["run"] = t_done - t_run
     if a.json:
         print(json.dumps(r.summary, indent=2))
     else:
-        _print_result(r)
+        _print_result(r, Path(a.out) if a.out else None)
+    phases["summary and table printed"] = time.perf_counter() - t_done
     if r.partial:
         print(f"atmsim: partial results: {r.partial}", file=sys.stderr)
     if a.out:
-        out = save_atomically(r, Path(a.out), plot=not a.no_plot)
+        plot = not a.no_plot and has_time_series(r)
+        saved: dict[str, float] = {}
+        out = save_atomically(r, Path(a.out), plot=plot, times=saved)
+        phases["files written"] = saved.get("files", 0.0)
+        if plot:
+            phases["plot drawn"] = saved.get("plot", 0.0)
         print(f"\nwrote {out}/ (summary.json, connections.csv, ports.csv, *_series.csv, scenario.toml"
-              + ("" if a.no_plot else ", run.png") + (", traces/" if r.trace_files else "") + ")", file=sys.stderr)
+              + (", run.png" if plot else "") + (", traces/" if r.trace_files else "") + ")", file=sys.stderr)
+        if not a.no_plot and not plot:
+            print(f"no time series ({no_series_reason(r, sc)}): plot skipped", file=sys.stderr)
     elif r.trace_files:
         where = Path(next(iter(r.trace_files.values()))).parent
         print(f"\nwrote traces to {where}/ ({', '.join(p.name for p in r.trace_files.values())})", file=sys.stderr)
+    print(_time_line(time.perf_counter() - started, phases, r.summary.get("wall_seconds")), file=sys.stderr)
     return 4 if r.partial else 0
+
+
+def _time_line(total: float, phases: dict[str, float], loop: float | None) -> str:
+    """Where the wall-clock time of `atmsim run` went, in one line: the whole command (from
+    the process' start, or main()'s when called from Python; its exit comes after) and its
+    steps; steps under 0.05 s are left out, but for the run, which names its event loop (the
+    summary's wall_seconds)."""
+    parts = []
+    for name, t in phases.items():
+        if name == "run":
+            parts.append(f"run {_secs(t)}" + (f" (event loop {_secs(loop)})" if loop is not None else ""))
+        elif t >= 0.05:
+            parts.append(f"{name} {_secs(t)}")
+    return f"wall-clock time: {_secs(total)} in all; " + ", ".join(parts)
 
 
 #: Above this many events (an upper bound: every port at its line rate), `atmsim run` says so before it
@@ -862,7 +930,8 @@ def build_parser() -> argparse.ArgumentParser:
     scale_cases = ", ".join(f"{k} ({v.doc})" for k, v in SCALE_CASE_SETTINGS.items())
     scale_topologies = ", ".join(f"{k} ({n} switches in a line)" for k, n in SCALE_TOPOLOGY_SWITCHES.items())
 
-    b = sub.add_parser("bench", help="measure engine speed on a fixed scenario",
+    b = sub.add_parser("bench", help="measure engine speed on a fixed scenario (--scale: CPU ns per "
+                                     "cell-hop and memory per VC as VCs grow)",
                        description="Run the UBR+ WAN scenario (15 sources, 36000-cell buffers, FBA, 20 s) on one core "
                                    "and report cell-hops per second, events per second and wall time.")
     b.add_argument("--json", action="store_true", help="print one JSON object")
@@ -875,12 +944,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--scale", action="store_true",
                    help=f"the scale table instead: N = {', '.join(map(str, SCALE_SIZES))} VCs, one host pair "
                         f"each, of every case: {scale_cases}, on every topology: {scale_topologies}; "
-                        "ns per cell-hop (CPU), events per cell-hop, peak RSS above baseline, "
-                        "bytes per VC, and the share of the cells sent that the network dropped (a row "
-                        "where most cells die at the first switch measures a start-up collapse); each row "
-                        "in a fresh process; then, for each case and topology, its largest network against "
-                        "its smallest: the ratio of the CPU per cell-hop (target: within 2x) and the bytes "
-                        "per VC (target: 1 KB)")
+                        "CPU ns per cell-hop (whole run, and event loop alone), events per cell-hop, peak "
+                        "resident memory above baseline (MiB = 2^20 bytes, and bytes per VC), and the share "
+                        "of the cells sent that the network dropped (a row where most cells die at the first "
+                        "switch measures a start-up collapse); each row in a fresh process; then, for each "
+                        "case and topology, its largest network against its smallest: the cost ratio "
+                        "(target within 2x, stated for 10 -> 10000 VCs) and the bytes per VC (target at "
+                        "most 1024, judged only at 10000 VCs or more)")
     b.add_argument("--vcs", type=_vc_count, action="append", metavar="N",
                    help=f"--scale: a number of VCs (repeatable; default {', '.join(map(str, SCALE_SIZES))})")
     b.add_argument("--case", action="append", choices=SCALE_CASES,
@@ -925,9 +995,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     # The command only writes image files: the non-interactive backend, chosen here and
     # not on import, so notebooks and scripts keep theirs (an MPLBACKEND set by the user wins).
+    # `atmsim run` says where the command's time went: from the process' start when this is
+    # the program (`atmsim ...`, `python -m atmsim ...`), else from this call's.
+    started = (_process_started() if argv is None else None) or time.perf_counter()
     os.environ.setdefault("MPLBACKEND", "Agg")
     parser = build_parser()
     a = parser.parse_args(_negative_values(sys.argv[1:] if argv is None else list(argv)))
+    a.started = started
     if not getattr(a, "command", None):
         parser.print_help()
         return 0
@@ -944,6 +1018,18 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         _say(f"atmsim: error: cannot write the output (stdout): {_os_message(e)}")
         return 1
+
+
+def _process_started() -> float | None:
+    """When this process started, on the ``time.perf_counter()`` clock (Linux: from
+    /proc/self/stat, to 10 ms); None where that cannot be read."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+    return time.perf_counter() - age if 0 <= age < 3600 else None
 
 
 #: Options whose value may start with '-' (a negative number: its own error, from the option's

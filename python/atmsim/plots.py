@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Union
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -316,6 +316,90 @@ def draw_family(ax: "Axes", lines: "list[tuple[str, Any, Any]]", what: str,
         ax.plot(x, ys[i], lw=lw * 0.9, label=f"{lines[i][0]} ({tag})")
 
 
+class SeriesGroups(dict):
+    """What :func:`split_series` returns: ``{name: {column: array}}``, in the order the names
+    first appear; ``groups[name]`` of a name without rows gives empty arrays of each column."""
+
+    def __init__(self, groups: dict, empty: dict):
+        super().__init__(groups)
+        self.empty = empty
+
+    def __missing__(self, name: Any) -> dict:
+        return self.empty
+
+
+def split_series(df: Any, key: str, columns: "dict[str, Optional[Callable]]") -> SeriesGroups:
+    """A long-format time series (``df``: one row per sample and ``key``, e.g. a port) split
+    by ``key``: ``{name: {column: array}}`` for each of ``columns``, each column first passed
+    through its function (``None``: as it is), in the order the names first appear, each
+    name's rows in their order in ``df``, as ``df.groupby(key, sort=False)`` groups them
+    (rows whose key is missing are dropped).
+
+    One pass over the rows (a stable sort when a name's rows are not contiguous) and a view
+    per name, where one boolean filter per name (``df[df[key] == name]``) reads every row
+    once per name: 33 s for the plot of a 10 000-VC run's 500 000 rows, now 0.5 s."""
+    import numpy as np
+    import pandas as pd
+
+    cols = {}
+    for c, f in columns.items():
+        v = df[c].to_numpy()
+        cols[c] = v if f is None else np.asarray(f(v))
+    empty = {c: v[:0] for c, v in cols.items()}
+    if not len(df):
+        return SeriesGroups({}, empty)
+    codes, names = pd.factorize(df[key], sort=False)  # first appearance; a missing key: -1
+    codes = np.asarray(codes)
+    if len(codes) > 1 and (np.diff(codes) < 0).any():  # names not in blocks: sort once
+        order = np.argsort(codes, kind="stable")
+        codes = codes[order]
+        cols = {c: v[order] for c, v in cols.items()}
+    ends = np.searchsorted(codes, np.arange(len(names) + 1), side="left")
+    return SeriesGroups({name: {c: v[ends[i]:ends[i + 1]] for c, v in cols.items()}
+                         for i, name in enumerate(names)}, empty)
+
+
+def has_time_series(result: "RunResult") -> bool:
+    """Whether a run recorded time series (not with ``measurement.sample_interval = "0 s"``):
+    what :func:`plot_run` draws."""
+    return bool(len(result.port_series) or len(result.connection_series) or len(result.abr_series))
+
+
+def no_series_reason(result: "RunResult", scenario: Optional[dict] = None) -> str:
+    """Why a run has no time series, in a few words (``scenario``: the scenario dict run, if
+    at hand, so that a large result's scenario is not decoded for it)."""
+    sc = result.scenario if scenario is None else scenario
+    si = (sc.get("measurement") or {}).get("sample_interval")
+    if si is not None and _is_zero(si):
+        return f"sample_interval = {si}" if isinstance(si, str) else f"sample_interval = {si!r}"
+    if result.partial:
+        return "the run stopped before its first sample"
+    return "no samples"
+
+
+def _is_zero(quantity: Any) -> bool:
+    """Whether a quantity (``"0 s"``, ``"0ms"``, ``0``) is zero."""
+    import re
+
+    if isinstance(quantity, (int, float)) and not isinstance(quantity, bool):
+        return quantity == 0
+    m = re.match(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)", str(quantity))
+    return bool(m) and float(m.group(1)) == 0
+
+
+def _plot_no_series(result: "RunResult", path: Any) -> "Union[Path, Figure]":
+    """The figure of a run without time series: its name and one line saying so (no empty
+    axes), cheap at any size."""
+    fig = _new_figure(path, (6.5, 1.4), 100)
+    fig.text(0.5, 0.72, str(result.summary.get("name", "")), ha="center", va="center", fontsize=11)
+    fig.text(0.5, 0.32, f"no time series ({no_series_reason(result)}): nothing to plot against time.\n"
+             f"Set measurement.sample_interval (e.g. \"1 ms\") to record them.",
+             ha="center", va="center", fontsize=9, color="0.3", linespacing=1.5)
+    if path is None:
+        return fig
+    return save_figure(fig, path)
+
+
 def plot_abr(result: "RunResult", path: "Union[str, Path, None]" = None,
              title: Optional[str] = None) -> "Union[Path, Figure]":
     """The four graphs of seed 003 (section 5) against time, in one figure:
@@ -327,12 +411,10 @@ def plot_abr(result: "RunResult", path: "Union[str, Path, None]" = None,
     if path is not None:
         plot_format(path)  # a wrong extension, before the figure is drawn
     fig, axes = figure_grid(path, (13, 8), 100, 2, 2)
-    ab, ps = result.abr_series, result.port_series
     ms = 1e3
-    acr, received = [], []
-    for name, d in ab.groupby("source", sort=False):
-        acr.append((name, d["time_s"] * ms, d["acr_mbps"]))
-        received.append((name, d["time_s"] * ms, d["cells_received"]))
+    ab = split_series(result.abr_series, "source", {"time_s": lambda t: t * ms, "acr_mbps": None, "cells_received": None})
+    acr = [(name, d["time_s"], d["acr_mbps"]) for name, d in ab.items()]
+    received = [(name, d["time_s"], d["cells_received"]) for name, d in ab.items()]
     draw_family(axes[0, 0], acr, "sources", rank="max")
     draw_family(axes[1, 1], received, "sources")
     ports = result.ports
@@ -341,11 +423,14 @@ def plot_abr(result: "RunResult", path: "Union[str, Path, None]" = None,
     # The seed's graphs show the links between switches; fall back to all switch ports.
     trunk = used[used["toward"].map(kinds) == "switch"] if len(used) else used
     show = trunk if len(trunk) else used
+    by_port = split_series(result.port_series, "port",
+                           {"time_s": lambda t: t * ms, "max_queue_cells": None,
+                            "utilization": lambda u: u * 100})
     queue, util = [], []
     for port in (show["name"] if len(show) else []):
-        d = ps[ps["port"] == port]
-        queue.append((port, d["time_s"] * ms, d["max_queue_cells"]))
-        util.append((port, d["time_s"] * ms, d["utilization"] * 100))
+        d = by_port[port]  # a port without rows: empty arrays, an empty line (as before)
+        queue.append((port, d["time_s"], d["max_queue_cells"]))
+        util.append((port, d["time_s"], d["utilization"]))
     draw_family(axes[0, 1], queue, "ports", rank="max")
     draw_family(axes[1, 0], util, "ports", rank="max")
     axes[0, 0].set_ylabel("(a) allowed cell rate (Mbit/s)")
@@ -367,25 +452,34 @@ def plot_run(result: "RunResult", path: "Union[str, Path, None]" = None) -> "Uni
     received.
 
     Writes a PNG (a PDF or SVG for a name ending in .pdf or .svg) and returns its path when
-    ``path`` is given; otherwise returns the figure (shown inline in a notebook)."""
+    ``path`` is given; otherwise returns the figure (shown inline in a notebook).
+
+    A run without time series (``measurement.sample_interval = "0 s"``; see
+    :func:`has_time_series`) has nothing to draw against time: instead of four empty axes,
+    the figure (or file) is a short note naming the run and saying so, with no axes
+    (``fig.axes`` is empty), drawn at any network size in a fraction of a second. The
+    ``atmsim run --out`` command writes no plot then and says why; ``RunResult.save`` still
+    writes its run.png, as this note."""
     if path is not None:
         plot_format(path)  # a wrong extension, before the figure is drawn
+    if not has_time_series(result):
+        return _plot_no_series(result, path)
     if len(result.abr_series):
         return plot_abr(result, path)
     fig, axes = figure_grid(path, (13, 8), 110, 2, 2)
-    ps, cs = result.port_series, result.connection_series
     busy = result.ports[(result.ports["is_switch"]) & (result.ports["max_queue_cells"] > 0)]["name"] if len(result.ports) else []
+    by_port = split_series(result.port_series, "port", {"time_s": None, "max_queue_cells": None, "utilization": None})
     queue, util = [], []
     for port in busy:
-        d = ps[ps["port"] == port]
+        d = by_port[port]  # a port without rows: empty arrays, an empty line (as before)
         queue.append((port, d["time_s"], d["max_queue_cells"]))
         util.append((port, d["time_s"], d["utilization"]))
     draw_family(axes[0, 0], queue, "ports", lw=0.8, rank="max")
     draw_family(axes[0, 1], util, "ports", lw=0.8, rank="max")
-    cwnd, received = [], []
-    for name, d in cs.groupby("connection", sort=False):
-        cwnd.append((name, d["time_s"], d["cwnd_bytes"] / 1024))
-        received.append((name, d["time_s"], d["cells_received"]))
+    cs = split_series(result.connection_series, "connection",
+                      {"time_s": None, "cwnd_bytes": lambda b: b / 1024, "cells_received": None})
+    cwnd = [(name, d["time_s"], d["cwnd_bytes"]) for name, d in cs.items()]
+    received = [(name, d["time_s"], d["cells_received"]) for name, d in cs.items()]
     draw_family(axes[1, 0], cwnd, "connections", lw=0.7)
     draw_family(axes[1, 1], received, "connections", lw=0.7)
     axes[0, 0].set_ylabel("queue (cells, max over interval)")
