@@ -8,17 +8,73 @@ item 3). :func:`pack` and :func:`unpack` carry a result between processes the sa
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import html
 import json
+import os
+import threading
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Union
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import pandas as pd
     from matplotlib.figure import Figure
+
+
+#: :func:`paused_gc`'s state: how many pauses are under way (threads may pause at once) and
+#: whether the collector was on when the first began.
+_gc_lock = threading.Lock()
+_gc_pauses = 0
+_gc_was_enabled = False
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector off while a large tree of new dicts and lists (a
+    scenario of 100 000 VCs: 2 million objects, no cycles among them) is made or walked,
+    then on again if it was: each of its passes walks every container made so far, and
+    they made building a scenario, decoding its JSON and writing its TOML grow faster than
+    the scenario (100 000 VCs: ``n_source`` 1.07 s, 0.4 s without them). Nothing but the
+    time changes. Pauses in several threads at once are counted: the collector is on again
+    when the last ends (if it was on when the first began), never left off."""
+    global _gc_pauses, _gc_was_enabled
+    with _gc_lock:
+        if _gc_pauses == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_was_enabled:
+                gc.enable()
+
+
+def _gc_after_fork() -> None:
+    """A child forked during a pause (in another thread) does not inherit it: the pause
+    never ends there. Its collector is as it was before the pause."""
+    global _gc_lock, _gc_pauses
+    _gc_lock = threading.Lock()
+    if _gc_pauses:
+        _gc_pauses = 0
+        if _gc_was_enabled:
+            gc.enable()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_gc_after_fork)
+
+
+def json_loads(text: "str | bytes") -> Any:
+    """``json.loads`` of a large text (a scenario, a result), the collector paused."""
+    with paused_gc():
+        return json.loads(text)
 
 
 #: The three long-format series: attribute -> (entity column, names key, [(column, engine column)]).
@@ -384,7 +440,7 @@ class RunResult:
         sc = self._scenario
         if sc is None:
             # The text is kept: two threads reading this at once both decode it.
-            sc = self._scenario = json.loads(self._scenario_text)
+            sc = self._scenario = json_loads(self._scenario_text)
         return sc
 
     @scenario.setter
@@ -514,7 +570,11 @@ class RunResult:
         self.connection_series.to_csv(out / "connection_series.csv", index=False)
         if len(self.abr_series):
             self.abr_series.to_csv(out / "abr_series.csv", index=False)
-        (out / "scenario.toml").write_text(to_toml(self.scenario), encoding="utf-8")
+        # A scenario kept as its JSON text is decoded for this only, not kept decoded after
+        # (at 100 000 VCs the dict is about 0.3 GB).
+        sc = self._scenario if self._scenario is not None else json_loads(self._scenario_text)
+        (out / "scenario.toml").write_text(to_toml(sc), encoding="utf-8")
+        del sc
         if self.trace_files:
             import shutil
 

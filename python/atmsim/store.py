@@ -330,11 +330,11 @@ class SweepStore:
         if not outcome.ok:
             self.write_error(point, outcome.error_type, outcome.message)
             return
-        from .result import RunResult
+        from .result import RunResult, json_loads
 
         scenario = point.scenario
         try:
-            r = RunResult(json.loads(outcome.text), scenario)
+            r = RunResult(json_loads(outcome.text), scenario)
             frames = {"connections": r.connections, "ports": r.ports, "port_series": r.port_series,
                       "connection_series": r.connection_series}
             if len(r.abr_series):

@@ -6,7 +6,25 @@ changed by hand, saved with :func:`atmsim.scenario.to_toml`, or run with :func:`
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Callable, TypeVar
+
+from .result import paused_gc
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _builder(f: _F) -> _F:
+    """A builder run with the cyclic garbage collector paused (:func:`atmsim.result.paused_gc`):
+    its passes over the dicts and lists made so far were most of the time of a large
+    network's (``n_source(100_000)``: 1.07 s, 0.4 s without them). The dict is the same."""
+
+    @functools.wraps(f)
+    def build(*args: Any, **kwargs: Any) -> Any:
+        with paused_gc():
+            return f(*args, **kwargs)
+
+    return build  # type: ignore[return-value]
 
 
 def _source_count(n: Any) -> int:
@@ -49,6 +67,7 @@ def _short(v: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 5] + " ...]"
 
 
+@_builder
 def n_source(
     n: int,
     *,
@@ -197,6 +216,7 @@ def _traffic(kind: str) -> dict[str, Any]:
     raise ValueError(f"traffic = {kind!r}: allowed 'cells' (greedy ABR cell sources) or 'tcp' (TCP Reno over ABR)")
 
 
+@_builder
 def r1(
     *,
     long_nodes: int = 2,
@@ -286,6 +306,7 @@ def _r2_route(s: str) -> list[str]:
     return [f"{s}_src", *path, dst]
 
 
+@_builder
 def r2(
     *,
     abr_per_set: int = 8,
@@ -350,6 +371,7 @@ R3_TCP_SETS = ["A", "A", "B", "B", "C", "D", "E", "F"]
 R3_ABR_SETS = ["C", "C", "D", "D"]
 
 
+@_builder
 def r3(
     *,
     tcp_sets: list[str] | None = None,
