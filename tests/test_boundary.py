@@ -254,6 +254,19 @@ def test_a_scenario_dict_becomes_the_same_json_data():
     assert a.scenario == json.loads(json.dumps(sc))
 
 
+def test_a_dict_of_many_distinct_strings_becomes_the_same_json_text():
+    """Past the first 65 536 string values the writer stops remembering where each value
+    object was written (a dict decoded from JSON has a new object for each: 58 MB at 100 000
+    VCs); keys are always remembered, and repeated objects still written alike. The text is
+    json.dumps's data, whatever is remembered."""
+    shared = "1 ms"
+    sc = {"node": [{"name": f"n{i}", "kind": "host", "delay": shared, "é": "x\ty"} for i in range(70_000)]}
+    sc = json.loads(json.dumps(sc))  # new objects for every value, keys shared
+    sc["again"] = [sc["node"][0]["name"], sc["node"][69_999]["name"], shared]
+    text = _core.scenario_json(sc)
+    assert text is not None and text == json.dumps(sc, ensure_ascii=False, separators=(",", ":"))
+
+
 @pytest.mark.parametrize("strings", [
     ["sw1->sw2", "src9->sw1", "", "é→ü 名前", "a"],  # empty, multi-byte UTF-8
     [""],  # one empty string: no NUL at all

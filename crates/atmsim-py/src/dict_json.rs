@@ -18,6 +18,13 @@ use std::io::Write;
 /// Deeper than this is no scenario (a cycle, most likely): `json.dumps` decides.
 pub const MAX_DEPTH: usize = 64;
 
+/// The most string values whose place in the text is remembered (keys are always): a dict
+/// built in Python repeats a few value objects (`"1 ms"`, `"host"`), found among the first
+/// ones, but one decoded from JSON text has a new object for every value, and remembering
+/// each of a 100 000-VC scenario's 1.3 million took 58 MB more memory than the text itself
+/// (a newcomer's review of large networks, fifty-fourth session).
+const MAX_SEEN_VALUES: usize = 1 << 16;
+
 /// The JSON text of `obj`, or None if it holds anything but plain JSON data (see the
 /// module doc).
 pub fn to_json(obj: &Bound<'_, PyAny>) -> Option<String> {
@@ -25,6 +32,7 @@ pub fn to_json(obj: &Bound<'_, PyAny>) -> Option<String> {
         out: Vec::with_capacity(1 << 16),
         floats: zmij::Buffer::new(),
         seen: FxHashMap::default(),
+        seen_values: 0,
     };
     w.value(obj, 0)?;
     String::from_utf8(w.out).ok()
@@ -36,6 +44,8 @@ struct Writer {
     /// Where in `out` a string object already written is (its address: the dict keeps it
     /// alive through the walk): a scenario repeats its keys and many values.
     seen: FxHashMap<usize, (usize, usize)>,
+    /// String values remembered in `seen` so far (at most [`MAX_SEEN_VALUES`]).
+    seen_values: usize,
 }
 
 impl Writer {
@@ -44,7 +54,7 @@ impl Writer {
             return None;
         }
         if let Ok(s) = obj.cast_exact::<PyString>() {
-            return self.string(s);
+            return self.string(s, false);
         }
         if let Ok(d) = obj.cast_exact::<PyDict>() {
             self.out.push(b'{');
@@ -52,7 +62,7 @@ impl Writer {
                 if i > 0 {
                     self.out.push(b',');
                 }
-                self.string(k.cast_exact::<PyString>().ok()?)?;
+                self.string(k.cast_exact::<PyString>().ok()?, true)?;
                 self.out.push(b':');
                 self.value(&v, depth + 1)?;
             }
@@ -106,8 +116,10 @@ impl Writer {
 
     /// A string, escaped as serde_json escapes it; None for one that is not valid UTF-8
     /// (a lone surrogate). Its UTF-8 bytes come through one Python bytes object (the
-    /// extension's stable ABI, from Python 3.9, has no borrowed view of them).
-    fn string(&mut self, s: &Bound<'_, PyString>) -> Option<()> {
+    /// extension's stable ABI, from Python 3.9, has no borrowed view of them). Its place in
+    /// the text is remembered if it is a dict's `key`, or one of the first
+    /// [`MAX_SEEN_VALUES`] values.
+    fn string(&mut self, s: &Bound<'_, PyString>, key: bool) -> Option<()> {
         let id = s.as_ptr() as usize;
         if let Some(&(start, end)) = self.seen.get(&id) {
             self.out.extend_from_within(start..end);
@@ -117,7 +129,10 @@ impl Writer {
         let text = std::str::from_utf8(bytes.as_bytes()).ok()?;
         let start = self.out.len();
         serde_json::to_writer(&mut self.out, text).ok()?;
-        self.seen.insert(id, (start, self.out.len()));
+        if key || self.seen_values < MAX_SEEN_VALUES {
+            self.seen_values += usize::from(!key);
+            self.seen.insert(id, (start, self.out.len()));
+        }
         Some(())
     }
 }
