@@ -535,3 +535,23 @@ def test_bench_json(capsys):
     r = json.loads(out)
     assert set(r) == {"cell_hops_per_second", "events_per_second", "wall_seconds"}
     assert all(v > 0 for v in r.values())
+
+
+def test_a_refused_run_gets_no_heavy_run_warning_first(tmp_path):
+    # A newcomer's review: a run refused for its memory first warned that it "may take up to
+    # about 1.5e+10 events": the refusal now comes alone.
+    import os
+
+    from atmsim.bench import scale_scenario
+
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(scale_scenario("ubr-fba-tcp", "bottleneck", 10_000, "0.5 s")))
+    env = dict(os.environ, ATMSIM_MEMORY_LIMIT="20 MiB")
+    p = subprocess.run([str(VENV_BIN / "atmsim"), "run", str(path)], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert p.returncode != 0 and "needs an estimated" in p.stderr, p.stderr
+    assert "may take up to" not in p.stderr, p.stderr
+    env["ATMSIM_MEMORY_LIMIT"] = "off"
+    p = subprocess.run([str(VENV_BIN / "atmsim"), "validate", str(path)], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert p.returncode == 0, p.stderr
