@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from . import _core
+from .result import paused_gc
 from .topology import n_source
 
 
@@ -117,19 +118,12 @@ def _pair_network(n: int, switches: int, delay: str):
     return nodes, links, routes
 
 
+@paused_gc()
 def scale_scenario(case: str, topology: str, n: int, duration: str = "0.5 s") -> dict[str, Any]:
     """One row's scenario: ``n`` VCs of ``case`` (``SCALE_CASES``) on ``topology``
     (``SCALE_TOPOLOGIES``), 1 ms links at 155.52 Mbps, no time series. Built with the
     garbage collector paused (:func:`atmsim.result.paused_gc`: its passes were most of the
     time of building 100 000 VCs)."""
-    from .result import paused_gc
-
-    with paused_gc():
-        return _scale_scenario(case, topology, n, duration)
-
-
-def _scale_scenario(case: str, topology: str, n: int, duration: str) -> dict[str, Any]:
-    """:func:`scale_scenario`, the collector as it is."""
     if case not in SCALE_CASES:
         raise ValueError(f"case = {case!r}: allowed {', '.join(SCALE_CASES)}")
     if topology not in SCALE_TOPOLOGIES:

@@ -40,7 +40,8 @@ def paused_gc() -> Iterator[None]:
     they made building a scenario, decoding its JSON and writing its TOML grow faster than
     the scenario (100 000 VCs: ``n_source`` 1.07 s, 0.4 s without them). Nothing but the
     time changes. Pauses in several threads at once are counted: the collector is on again
-    when the last ends (if it was on when the first began), never left off."""
+    when the last ends (if it was on when the first began), never left off. Also a decorator
+    (``@paused_gc()``: each call pauses anew)."""
     global _gc_pauses, _gc_was_enabled
     with _gc_lock:
         if _gc_pauses == 0:

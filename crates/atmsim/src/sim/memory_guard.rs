@@ -101,24 +101,18 @@ impl Sim<'_> {
             self.sc.nodes.name(cfg.node()),
             self.sc.nodes.name(cfg.toward()),
         );
-        let bound = match cfg.settings.buffer {
-            Some(b) if self.sc.nodes.is_switch(cfg.node()) => format!(
-                "its buffer is {b} cells: a smaller one holds fewer; set defaults.switch_buffer, \
-                 or buffer in a [[port]] table with node = \"{node}\", toward = \"{toward}\""
-            ),
-            Some(b) => format!(
-                "its buffer is {b} cells: a smaller one holds fewer; set buffer in a [[port]] \
-                 table with node = \"{node}\", toward = \"{toward}\""
-            ),
-            None if self.sc.nodes.is_switch(cfg.node()) => format!(
-                "its buffer is unlimited: set defaults.switch_buffer, or buffer in a [[port]] \
-                 table with node = \"{node}\", toward = \"{toward}\""
-            ),
-            None => format!(
-                "its buffer is unlimited: set buffer in a [[port]] table with node = \
-                 \"{node}\", toward = \"{toward}\""
-            ),
+        let size = match cfg.settings.buffer {
+            Some(b) => format!("its buffer is {b} cells: a smaller one holds fewer;"),
+            None => "its buffer is unlimited:".to_string(),
         };
+        let keys = if self.sc.nodes.is_switch(cfg.node()) {
+            "defaults.switch_buffer, or buffer"
+        } else {
+            "buffer"
+        };
+        let bound = format!(
+            "{size} set {keys} in a [[port]] table with node = \"{node}\", toward = \"{toward}\""
+        );
         format!(
             "the most is queued at port {}: {} cells ({bound})",
             self.sc.port_name(queue),
