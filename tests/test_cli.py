@@ -183,6 +183,25 @@ def test_validate_good_file(capsys, small_toml):
     assert "route: src3 -> sw1 -> sw2 -> dst3" in out
 
 
+def test_validate_notes_connections_that_start_after_the_run(capsys, small_toml, tmp_path):
+    """A connection starting at or after the run's end is valid (a run cut short to see a
+    transient) but sends nothing: ``validate`` says so and names it; none, no note."""
+    assert atmsim.validate(small_toml)["late_connections"] == []
+    rc, out, err = _call(capsys, ["validate", str(small_toml)])
+    assert rc == 0 and "note:" not in out
+    sc = atmsim.load_scenario(small_toml)
+    sc["connection"][1]["start"] = "0.5 s"
+    sc["connection"][2]["start"] = "2 s"
+    path = tmp_path / "late.json"
+    path.write_text(json.dumps(sc))
+    assert atmsim.validate(sc)["late_connections"] == [sc["connection"][i]["name"] for i in (1, 2)]
+    rc, out, err = _call(capsys, ["validate", str(path)])
+    assert rc == 0, err
+    names = f"{sc['connection'][1]['name']}, {sc['connection'][2]['name']}"
+    assert (f"  note: 2 connections start at or after the run's end (0.5 s) and send nothing in this run: "
+            f"{names}") in out.splitlines()
+
+
 def test_validate_and_run_take_a_json_scenario(capsys, small_toml, tmp_path):
     """``atmsim validate`` and ``run`` take a scenario written as JSON, as the Python API does."""
     path = tmp_path / "small.json"

@@ -65,6 +65,10 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     ("zero-duration", _set("measurement.duration", "0 s"), ["measurement.duration", "longer than 0 s"]),
     ("warmup-equal-to-duration", _set("measurement.warmup", "0.2 s"), ["measurement.warmup", "200 ms", "not shorter than", "measurement.duration"]),
     ("warmup-above-duration", _set("measurement.warmup", "1 s"), ["measurement.warmup", "1 s", "not shorter than", "measurement.duration"]),
+    ("seed-above-toml-integers", _set("seed", 2**63), ["seed", "9223372036854775808", "too large", "0 to 9223372036854775807"]),
+    ("seed-above-64-bits", _set("seed", 2**64), ["seed", "not a whole number in range", "0 to 9223372036854775807"]),
+    ("seed-negative", _set("seed", -1), ["seed", "-1", "negative", "0 to 9223372036854775807"]),
+    ("seed-fraction", _set("seed", 1.5), ["seed", "1.5", "0 to 9223372036854775807"]),
     ("epd-threshold-on-unlimited-buffer",
      _both(_set("defaults.switch_buffer", "unlimited"), _set("defaults.policy", {"kind": "epd", "threshold": "80 %"})),
      ["defaults.policy.threshold", "finite buffer", "tail_drop"]),
@@ -132,6 +136,8 @@ TOML_CASES = [
     ("bare-number-without-unit", 'link_rate = "155.52 Mbps"', "link_rate = 155", ["defaults.link_rate", "unit is missing", "Mbps"]),
     ("bad-unit", 'link_rate = "155.52 Mbps"', 'link_rate = "155 furlongs"', ["defaults.link_rate", "155 furlongs", "Mbps"]),
     ("negative-buffer", 'switch_buffer = "500 cells"', 'switch_buffer = "-5 cells"', ["defaults.switch_buffer", "-5 cells", "unlimited"]),
+    ("seed-negative", "seed = 1\n", "seed = -1\n", ["seed", "-1", "negative", "0 to 9223372036854775807"]),
+    ("seed-above-toml-integers", "seed = 1\n", "seed = 9223372036854775808\n", ["seed", "2^63 - 1"]),
 ]
 
 

@@ -394,6 +394,11 @@ def cmd_validate(a) -> int:
           f"{_mib(mem['cells_up_to_bytes'])} more (watched as it runs)")
     if mem.get("refused"):  # valid, but a run would not start under this process's memory limit
         print(f"  note: a run would be refused now: {mem['refused']}")
+    late = info["late_connections"]
+    if late:  # valid (a run cut short to see a transient), but worth saying
+        names = ", ".join(late[:5]) + (f" and {len(late) - 5} more" if len(late) > 5 else "")
+        print(f"  note: {len(late)} connection{'s' if len(late) != 1 else ''} start at or after the run's end "
+              f"({info['duration_s']:g} s) and send nothing in this run: {names}")
     for route in info["routes"][: a.routes]:
         print("  route: " + " -> ".join(route))
     return 0

@@ -160,6 +160,8 @@ def validate(scenario: ScenarioLike) -> dict[str, Any]:
     the run watches them as it goes), ``memory["parts"]`` (``what``, ``keys``,
     ``bytes``, ``grows``) and ``memory["refused"]`` (None, or the message a run would be
     refused with now, under this process's memory limit: the scenario is valid either way).
+    ``late_connections`` names the connections whose ``start`` is at or after the run's end:
+    they send nothing in this run (valid, as in a run cut short to see a transient).
 
     Raises :class:`atmsim.ScenarioError` naming the key, the value and what is allowed.
     """

@@ -342,7 +342,8 @@ fn run_counts(py: Python<'_>, text: String, run: bool) -> PyResult<(u64, u64, u6
 }
 
 /// Validates a scenario (TOML text if `toml` is true, else JSON); returns a JSON summary
-/// of what it holds (nodes, ports, connections) and its memory estimate
+/// of what it holds (nodes, ports, connections, those that start at or after the run's
+/// end) and its memory estimate
 /// (`atmsim::footprint`: the part held before any cell moves, and at most what its cells
 /// may add), or raises ScenarioError.
 #[pyfunction]
@@ -385,6 +386,10 @@ fn validate_inner(text: String, toml: bool) -> PyResult<String> {
         "connections": sc.connections.len(),
         "duration_s": sc.duration as f64 / 1e12,
         "estimated_events": atmsim::scenario::budget::estimated_events(&sc),
+        // Connections that start at or after the run's end send nothing in this run (valid:
+        // a run cut short to see a transient, with later connections left in).
+        "late_connections": sc.connections.iter().zip(sc.connection_names.iter())
+            .filter(|(c, _)| c.start >= sc.duration).map(|(_, n)| n).collect::<Vec<_>>(),
         "routes": sc.paths.iter().map(|c| c.route().iter().map(|&n| sc.nodes.name(n as usize)).collect::<Vec<_>>()).collect::<Vec<_>>(),
     });
     Ok(v.to_string())

@@ -15,7 +15,7 @@ use super::model::{ArrivalOrder, Scenario};
 use super::nodes::Nodes;
 use super::ports;
 use super::schema::{Name, ScenarioFile};
-use crate::config::err;
+use crate::config::{err, ConfigError};
 
 /// Validates and resolves a parsed scenario, then refuses one whose run would be absurdly
 /// heavy ([`super::budget::check`]: events per simulated second, series size).
@@ -28,6 +28,7 @@ pub fn resolve(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
 /// Validates and resolves a parsed scenario without the heavy-run guard (for the guard's
 /// own tests and estimates).
 pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
+    check_seed(f.seed)?;
     let timing = measurement::resolve(&f.measurement)?;
     let arrival_order = ArrivalOrder::parse(f.defaults.arrival_order.as_deref())?;
     let nodes = Nodes::resolve(&f.node)?;
@@ -86,4 +87,59 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         arrival_order,
         trace,
     })
+}
+
+/// Refuses a seed above [`super::schema::MAX_SEED`] in a scenario built in code (a file's
+/// is refused as it is read): the scenario could not be written as TOML (`scenario.toml`
+/// of a saved result) and read back.
+fn check_seed(seed: u64) -> Result<(), ConfigError> {
+    if seed > super::schema::MAX_SEED {
+        return err(
+            "seed",
+            format!("{seed} is too large; {}", super::schema::SEED_RANGE),
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{from_json_str, from_toml_str};
+
+    const BASE: &str = r#"{"measurement": {"duration": "1 ms"},
+        "node": [{"name": "a", "kind": "host"}, {"name": "b", "kind": "host"}],
+        "link": [{"between": ["a", "b"]}],
+        "connection": [{"name": "c", "from": "a", "to": "b", "service": "ubr",
+                        "traffic": {"kind": "tcp"}}]"#;
+
+    /// Seeds 0 to 2^63 - 1 are read; a larger, negative or fractional one is refused as it
+    /// is read, and a larger one set in code is refused when resolved.
+    #[test]
+    fn seeds_are_whole_numbers_that_toml_can_hold() {
+        for seed in ["0", "9223372036854775807"] {
+            let f = from_json_str(&format!("{BASE}, \"seed\": {seed}}}")).expect("reads");
+            assert_eq!(resolve(&f).expect("resolves").seed.to_string(), seed);
+        }
+        for (seed, why) in [
+            ("9223372036854775808", "too large"),
+            ("18446744073709551616", "not a whole number"),
+            ("-1", "negative"),
+            ("1.5", "not a whole number"),
+        ] {
+            let e = from_json_str(&format!("{BASE}, \"seed\": {seed}}}")).unwrap_err();
+            let msg = e.to_string();
+            for part in ["seed", why, "0 to 9223372036854775807"] {
+                assert!(msg.contains(part), "{part:?} not in {msg}");
+            }
+        }
+        let e = from_toml_str("seed = -1\n[measurement]\nduration = \"1 ms\"\n").unwrap_err();
+        assert!(e.to_string().contains("negative"), "{e}");
+        let mut f = from_json_str(&format!("{BASE}}}")).expect("reads");
+        f.seed = MAX_SEED_PLUS_ONE;
+        let msg = resolve(&f).map(|_| ()).unwrap_err().to_string();
+        assert!(msg.starts_with("seed: 9223372036854775808 is too large"), "{msg}");
+    }
+
+    const MAX_SEED_PLUS_ONE: u64 = crate::scenario::schema::MAX_SEED + 1;
 }

@@ -19,6 +19,10 @@ use serde::{Deserialize, Serialize};
 /// It reads as a `&str` (`Deref`), and prints, compares and hashes as one.
 pub type Name = smol_str::SmolStr;
 
+/// The largest seed: 2^63 - 1, the largest integer a TOML file can hold, so that every
+/// scenario that runs can be written as TOML and read back (a result's `scenario.toml`).
+pub const MAX_SEED: u64 = i64::MAX as u64;
+
 /// A whole scenario: topology, traffic, port settings, measurement and seed.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -30,7 +34,9 @@ pub struct ScenarioFile {
     #[serde(default)]
     pub description: Option<String>,
     /// The run seed. Every random stream is derived from it and a component's name.
-    #[serde(default)]
+    /// At most [`MAX_SEED`] (2^63 - 1), the largest integer a TOML file can hold.
+    #[serde(default, deserialize_with = "seed")]
+    #[schemars(range(max = 9_223_372_036_854_775_807u64))]
     pub seed: u64,
     /// How long to run and what to record.
     pub measurement: Measurement,
@@ -189,6 +195,34 @@ pub struct LinkSpec {
     /// One-way propagation delay. Give `length` or `delay`, not both (default `"0 s"`).
     #[serde(default)]
     pub delay: Option<Duration>,
+}
+
+/// What a seed may be, for messages.
+pub const SEED_RANGE: &str = "allowed: a whole number from 0 to 9223372036854775807 (2^63 - 1, the largest TOML integer)";
+
+/// Reads the seed: a whole number of at most [`MAX_SEED`]. A negative, fractional or larger
+/// number gets one message saying what is allowed (serde's own said "expected u64").
+fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct Seed;
+    impl serde::de::Visitor<'_> for Seed {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str(SEED_RANGE)
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            match v <= MAX_SEED {
+                true => Ok(v),
+                false => Err(E::custom(format!("{v} is too large; {SEED_RANGE}"))),
+            }
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::custom(format!("{v} is negative; {SEED_RANGE}")))
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<u64, E> {
+            Err(E::custom(format!("{v} is not a whole number in range; {SEED_RANGE}")))
+        }
+    }
+    d.deserialize_any(Seed)
 }
 
 /// Reads a link's `between`: exactly two names. The TOML reader took the first two of a
