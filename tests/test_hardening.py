@@ -129,6 +129,29 @@ def test_routes_longer_than_the_memory_are_refused_while_resolved(monkeypatch):
     assert atmsim.validate(sc) is not None  # the same routes resolve without a limit
 
 
+def test_a_toml_text_too_large_to_read_in_memory_is_refused_before_it_is_read(monkeypatch, tmp_path):
+    # Issue 14, "do not let the OS kill the run": the TOML reader holds about 32 bytes per
+    # byte of text (1.2 GB for the 40 MB file of 100 000 one-pair VCs), before any estimate
+    # can be made. A text past the limit is refused unread, naming its size and JSON.
+    text = atmsim.to_toml({**atmsim.load_scenario(SMALL), "description": "x" * (3 << 20)})
+    path = tmp_path / "big.toml"
+    path.write_text(text)
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "50 MiB")  # the 3 MiB text needs about 96 MiB
+    for given in (path, text):
+        with pytest.raises(atmsim.ScenarioError) as e:
+            atmsim.validate(given)
+        msg = str(e.value)
+        for w in ("TOML text is 3.0 MiB", "reading it takes about 96.0 MiB", "50.0 MiB available",
+                  'ATMSIM_MEMORY_LIMIT = "50 MiB"', "as JSON"):
+            assert w in msg, (w, msg)
+    r = subprocess.run([sys.executable, "-m", "atmsim.cli", "validate", str(path)], capture_output=True,
+                       text=True, timeout=120, env=dict(ENV, ATMSIM_MEMORY_LIMIT="50 MiB"))
+    assert r.returncode != 0 and "TOML text is 3.0 MiB" in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    no_traceback(r)
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "200 MiB")
+    assert atmsim.validate(path)["connections"] == len(atmsim.load_scenario(SMALL)["connection"])
+
+
 def test_a_run_that_outgrows_the_memory_limit_stops_naming_the_port(monkeypatch):
     # Issue 14: "do not let the OS kill the run". The estimate before the run cannot bound
     # an open-loop source into an unlimited buffer; the run watches its queues and lines.

@@ -404,6 +404,49 @@ impl RouteBudget {
     }
 }
 
+/// Bytes the TOML reader holds per byte of text while it reads a scenario (the `toml`
+/// crate's document tree, with every key's and value's place in the text): a 40 MB TOML
+/// file of 100 000 one-pair VCs peaked at 1.2 GB (30 bytes per byte) in the fifty-fifth
+/// session, where the same scenario as JSON takes about 2.5 bytes per byte.
+pub const TOML_READ_BYTES_PER_BYTE: u64 = 32;
+
+/// TOML texts up to this long are read without looking at the limit: their reading takes
+/// at most 64 MiB, which fits any machine the engine runs on.
+const TOML_UNCHECKED_BYTES: usize = (64 << 20) / TOML_READ_BYTES_PER_BYTE as usize;
+
+/// Refuses a TOML text whose reading would take more than the memory limit of [`check`]
+/// (issue 14: "do not let the OS kill the run"; the estimate of a scenario needs it read):
+/// about [`TOML_READ_BYTES_PER_BYTE`] times its length. A limit variable that is not a
+/// size counts as none here (the run's own check names it).
+pub fn check_toml_text(len: usize) -> Result<(), String> {
+    if len <= TOML_UNCHECKED_BYTES {
+        return Ok(());
+    }
+    let limit = limit_from(std::env::var(LIMIT_VARIABLE).ok(), mem_available)
+        .ok()
+        .flatten();
+    toml_text_within(len, limit)
+}
+
+/// [`check_toml_text`] held to `limit` (bytes, and where it came from; None: no limit).
+fn toml_text_within(len: usize, limit: Option<(u64, String)>) -> Result<(), String> {
+    let need = (len as u64).saturating_mul(TOML_READ_BYTES_PER_BYTE);
+    match limit {
+        Some((limit, source)) if need > limit => Err(format!(
+            "the scenario's TOML text is {}; reading it takes about {} (the TOML reader holds \
+             about {TOML_READ_BYTES_PER_BYTE} bytes per byte of text), more than the {} \
+             available ({source}); allowed: a TOML text that fits: write a scenario this \
+             large as JSON (the same layout, about 2.5 bytes per byte while read) or pass it \
+             from Python as a dict, or set the environment variable {LIMIT_VARIABLE} to a \
+             larger size",
+            mib(len as u64),
+            mib(need),
+            mib(limit),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Why a scenario may not run: its estimate exceeds the limit, or the limit variable
 /// ([`LIMIT_VARIABLE`]) is not a size.
 #[derive(Clone, Debug, PartialEq)]
@@ -596,6 +639,20 @@ impl Guard {
 
 #[cfg(test)]
 mod tests {
+    /// A TOML text is refused when about 32 bytes per byte of it pass the limit, with a
+    /// message naming its size, the need, the limit and JSON; short texts never look.
+    #[test]
+    fn toml_texts_are_held_to_the_memory_limit() {
+        let limit = |b: u64| Some((b, "the limit given".to_string()));
+        assert_eq!(toml_text_within(1 << 20, limit(32 << 20)), Ok(()));
+        let msg = toml_text_within((1 << 20) + 1, limit(32 << 20)).unwrap_err();
+        for part in ["TOML text is 1.0 MiB", "about 32.0 MiB", "32.0 MiB available", "as JSON"] {
+            assert!(msg.contains(part), "{part:?} not in {msg}");
+        }
+        assert_eq!(toml_text_within(usize::MAX, None), Ok(()));
+        assert_eq!(check_toml_text(TOML_UNCHECKED_BYTES), Ok(()));
+    }
+
     use super::*;
 
     /// The routes' budget lets routes through until their nodes' bytes pass the limit, then

@@ -42,6 +42,7 @@ pub use traffic::{CellApp, VideoParams};
 /// (the same parser either way; tracking the path of every value was most of the parsing
 /// time of a 10 000-VC scenario, issue 14).
 pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
+    crate::footprint::check_toml_text(text.len()).map_err(|m| ScenarioError::new("", m))?;
     if let Ok(f) = toml::from_str(text) {
         finite::check_toml(text)?;
         return Ok(f);
