@@ -646,7 +646,12 @@ mod tests {
         let limit = |b: u64| Some((b, "the limit given".to_string()));
         assert_eq!(toml_text_within(1 << 20, limit(32 << 20)), Ok(()));
         let msg = toml_text_within((1 << 20) + 1, limit(32 << 20)).unwrap_err();
-        for part in ["TOML text is 1.0 MiB", "about 32.0 MiB", "32.0 MiB available", "as JSON"] {
+        for part in [
+            "TOML text is 1.0 MiB",
+            "about 32.0 MiB",
+            "32.0 MiB available",
+            "as JSON",
+        ] {
             assert!(msg.contains(part), "{part:?} not in {msg}");
         }
         assert_eq!(toml_text_within(usize::MAX, None), Ok(()));

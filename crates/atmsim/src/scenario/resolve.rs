@@ -138,7 +138,10 @@ mod tests {
         let mut f = from_json_str(&format!("{BASE}}}")).expect("reads");
         f.seed = MAX_SEED_PLUS_ONE;
         let msg = resolve(&f).map(|_| ()).unwrap_err().to_string();
-        assert!(msg.starts_with("seed: 9223372036854775808 is too large"), "{msg}");
+        assert!(
+            msg.starts_with("seed: 9223372036854775808 is too large"),
+            "{msg}"
+        );
     }
 
     const MAX_SEED_PLUS_ONE: u64 = crate::scenario::schema::MAX_SEED + 1;

@@ -198,7 +198,8 @@ pub struct LinkSpec {
 }
 
 /// What a seed may be, for messages.
-pub const SEED_RANGE: &str = "allowed: a whole number from 0 to 9223372036854775807 (2^63 - 1, the largest TOML integer)";
+pub const SEED_RANGE: &str =
+    "allowed: a whole number from 0 to 9223372036854775807 (2^63 - 1, the largest TOML integer)";
 
 /// Reads the seed: a whole number of at most [`MAX_SEED`]. A negative, fractional or larger
 /// number gets one message saying what is allowed (serde's own said "expected u64").
@@ -219,7 +220,9 @@ fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
             u64::try_from(v).map_err(|_| E::custom(format!("{v} is negative; {SEED_RANGE}")))
         }
         fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<u64, E> {
-            Err(E::custom(format!("{v} is not a whole number in range; {SEED_RANGE}")))
+            Err(E::custom(format!(
+                "{v} is not a whole number in range; {SEED_RANGE}"
+            )))
         }
     }
     d.deserialize_any(Seed)
