@@ -221,7 +221,7 @@ fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
         }
         fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<u64, E> {
             Err(E::custom(format!(
-                "{v} is not a whole number in range; {SEED_RANGE}"
+                "{v:?} is not a whole number in range; {SEED_RANGE}"
             )))
         }
     }
