@@ -69,6 +69,7 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
     ("seed-above-64-bits", _set("seed", 2**64), ["seed", "not a whole number in range", "0 to 9223372036854775807"]),
     ("seed-negative", _set("seed", -1), ["seed", "-1", "negative", "0 to 9223372036854775807"]),
     ("seed-fraction", _set("seed", 1.5), ["seed", "1.5", "0 to 9223372036854775807"]),
+    ("seed-string", _set("seed", "1"), ["seed", 'string "1"', "expected a whole number from 0 to 9223372036854775807"]),
     ("epd-threshold-on-unlimited-buffer",
      _both(_set("defaults.switch_buffer", "unlimited"), _set("defaults.policy", {"kind": "epd", "threshold": "80 %"})),
      ["defaults.policy.threshold", "finite buffer", "tail_drop"]),

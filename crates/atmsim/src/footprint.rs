@@ -231,9 +231,7 @@ pub fn estimate(sc: &Scenario) -> Footprint {
             Some(t) => {
                 let segs = t.window / t.mss.max(1) as u64 + 1;
                 conns += size::<TcpConn>() + segs + 512; // receiver table, sender, RTO
-                if let crate::tcp::congestion::CongestionConfig::Sack(_) = t.congestion {
-                    conns += size::<crate::tcp::sack::Sack>(); // boxed, out of the sender
-                }
+                conns += t.congestion.out_of_line_bytes(); // boxed state (SACK's)
                 let cells_per_seg = crate::aal5::cells_for_segment(t.mss, c.llc_snap) as u64;
                 (segs * cells_per_seg, segs * 2)
             }

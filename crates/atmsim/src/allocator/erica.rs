@@ -32,9 +32,10 @@
 //! Rates are cells/s.
 
 use super::erica_plus::QueueControl;
-use super::RateAllocator;
+use super::{AllocatorView, RateAllocator};
 use crate::cell::{flag, Cell, ServiceClass};
 use crate::port::VcSlots;
+use crate::trace::mbps;
 use crate::vc_table::VcTable;
 use atmsim_kernel::{time, LatestTimer, Time};
 use std::sync::Arc;
@@ -519,6 +520,21 @@ impl RateAllocator for Erica {
 
     fn interval_timer(&mut self) -> Option<&mut LatestTimer> {
         Some(&mut self.timer)
+    }
+
+    /// z, FairShare, MaxAllocPrevious, the ABR capacity, the active VCs and, for ERICA+,
+    /// f(Tq).
+    fn trace_view(&self) -> Option<AllocatorView> {
+        let s = &self.st;
+        Some(AllocatorView {
+            z: s.z,
+            fair_share: mbps(s.fair_share),
+            max_alloc_previous: mbps(s.max_alloc_previous),
+            abr_capacity: mbps(s.abr_cap),
+            active_vcs: s.n_active,
+            queue_factor: s.queue_factor,
+            ..AllocatorView::unknown()
+        })
     }
 }
 

@@ -27,9 +27,10 @@
 //! averaged exponentially (section 4.4). Rates are cells/s.
 
 use super::gw_config::{GwCfg, GwScheme};
-use super::{RateAllocator, RmFields};
+use super::{AllocatorView, RateAllocator, RmFields};
 use crate::cell::{flag, Cell, ServiceClass};
 use crate::port::VcSlots;
+use crate::trace::mbps;
 use atmsim_kernel::{time, LatestTimer, Time};
 
 #[derive(Clone, Copy, Debug)]
@@ -330,6 +331,19 @@ impl RateAllocator for Gw {
 
     fn generation(&self) -> u32 {
         self.gen
+    }
+
+    /// The overload factor of the excess, WtMaxAllocPrevious, the ABR capacity and the sum
+    /// of the active VCs' MCRs.
+    fn trace_view(&self) -> Option<AllocatorView> {
+        let s = &self.st;
+        Some(AllocatorView {
+            z: s.z,
+            max_alloc_previous: mbps(s.wt_max_prev),
+            abr_capacity: mbps(s.abr_cap),
+            mcr_sum: mbps(s.mu),
+            ..AllocatorView::unknown()
+        })
     }
 
     fn interval_timer(&mut self) -> Option<&mut LatestTimer> {

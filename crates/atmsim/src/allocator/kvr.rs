@@ -48,9 +48,10 @@
 //! satisfied connections hold; the ER written into a cell is never below 0.
 
 use super::kvr_measured::RateMeter;
-use super::{CellsTaken, RateAllocator};
+use super::{AllocatorView, CellsTaken, RateAllocator};
 use crate::cell::{flag, Cell};
 use crate::port::VcSlots;
+use crate::trace::mbps;
 use crate::vc_table::VcTable;
 use atmsim_kernel::Time;
 
@@ -486,6 +487,25 @@ impl RateAllocator for Kvr {
 
     fn on_close(&mut self, vc: usize) {
         self.close(vc);
+    }
+
+    /// B_eq, MaxAllocation, B, N, N_b and B_f.
+    fn trace_view(&self) -> Option<AllocatorView> {
+        let (n, nb) = self.counts();
+        Some(AllocatorView {
+            fair_share: mbps(self.equal_share()),
+            max_alloc_previous: mbps(self.max_allocation()),
+            abr_capacity: mbps(self.available()),
+            active_vcs: n as f64,
+            bottlenecked_vcs: nb as f64,
+            free: mbps(self.free_bandwidth()),
+            ..AllocatorView::unknown()
+        })
+    }
+
+    /// KVR computes its allocation at forward RM cells (seed 004 Fig 2.1).
+    fn feedback_on_forward_rm(&self) -> bool {
+        true
     }
 
     fn on_reserve(&mut self, rate: f64) {

@@ -46,6 +46,7 @@ pub use none::{NoAllocator, NoAllocatorSpec};
 use crate::cell::{flag, Cell};
 use crate::port::VcSlots;
 use crate::registry::registry;
+pub use crate::trace::AllocatorView;
 use atmsim_kernel::{LatestTimer, Time};
 
 /// What an allocator is built for: its output port.
@@ -207,6 +208,19 @@ pub trait RateAllocator {
     fn interval_timer(&mut self) -> Option<&mut LatestTimer> {
         None
     }
+    /// What the `allocator` trace shows of the allocator's state, mapped onto the trace's
+    /// shared columns (an [`AllocatorView`] from [`AllocatorView::unknown`], with the
+    /// quantities the algorithm has). Default: None, no rate state to show (the trace then
+    /// has no row for the port). Read only: tracing never changes an allocator.
+    fn trace_view(&self) -> Option<AllocatorView> {
+        None
+    }
+    /// Whether the allocator writes its feedback into forward RM cells (KVR) rather than
+    /// backward ones: the `allocator` trace records its decisions at those cells. Default:
+    /// backward RM cells.
+    fn feedback_on_forward_rm(&self) -> bool {
+        false
+    }
     /// Signalling: ABR connection `vc` (its forward flow index) opens at this port.
     fn on_open(&mut self, _vc: usize) {}
     /// Signalling: ABR connection `vc` closes at this port.
@@ -331,6 +345,12 @@ impl RateAllocator for AnyAllocator {
     }
     fn interval_timer(&mut self) -> Option<&mut LatestTimer> {
         dispatch_allocator!(self, a => a.interval_timer())
+    }
+    fn trace_view(&self) -> Option<AllocatorView> {
+        dispatch_allocator!(self, a => a.trace_view())
+    }
+    fn feedback_on_forward_rm(&self) -> bool {
+        dispatch_allocator!(self, a => a.feedback_on_forward_rm())
     }
     fn on_open(&mut self, vc: usize) {
         dispatch_allocator!(self, a => a.on_open(vc))

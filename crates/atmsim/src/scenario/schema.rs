@@ -208,7 +208,7 @@ fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     impl serde::de::Visitor<'_> for Seed {
         type Value = u64;
         fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str(SEED_RANGE)
+            f.write_str("a whole number from 0 to 9223372036854775807 (2^63 - 1)")
         }
         fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
             match v <= MAX_SEED {

@@ -379,6 +379,21 @@ impl CongestionConfig {
     pub fn sack_blocks(&self) -> usize {
         dispatch_congestion!(@cfg self, c: T => T::receiver_sack_blocks(c))
     }
+
+    /// Bytes a sender's algorithm keeps outside the sender: its state, if the registry
+    /// holds it boxed. A state larger than [`AnyCongestion`] cannot be held in it, so
+    /// it is boxed and counted here (SACK's scoreboard); a smaller one is counted in the
+    /// sender's own size. The memory estimate ([`crate::footprint`]) reads it, so a new
+    /// algorithm needs no line there.
+    pub fn out_of_line_bytes(&self) -> u64 {
+        dispatch_congestion!(@cfg self, _c: T => {
+            let own = std::mem::size_of::<T>();
+            match own > std::mem::size_of::<AnyCongestion>() {
+                true => own as u64,
+                false => 0,
+            }
+        })
+    }
 }
 
 impl AnyCongestion {
@@ -461,6 +476,21 @@ mod tests {
         assert_eq!(rule("newreno"), Recovery::RecoverPoint);
         assert_eq!(rule("sack"), Recovery::RecoverPoint);
         assert_eq!(rule("none"), Recovery::None);
+    }
+
+    /// The state kept outside the sender, counted by the memory estimate: SACK's boxed
+    /// scoreboard, nothing for the algorithms held in the sender.
+    #[test]
+    fn only_a_boxed_state_is_counted_out_of_the_sender() {
+        for spec in CongestionSpec::ALL {
+            let cfg = resolve_congestion(*spec, "tcp.congestion", &CongestionKeys::default())
+                .expect("defaults resolve");
+            let want = match cfg {
+                CongestionConfig::Sack(_) => std::mem::size_of::<Sack>() as u64,
+                _ => 0,
+            };
+            assert_eq!(cfg.out_of_line_bytes(), want, "{}", cfg.name());
+        }
     }
 
     #[test]

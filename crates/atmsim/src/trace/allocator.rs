@@ -1,8 +1,10 @@
 //! What the `allocator` trace reads from a port's allocator: each algorithm's natural
 //! quantities, mapped onto the trace's shared columns (NaN where an algorithm has no such
-//! quantity). Read only: tracing never changes an allocator.
+//! quantity). Each algorithm maps its own, in its file
+//! ([`crate::allocator::RateAllocator::trace_view`]): a new allocator adds no line here.
+//! Read only: tracing never changes an allocator.
 
-use crate::allocator::AnyAllocator;
+use crate::allocator::{AnyAllocator, RateAllocator};
 
 /// Bits per cell: cells/s to Mb/s.
 const MBPS_PER_CELL_RATE: f64 = 424.0 / 1e6;
@@ -31,11 +33,11 @@ pub struct AllocatorView {
 }
 
 impl AllocatorView {
-    /// The view of `a` (None for an allocator with no rate state: none, EFCI).
-    pub fn of(a: &AnyAllocator) -> Option<AllocatorView> {
+    /// Every quantity unknown (NaN): an allocator's [`RateAllocator::trace_view`] sets
+    /// those it has.
+    pub fn unknown() -> AllocatorView {
         let nan = f64::NAN;
-        let m = MBPS_PER_CELL_RATE;
-        let mut v = AllocatorView {
+        AllocatorView {
             z: nan,
             fair_share: nan,
             max_alloc_previous: nan,
@@ -45,44 +47,19 @@ impl AllocatorView {
             bottlenecked_vcs: nan,
             free: nan,
             mcr_sum: nan,
-        };
-        match a {
-            AnyAllocator::Erica(e)
-            | AnyAllocator::ModifiedErica(e)
-            | AnyAllocator::EricaPlus(e) => {
-                let s = &e.st;
-                v.z = s.z;
-                v.fair_share = s.fair_share * m;
-                v.max_alloc_previous = s.max_alloc_previous * m;
-                v.abr_capacity = s.abr_cap * m;
-                v.active_vcs = s.n_active;
-                v.queue_factor = s.queue_factor;
-            }
-            AnyAllocator::Kvr(k) => {
-                let (n, nb) = k.counts();
-                v.fair_share = k.equal_share() * m;
-                v.max_alloc_previous = k.max_allocation() * m;
-                v.abr_capacity = k.available() * m;
-                v.active_vcs = n as f64;
-                v.bottlenecked_vcs = nb as f64;
-                v.free = k.free_bandwidth() * m;
-            }
-            AnyAllocator::Gw(g) => {
-                let s = &g.st;
-                v.z = s.z;
-                v.max_alloc_previous = s.wt_max_prev * m;
-                v.abr_capacity = s.abr_cap * m;
-                v.mcr_sum = s.mu * m;
-            }
-            AnyAllocator::None(_) | AnyAllocator::Efci(_) => return None,
         }
-        Some(v)
+    }
+
+    /// The view of `a` (None for an allocator with no rate state: none, EFCI), as its
+    /// algorithm gives it ([`RateAllocator::trace_view`], in the algorithm's own file).
+    pub fn of(a: &AnyAllocator) -> Option<AllocatorView> {
+        a.trace_view()
     }
 
     /// Whether the allocator gives its feedback on forward RM cells (KVR) rather than
-    /// backward ones.
+    /// backward ones ([`RateAllocator::feedback_on_forward_rm`]).
     pub fn on_forward_rm(a: &AnyAllocator) -> bool {
-        matches!(a, AnyAllocator::Kvr(_))
+        a.feedback_on_forward_rm()
     }
 }
 
