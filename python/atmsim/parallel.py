@@ -57,6 +57,16 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+#: Workers per core beyond which a worker count on this machine is refused: the runs are
+#: CPU-bound, so more processes only share the cores (and each holds a run's memory).
+WORKERS_PER_CORE = 4
+
+
+def max_workers() -> int:
+    """The largest worker count a run on this machine takes (a Ray cluster: no bound here)."""
+    return WORKERS_PER_CORE * default_workers()
+
+
 # --------------------------------------------------------------------------- the task
 
 
@@ -545,6 +555,10 @@ def check_backend(backend: str, workers: Optional[int] = None, address: Optional
         raise BackendError(f"backend {backend!r} is not known; use one of: {', '.join(BACKENDS)}")
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
         raise BackendError(f"workers = {workers!r}: give a whole number >= 1 (default: all {default_workers()} cores)")
+    if workers is not None and not (backend == "ray" and address) and workers > max_workers():
+        raise BackendError(f"workers = {workers}: at most {max_workers()} on this machine ({WORKERS_PER_CORE} per "
+                           f"core, {default_workers()} cores; more only share the cores and their memory); "
+                           f"give 1 to {max_workers()} (default: {default_workers()})")
     if address and backend != "ray":
         raise BackendError(f"address = {address!r} is for the ray backend; add --backend ray (backend is {backend!r})")
     if backend == "ray":

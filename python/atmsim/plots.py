@@ -580,8 +580,7 @@ def plot_sweep(results, metric: str = "efficiency", x: str | None = None, by: st
 
     fmt = None if path is None else plot_format(path)  # a wrong extension, before anything is drawn
 
-    if metric not in results.df.columns:
-        raise ValueError(f"metric = {metric!r} is not a result column; metrics: {', '.join(results.metrics)}")
+    results.check_metric(metric)
     x, by, others = choose_axes(results, x, by)
     ok = results.ok
     own = ax is None
@@ -634,5 +633,19 @@ def plot_sweep(results, metric: str = "efficiency", x: str | None = None, by: st
     ax.set_title(title or f"{results.name}: {metric}\n{sub}", fontsize=10)
     if path is None:
         return ax
-    fig.savefig(path, dpi=100, format=fmt)
+    _save_sweep_plot(fig, path, fmt, own)
     return path
+
+
+def _save_sweep_plot(fig: "Figure", path: Any, fmt: str, own: bool) -> None:
+    """Writes a sweep plot with its legend beside the axes: a figure made here laid out by
+    :func:`fit_layout` (room for the legend, as :func:`save_figure`), one the caller gave
+    (its ``ax``) cropped to what it draws, its layout left alone. ``path`` may be a file object."""
+    import matplotlib
+
+    with matplotlib.rc_context(DRAW_RC):
+        if own:
+            fit_layout(fig)
+            fig.savefig(path, dpi=100, format=fmt)
+        else:
+            fig.savefig(path, dpi=100, format=fmt, bbox_inches="tight")

@@ -292,12 +292,13 @@ def _sweep_body(res, metrics: Optional[list[str]], x: Optional[str], by: Optiona
     parts.append(f"<p>Seeds per combination: {esc(', '.join(map(str, seeds[:20])))}{' ...' if len(seeds) > 20 else ''}.</p>")
 
     # plots
-    present = [m for m in (metrics or DEFAULT_METRICS) if m in df.columns]
-    if metrics:
-        unknown = [m for m in metrics if m not in df.columns]
-        if unknown and ok:
-            raise ReportError(f"metric {unknown[0]!r} is not a result column of sweep {res.name!r}; "
-                              f"metrics: {', '.join(res.metrics)}")
+    present = [m for m in (metrics or DEFAULT_METRICS) if m in res.metrics]
+    for m in metrics or []:
+        if ok or m in df.columns:  # with no point ok, the metric columns are not known
+            try:
+                res.check_metric(m, "--metric ")
+            except ValueError as e:
+                raise ReportError(str(e).replace("; metrics: ", f" of sweep {res.name!r}; allowed: ")) from None
     if ok and present:
         try:
             xa, ba, others = choose_axes(res, x, by)
@@ -325,7 +326,7 @@ def _sweep_body(res, metrics: Optional[list[str]], x: Optional[str], by: Optiona
 
     # summary over seeds
     if ok:
-        keep = [m for m in (metrics or DEFAULT_METRICS) if m in df.columns]
+        keep = [m for m in (metrics or DEFAULT_METRICS) if m in res.metrics]
         agg = res.aggregate(keep)
         cols = [c for c in agg.columns if not c.endswith("_std")]
         parts.append("<h2>Results, averaged over seeds</h2>")
@@ -367,7 +368,7 @@ def _published_plot(comp: pd.DataFrame) -> Optional[bytes]:
     d = comp.copy()
     d["published"] = pd.to_numeric(d["published"], errors="coerce")
     d["simulated"] = pd.to_numeric(d["simulated"], errors="coerce")
-    d = d.dropna(subset=["published", "simulated"])
+    d = d[np.isfinite(d["published"]) & np.isfinite(d["simulated"]) & d["metric"].notna()]
     if not len(d):
         return None
     metrics = list(dict.fromkeys(d["metric"]))
@@ -401,9 +402,51 @@ def _published_plot(comp: pd.DataFrame) -> Optional[bytes]:
     return _png(fig)
 
 
+def _damaged(path: Path, why: str) -> ReportError:
+    return ReportError(f"{str(path)!r} is damaged: {why}; run the reproduction again (atmsim reproduce ... --out DIR)")
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    """A reproduction's CSV file (comparison.csv, runs.csv); damage is one ReportError naming it."""
+    try:
+        return pd.read_csv(path, encoding="utf-8")
+    except UnicodeDecodeError:
+        raise _damaged(path, "it is not UTF-8 text") from None
+    except pd.errors.EmptyDataError:
+        raise _damaged(path, "it is empty (no header row)") from None
+    except pd.errors.ParserError as e:
+        raise _damaged(path, f"it is not a CSV table ({str(e).strip().splitlines()[-1][:120]})") from None
+
+
+def _read_markdown(path: Path) -> str:
+    """A reproduction's report.md ("" when there is none); damage is one ReportError naming it."""
+    if not path.is_file():
+        return ""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise _damaged(path, "it is not UTF-8 text") from None
+
+
+#: Columns of comparison.csv the report needs, and those it adds (so the file must not have them).
+COMPARISON_COLUMNS = ("metric", "published", "simulated")
+DERIVED_COLUMNS = ("difference", "relative")
+
+
+def _read_comparison(path: Path) -> pd.DataFrame:
+    comp = _read_table(path)
+    missing = [c for c in COMPARISON_COLUMNS if c not in comp.columns]
+    if missing:
+        raise _damaged(path, f"it has no column {missing[0]!r} (it needs {', '.join(COMPARISON_COLUMNS)})")
+    derived = [c for c in DERIVED_COLUMNS if c in comp.columns]
+    if derived:
+        raise _damaged(path, f"it has a column {derived[0]!r}, which the report computes from published and simulated")
+    return comp
+
+
 def _reproduction_body(root: Path) -> tuple[str, str]:
-    comp = pd.read_csv(root / "comparison.csv")
-    md = (root / "report.md").read_text() if (root / "report.md").is_file() else ""
+    comp = _read_comparison(root / "comparison.csv")
+    md = _read_markdown(root / "report.md")
     m = re.search(r"^#\s+(.+)$", md, re.M)
     title = m.group(1).strip() if m else f"Reproduction {root.name}"
     exps = list(dict.fromkeys(comp["experiment"].astype(str))) if "experiment" in comp else []
@@ -468,7 +511,7 @@ def _reproduction_body(root: Path) -> tuple[str, str]:
         parts.append(f"<h2>Figures ({len(rest)})</h2>")
         parts.append("<div class='grid'>" + "".join(figure(images[k], k, alt=k) for k in rest) + "</div>")
     if (root / "runs.csv").is_file():
-        runs = pd.read_csv(root / "runs.csv")
+        runs = _read_table(root / "runs.csv")
         parts.append(f"<h2>Runs ({len(runs)})</h2>")
         parts.append("<details><summary>Show every simulation</summary>" + table(runs, scroll=True) + "</details>")
     return title, "\n".join(parts)

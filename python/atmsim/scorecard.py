@@ -214,6 +214,11 @@ class Scorecard:
     wall_s: float
     workers: int
 
+    @property
+    def all_failed(self) -> bool:
+        """Whether no run gave a score (every row is n/a): the scorecard measured nothing."""
+        return bool(len(self.rows)) and bool((self.rows["status"] != "ok").all())
+
     def to_json(self) -> dict[str, Any]:
         """Everything as plain JSON types (NaN and inf as null)."""
         def clean(v: Any) -> Any:
@@ -243,6 +248,32 @@ class Scorecard:
         return paths
 
 
+def _refusal(sc: dict[str, Any]) -> str:
+    """Why the engine refuses the scenario ``sc``, or "" if it takes it."""
+    from . import ScenarioError, validate
+
+    try:
+        validate(sc)
+    except ScenarioError as e:
+        return str(e)
+    return ""
+
+
+def check_options(options: dict[str, dict[str, Any]], cfg: Config, k: float) -> None:
+    """Refuses (ValueError, before anything runs) allocator options the engine does not take:
+    each allocator given options is checked on one configuration, with and without them; an
+    error the options bring (an unknown key, a value of the wrong kind) names them."""
+    for name, opts in options.items():
+        if "kind" in opts:
+            raise ValueError(f"--option {name}.kind={json.dumps(opts['kind'])}: the allocator is chosen with "
+                             f"--allocators, not with an option; give {name}'s own keys (NAME.KEY=VALUE)")
+        with_options = _refusal(scenario_for(cfg, allocator_table(name, options), k))
+        if with_options and with_options != _refusal(scenario_for(cfg, allocator_table(name), k)):
+            given = ", ".join(f"{name}.{key}={json.dumps(v)}" for key, v in opts.items())
+            raise ValueError(f"--option {given}: the engine refuses the {name} allocator with "
+                             f"{'this option' if len(opts) == 1 else 'these options'}: {with_options}")
+
+
 def run_scorecard(allocators: Optional[list[str]] = None, *, config_names: Optional[list[str]] = None,
                   quick: bool = False, options: Optional[dict[str, dict[str, Any]]] = None,
                   workers: Optional[int] = None, progress: bool = True, backend: str = "local",
@@ -268,6 +299,7 @@ def run_scorecard(allocators: Optional[list[str]] = None, *, config_names: Optio
                          f"{', '.join(names)}")
     cfgs = configs(config_names)
     k = 0.4 if quick else 1.0
+    check_options(options or {}, cfgs[0], k)
     t0 = time.perf_counter()
     phases = {c.key: oracle_phases(c.build(k)) for c in cfgs}
     tasks, scenarios = [], {}

@@ -363,6 +363,59 @@ class SweepStore:
 # --------------------------------------------------------------------------- reading
 
 
+def read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest at ``path``, checked to hold everything a reader uses; anything else
+    (not JSON, not UTF-8, another shape, another format) is one StoreError naming the file."""
+    try:
+        manifest = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise StoreError(f"{str(path)!r} is damaged: it is not UTF-8 text") from None
+    except ValueError as e:
+        raise StoreError(f"{str(path)!r} is damaged: {e}") from None
+    if isinstance(manifest, dict) and manifest.get("kind") != KIND:
+        raise StoreError(f"{str(path)!r} is not the manifest of an atmsim sweep")
+    why = manifest_damage(manifest)
+    if why:
+        raise StoreError(f"{str(path)!r} is damaged: {why}")
+    return manifest
+
+
+def _list_damage(manifest: dict[str, Any], key: str, fields: dict[str, type]) -> str:
+    """Why ``manifest[key]`` is not a list of objects with ``fields`` (name: type), or ""."""
+    items = manifest.get(key)
+    if not isinstance(items, list):
+        return f"{key!r} is {'missing' if items is None else 'not a list'}"
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            return f"{key}[{i}] is not an object"
+        for field, kind in fields.items():
+            value = item.get(field)
+            if not isinstance(value, kind) or isinstance(value, bool):
+                return (f"{key}[{i}] has no {field!r}" if value is None else
+                        f"{key}[{i}].{field} = {json.dumps(value)[:40]} is not {_KIND_NAMES[kind]}")
+    return ""
+
+
+_KIND_NAMES = {str: "a string", int: "a whole number", list: "a list", dict: "an object"}
+
+
+def manifest_damage(manifest: Any) -> str:
+    """Why a manifest (as parsed from JSON) cannot be read as a sweep's, or ""."""
+    if not isinstance(manifest, dict):
+        return f"it holds a JSON {type(manifest).__name__}, not an object"
+    if manifest.get("format", FORMAT) != FORMAT:
+        return f"format {json.dumps(manifest['format'])[:20]}; this atmsim reads stores of format {FORMAT}"
+    if not isinstance(manifest.get("name"), str):
+        return "'name' is missing or not a string"
+    if not isinstance(manifest.get("description") or "", str):
+        return "'description' is not a string"
+    seeds = manifest.get("seeds")
+    if not isinstance(seeds, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
+        return "'seeds' is missing or not a list of whole numbers"
+    return (_list_damage(manifest, "parameters", {"name": str, "path": str, "labels": list})
+            or _list_damage(manifest, "points", {"point_id": str, "seed": int, "params": dict}))
+
+
 class SweepResults:
     """A sweep's results, read from its store.
 
@@ -382,12 +435,7 @@ class SweepResults:
         if not mf.is_file():
             raise StoreError(f"{str(self.root)!r} is not an atmsim sweep store (no {MANIFEST}); "
                              f"run 'atmsim sweep FILE --out DIR' first")
-        try:
-            self.manifest: dict[str, Any] = json.loads(mf.read_text())
-        except json.JSONDecodeError as e:
-            raise StoreError(f"{str(mf)!r} is damaged: {e}") from None
-        if self.manifest.get("kind") != KIND:
-            raise StoreError(f"{str(mf)!r} is not the manifest of an atmsim sweep")
+        self.manifest: dict[str, Any] = read_manifest(mf)
         self.name: str = self.manifest["name"]
         self.description: str = self.manifest.get("description", "")
         self.parameters: list[str] = [p["name"] for p in self.manifest["parameters"]]
@@ -483,6 +531,15 @@ class SweepResults:
         return [c for c in self.df.columns if c not in fixed and pd.api.types.is_numeric_dtype(self.df[c])
                 and not pd.api.types.is_bool_dtype(self.df[c])]
 
+    def check_metric(self, metric: Any, label: str = "metric = ") -> None:
+        """Refuses (ValueError) a ``metric`` that is not one of :attr:`metrics` (a numeric
+        result column): ``label`` is how the caller names the option."""
+        if metric in self.metrics:
+            return
+        why = ("is a parameter, not a result" if metric in self.parameters else
+               "is not a numeric result column" if metric in self.df.columns else "is not a result column")
+        raise ValueError(f"{label}{metric!r} {why}; metrics: {', '.join(self.metrics) or 'none (no point finished)'}")
+
     def __len__(self) -> int:
         return len(self.df)
 
@@ -560,6 +617,13 @@ class SweepResults:
         ok = self.ok
         if not len(ok):
             return pd.DataFrame(columns=[*by, "seeds"])
+        if isinstance(metrics, str):
+            raise TypeError(f"metrics = {metrics!r}: give a list of metric names, e.g. [{metrics!r}]")
+        for m in metrics:
+            self.check_metric(m, "metrics: ")
+        for p in by:
+            if p not in self.df.columns:
+                raise ValueError(f"by: {p!r} is not a parameter; parameters: {', '.join(self.parameters) or 'none'}")
         if not by:
             ok = ok.assign(_all="all")
             by = ["_all"]

@@ -339,6 +339,47 @@ def describe_limits(point_timeout: Optional[float], point_memory: Optional[int])
     return ", ".join(parts)
 
 
+# --------------------------------------------------------------------------- seeds
+
+#: The largest seed the engine reads: 2^63 - 1, the largest integer a TOML file holds.
+MAX_SEED = 2**63 - 1
+SEED_RANGE = f"0 to {MAX_SEED} = 2^63 - 1"
+
+
+def _is_seed(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_SEED
+
+
+def parse_seeds(seeds: Any, base_seed: Any) -> list[int]:
+    """``[sweep] seeds``: a count (the base scenario's seed and the ones after it) or a list
+    of distinct seeds, each from 0 to :data:`MAX_SEED`; anything else is one SweepError."""
+    if isinstance(seeds, int) and not isinstance(seeds, bool):
+        return _counted_seeds(seeds, base_seed)
+    if not isinstance(seeds, list) or not seeds:
+        raise SweepError(f"sweep.seeds = {_cut(fmt(seeds))}: must be a count >= 1 or a non-empty list of seeds")
+    bad = [s for s in seeds if not _is_seed(s)]
+    if bad:
+        raise SweepError(f"sweep.seeds = {_cut(fmt(seeds))}: {fmt(bad[0])} is not a seed; seeds are whole numbers "
+                         f"from {SEED_RANGE}")
+    if len(set(seeds)) != len(seeds):
+        raise SweepError(f"sweep.seeds = {_cut(fmt(seeds))}: a seed is given twice")
+    return list(seeds)
+
+
+def _counted_seeds(count: int, base_seed: Any) -> list[int]:
+    """``seeds = N``: the base scenario's seed and the N - 1 after it."""
+    if count < 1 or count > MAX_POINTS:
+        raise SweepError(f"sweep.seeds = {count}: must be a count >= 1 and at most {MAX_POINTS} (seeds base, base+1, ...; "
+                         f"the base scenario's seed is {fmt(base_seed)}) or a list of seeds such as [1, 2, 3]")
+    if not _is_seed(base_seed):
+        raise SweepError(f"sweep.seeds = {count} counts from the base scenario's seed, {_cut(fmt(base_seed))}, which is "
+                         f"not a seed (seeds are whole numbers from {SEED_RANGE}); give a list of seeds such as [1, 2, 3]")
+    if base_seed + count - 1 > MAX_SEED:
+        raise SweepError(f"sweep.seeds = {count}: counting from the base scenario's seed {base_seed} goes past "
+                         f"the largest seed, {MAX_SEED} (seeds are {SEED_RANGE}); give fewer seeds or a list")
+    return list(range(base_seed, base_seed + count))
+
+
 # --------------------------------------------------------------------------- parameters
 
 
@@ -367,42 +408,71 @@ class Parameter:
                 "scale": self.scale}
 
 
-def _range_values(where: str, spec: dict[str, Any]) -> list[Union[int, float]]:
-    keys = set(spec)
-    if {"start", "stop", "step"} & keys:
-        missing = [k for k in ("start", "stop", "step") if k not in spec]
-        if missing:
-            raise SweepError(f"{where} = {fmt(spec)}: a stepped range needs start, stop and step; {', '.join(missing)} "
-                             f"missing")
-        for k in ("start", "stop", "step"):
-            if not _is_num(spec[k]):
-                raise SweepError(f"{where}.{k} = {fmt(spec[k])}: must be a number")
-        start, stop, step = spec["start"], spec["stop"], spec["step"]
-        if step == 0:
-            raise SweepError(f"{where}.step = 0: must not be zero (a positive step counts up from start to stop, "
-                             f"a negative one down)")
-        if (stop - start) * step < 0:
-            raise SweepError(f"{where}: step = {_num(step)} never reaches stop = {_num(stop)} from start = {_num(start)}; "
-                             f"use a {'negative' if step > 0 else 'positive'} step")
-        n = int(math.floor((stop - start) / step + 1e-9)) + 1
-        if n > MAX_POINTS:
-            raise SweepError(f"{where} = {fmt(spec)}: {n} values, more than {MAX_POINTS}; use a bigger step")
-        if all(isinstance(spec[k], int) for k in ("start", "stop", "step")):
-            return [start + i * step for i in range(n)]
-        return [float(f"{start + i * step:.12g}") for i in range(n)]
-    missing = [k for k in ("from", "to", "num") if k not in spec]
+#: The keys of each range form (docs/sweeps.md, "Values"); ``name`` and ``unit`` go with both.
+STEPPED_KEYS = ("start", "stop", "step")
+COUNTED_KEYS = ("from", "to", "num", "scale", "integer")
+
+
+def _range_form(where: str, spec: dict[str, Any]) -> tuple[str, ...]:
+    """The keys of the range form ``spec`` is written in (stepped or counted); a key of the
+    other form (``scale`` with ``start``, ``from`` with ``step``) is refused, naming it."""
+    stepped = [k for k in spec if k in STEPPED_KEYS]
+    counted = [k for k in spec if k in COUNTED_KEYS]
+    if stepped and counted:
+        raise SweepError(f"{where}: {counted[0]!r} is a key of a range with a count {{ from, to, num, scale, integer }}"
+                         f" and {stepped[0]!r} of a stepped range {{ start, stop, step }}; give one form (either may "
+                         f"have name and unit), not both")
+    form = STEPPED_KEYS if stepped else COUNTED_KEYS
+    needed = form if stepped else ("from", "to", "num")
+    missing = [k for k in needed if k not in spec]
     if missing:
-        raise SweepError(f"{where} = {fmt(spec)}: a range with a count needs from, to and num; {', '.join(missing)} missing")
-    for k in ("from", "to"):
-        if not _is_num(spec[k]):
-            raise SweepError(f"{where}.{k} = {fmt(spec[k])}: must be a number")
+        kind = "a stepped range" if stepped else "a range with a count"
+        raise SweepError(f"{where} = {fmt(spec)}: {kind} needs {', '.join(needed[:-1])} and {needed[-1]}; "
+                         f"{', '.join(missing)} missing")
+    return form
+
+
+def _finite(where: str, spec: dict[str, Any], key: str) -> Union[int, float]:
+    """``spec[key]``, a finite number, or a SweepError naming ``where.key``."""
+    v = spec[key]
+    if not _is_num(v) or not math.isfinite(v):
+        raise SweepError(f"{where}.{key} = {fmt(v)}: must be a finite number")
+    return v
+
+
+def _range_values(where: str, spec: dict[str, Any]) -> list[Union[int, float]]:
+    form = _range_form(where, spec)
+    values = _stepped_values(where, spec) if form == STEPPED_KEYS else _counted_values(where, spec)
+    if not all(math.isfinite(v) for v in values):
+        raise SweepError(f"{where} = {fmt(spec)}: the values overflow (beyond +-1.8e308); use a smaller range")
+    return values
+
+
+def _stepped_values(where: str, spec: dict[str, Any]) -> list[Union[int, float]]:
+    start, stop, step = (_finite(where, spec, k) for k in STEPPED_KEYS)
+    if step == 0:
+        raise SweepError(f"{where}.step = 0: must not be zero (a positive step counts up from start to stop, "
+                         f"a negative one down)")
+    if (stop - start) * step < 0:
+        raise SweepError(f"{where}: step = {_num(step)} never reaches stop = {_num(stop)} from start = {_num(start)}; "
+                         f"use a {'negative' if step > 0 else 'positive'} step")
+    steps = (stop - start) / step
+    if not math.isfinite(steps) or steps + 1 > MAX_POINTS:
+        raise SweepError(f"{where} = {fmt(spec)}: more than {MAX_POINTS} values; use a bigger step")
+    n = int(math.floor(steps + 1e-9)) + 1
+    if all(isinstance(spec[k], int) for k in STEPPED_KEYS):
+        return [start + i * step for i in range(n)]
+    return [float(f"{start + i * step:.12g}") for i in range(n)]
+
+
+def _counted_values(where: str, spec: dict[str, Any]) -> list[Union[int, float]]:
+    a, b = _finite(where, spec, "from"), _finite(where, spec, "to")
     num = spec["num"]
     if not isinstance(num, int) or isinstance(num, bool) or num < 1 or num > MAX_POINTS:
         raise SweepError(f"{where}.num = {fmt(num)}: must be a whole number from 1 to {MAX_POINTS}")
     scale = spec.get("scale", "linear")
     if scale not in ("linear", "lin", "log"):
         raise SweepError(f"{where}.scale = {fmt(scale)}: allowed: \"linear\" (default) or \"log\"")
-    a, b = spec["from"], spec["to"]
     if scale == "log" and (a <= 0 or b <= 0):
         raise SweepError(f"{where}: scale = \"log\" needs from and to > 0 (from = {_num(a)}, to = {_num(b)})")
     out: list[Union[int, float]] = []
@@ -415,6 +485,8 @@ def _range_values(where: str, spec: dict[str, Any]) -> list[Union[int, float]]:
     integer = spec.get("integer", False)
     if not isinstance(integer, bool):
         raise SweepError(f"{where}.integer = {fmt(integer)}: must be true or false")
+    if not all(math.isfinite(v) for v in out):
+        return out  # refused by the caller
     if integer or (isinstance(a, int) and isinstance(b, int) and all(float(v).is_integer() for v in out)):
         ints = [int(round(v)) for v in out]
         if len(set(ints)) != len(ints):
@@ -833,23 +905,7 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
                          f"allowed: seeds, point_timeout, point_memory, parameters, [[sweep.zip]]")
     spec.point_timeout = parse_point_timeout(sw["point_timeout"], "sweep.point_timeout") if "point_timeout" in sw else None
     spec.point_memory = parse_point_memory(sw["point_memory"], "sweep.point_memory") if "point_memory" in sw else None
-    base_seed = base_sc.get("seed", 0)
-    base_seed = base_seed if isinstance(base_seed, int) and not isinstance(base_seed, bool) and base_seed >= 0 else 0
-    seeds = sw.get("seeds", 1)
-    if isinstance(seeds, int) and not isinstance(seeds, bool):
-        if seeds < 1:
-            raise SweepError(f"sweep.seeds = {seeds}: must be a count >= 1 (seeds base, base+1, ...; the base "
-                             f"scenario's seed is {base_seed}) or a list of seeds such as [1, 2, 3]")
-        spec.seeds = list(range(base_seed, base_seed + seeds))
-    elif isinstance(seeds, list) and seeds:
-        bad = [s for s in seeds if not isinstance(s, int) or isinstance(s, bool) or s < 0]
-        if bad:
-            raise SweepError(f"sweep.seeds = {fmt(seeds)}: {fmt(bad[0])} is not a whole number >= 0")
-        if len(set(seeds)) != len(seeds):
-            raise SweepError(f"sweep.seeds = {fmt(seeds)}: a seed is given twice")
-        spec.seeds = list(seeds)
-    else:
-        raise SweepError(f"sweep.seeds = {fmt(seeds)}: must be a count >= 1 or a non-empty list of seeds")
+    spec.seeds = parse_seeds(sw.get("seeds", 1), base_sc.get("seed", 0))
 
     params = sw.get("parameters", {})
     if not isinstance(params, dict):

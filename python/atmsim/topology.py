@@ -33,6 +33,47 @@ def _source_count(n: Any) -> int:
     return count
 
 
+#: Bytes of memory a builder's scenario takes per host node or connection: the dict itself
+#: (about 1.7 KB per n_source source: two hosts, two links, a connection with its route),
+#: its JSON text and the copies a run or sweep makes of it, rounded up.
+BYTES_PER_ELEMENT = 2048
+
+
+def _memory_limit() -> "tuple[int | None, str]":
+    """The memory a scenario may take here, with where the figure came from: the engine's
+    limit, ``ATMSIM_MEMORY_LIMIT`` or else ``MemAvailable`` (None: no limit or not known)."""
+    import json
+    import os
+
+    from .scenario import _available_memory, _limit_bytes
+
+    variable = os.environ.get("ATMSIM_MEMORY_LIMIT")
+    if variable is not None:
+        return _limit_bytes(variable), f"ATMSIM_MEMORY_LIMIT = {json.dumps(variable)}"
+    return _available_memory(), "MemAvailable in /proc/meminfo"
+
+
+def _check_size(elements: int, sizes: "list[tuple[str, int, int]]") -> None:
+    """Refuses (MemoryLimitError, before anything is built) a scenario of ``elements`` host
+    nodes and connections that could not fit in memory, naming the size argument that adds
+    most (``sizes``: (argument, value, elements per unit of it)), its value and the largest
+    it may take with the others as given."""
+    limit, source = _memory_limit()
+    need = elements * BYTES_PER_ELEMENT
+    if limit is None or need <= limit:
+        return
+    from . import MemoryLimitError
+    from .scenario import _size
+
+    arg, value, per_unit = max(sizes, key=lambda s: s[1] * s[2])
+    step = per_unit * BYTES_PER_ELEMENT
+    largest = max(0, value - (need - limit + step - 1) // step)
+    raise MemoryLimitError(
+        f"{arg} = {value}: its scenario of {elements} host nodes and connections would take about {_size(need)} "
+        f"to build, more than the memory limit here, {_size(limit)} ({source}); give {arg} at most {largest}, "
+        f"or set ATMSIM_MEMORY_LIMIT (e.g. \"48 GiB\", or \"off\")")
+
+
 def _per_source(values: Any, name: str, n: int, what: str) -> Any:
     """``values`` (None, or a list of at least ``n``: one per source, in order), checked:
     a TypeError or ValueError naming ``name``, the value and what is allowed."""
@@ -96,6 +137,7 @@ def n_source(
     on, y ms off, from t = 2 ms).
     """
     n = _source_count(n)
+    _check_size(3 * n, [("n", n, 3)])  # per source: its host, its destination's and its connection
     start_times = _per_source(start_times, "start_times", n, 'times, e.g. ["0 s", "1 ms"]')
     applications = _per_source(applications, "applications", n, "tables (dicts) of a TCP application")
     if segment_delays is not None:
@@ -242,6 +284,9 @@ def r1(
     """
     if long_nodes < 0 or short_nodes < 0 or long_nodes + short_nodes < 1 or per_node < 1:
         raise ValueError("R1 needs at least one source node and per_node >= 1")
+    groups_n = long_nodes + short_nodes
+    _check_size(groups_n * (2 + per_node), [("long_nodes", long_nodes, 2 + per_node),
+                                            ("short_nodes", short_nodes, 2 + per_node), ("per_node", per_node, groups_n)])
     kind = _traffic(traffic)
     nodes = [{"name": "sw1", "kind": "switch"}, {"name": "sw2", "kind": "switch"}]
     links = [{"between": ["sw1", "sw2"], "delay": short_delay}]
@@ -295,6 +340,15 @@ def _r2_route(s: str) -> list[str]:
     return [f"{s}_src", *path, dst]
 
 
+def _set_count(arg: str, count: Any) -> None:
+    """``abr_per_set`` / ``vbr_per_set`` of :func:`r2`: a whole number >= 0 (else a
+    TypeError or ValueError naming it)."""
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise TypeError(f"{arg} = {count!r}: a whole number of connections per source set, 0 or more")
+    if count < 0:
+        raise ValueError(f"{arg} = {count}: a number of connections per source set, 0 or more")
+
+
 @_builder
 def r2(
     *,
@@ -331,6 +385,10 @@ def r2(
 
     if vbr_open not in ("random", "staggered"):
         raise ValueError(f"vbr_open = {vbr_open!r}: allowed 'random' or 'staggered'")
+    _set_count("abr_per_set", abr_per_set)
+    _set_count("vbr_per_set", vbr_per_set)
+    _check_size(len(R2_SETS) * (abr_per_set + vbr_per_set), [("abr_per_set", abr_per_set, len(R2_SETS)),
+                                                           ("vbr_per_set", vbr_per_set, len(R2_SETS))])
     nodes, links = _r2_shape(link_delay)
     rng = random.Random(seed)
     conns: list[dict[str, Any]] = []
