@@ -216,13 +216,31 @@ impl From<KeyPath<'_>> for String {
 /// The names of `items` as a quoted list, cut after 12 (for "defined are ..." messages).
 pub fn name_list(names: &[&str]) -> String {
     const MAX: usize = 12;
-    let mut s = names
-        .iter()
-        .take(MAX)
-        .map(|n| format!("{n:?}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    if names.len() > MAX {
+    // The list's characters, and a name's, beyond which it is cut: a message stays one
+    // readable line however long the names (the fuzzer: 12 names of 5 000 characters).
+    const BUDGET: usize = 240;
+    const LONGEST: usize = 40;
+    let mut s = String::new();
+    let mut shown = 0;
+    for n in names.iter().take(MAX) {
+        let chars = n.chars().count();
+        let q = match chars > LONGEST {
+            true => format!(
+                "{:?} ({chars} characters)",
+                n.chars().take(LONGEST).collect::<String>() + "..."
+            ),
+            false => format!("{n:?}"),
+        };
+        if shown > 0 && s.len() + q.len() > BUDGET {
+            break;
+        }
+        if shown > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(&q);
+        shown += 1;
+    }
+    if shown < names.len() {
         s.push_str(&format!(", ... ({} in all)", names.len()));
     }
     s
@@ -231,6 +249,21 @@ pub fn name_list(names: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Up to 12 names, each cut at 40 characters, the list at about 240: a long list or
+    /// long names keep the message one readable line.
+    #[test]
+    fn name_lists_stay_short() {
+        assert_eq!(name_list(&["a", "b"]), "\"a\", \"b\"");
+        let many: Vec<String> = (0..20).map(|i| format!("n{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert!(name_list(&many).ends_with("\"n11\", ... (20 in all)"));
+        let long = "x".repeat(5000);
+        let list = name_list(&[long.as_str(); 12]);
+        assert!(list.len() < 300, "{list}");
+        assert!(list.starts_with(&format!("\"{}...\" (5000 characters), ", "x".repeat(40))));
+        assert!(list.ends_with("... (12 in all)"), "{list}");
+    }
 
     #[test]
     fn fractions_name_key_and_range() {
