@@ -246,6 +246,37 @@ def test_connection_table_contents(small_toml_result):
     assert (c["cells_dropped"] + c["ack_cells_dropped"]).sum() == r.summary["cells_dropped"]
 
 
+@pytest.mark.parametrize("max_events", [None, 1])
+def test_numeric_columns_no_row_measured_are_nan_not_none(small_toml, tmp_path, max_events):
+    """A figure no row measured (the ABR counters of a UBR run; every figure of a run stopped
+    at once) is a float64 column of NaN, as a column with some nulls is: plotted and summed
+    as numbers, not an object column of None (``plot`` said "no numeric data to plot"). Its
+    CSV fields stay empty; the result read through the rows and the columns is the same."""
+    import json as _json
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    r = atmsim.run(small_toml, max_events=max_events)
+    for table in (r.connections, r.ports):
+        assert not [c for c in table.columns if table[c].dtype == object and table[c].isna().all()], table.dtypes
+    for c in ("srtt_s", "reverse_throughput_bps", "reverse_acr_final_bps", "source_queue_max_cells",
+              "source_queue_cells", "rm_cells_sent", "acr_mean_bps"):
+        assert r.connections[c].dtype == "float64", (c, r.connections[c].dtype)
+    assert r.connections["reverse_throughput_bps"].isna().all()
+    ax = r.connections.plot(x="name", y="srtt_s")
+    matplotlib.pyplot.close(ax.figure)
+    r.save(tmp_path, plot=False)
+    csv = (tmp_path / "connections.csv").read_text().splitlines()
+    header = csv[0].split(",")
+    rows = [line.split(",") for line in csv[1:]]
+    assert all(row[header.index("reverse_throughput_bps")] == "" for row in rows)
+    rows_path = atmsim.RunResult(_json.loads(atmsim._core.run_json(_json.dumps(r.scenario), max_events=max_events)),
+                                 r.scenario)
+    pd.testing.assert_frame_equal(rows_path.connections, r.connections)
+    pd.testing.assert_frame_equal(rows_path.ports, r.ports)
+
+
 def test_port_table_contents(small_toml_result):
     r = small_toml_result
     p = r.ports.set_index("name")

@@ -200,6 +200,12 @@ def test_validate_notes_connections_that_start_after_the_run(capsys, small_toml,
     names = f"{sc['connection'][1]['name']}, {sc['connection'][2]['name']}"
     assert (f"  note: 2 connections start at or after the run's end (0.5 s) and send nothing in this run: "
             f"{names}") in out.splitlines()
+    sc["connection"][1]["start"] = "0 s"  # one: "1 connection starts", not "1 connection start"
+    path.write_text(json.dumps(sc))
+    rc, out, err = _call(capsys, ["validate", str(path)])
+    assert rc == 0, err
+    assert (f"  note: 1 connection starts at or after the run's end (0.5 s) and sends nothing in this run: "
+            f"{sc['connection'][2]['name']}") in out.splitlines()
 
 
 def test_validate_and_run_take_a_json_scenario(capsys, small_toml, tmp_path):

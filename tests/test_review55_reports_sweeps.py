@@ -267,3 +267,15 @@ def test_builders_refuse_a_size_past_the_memory_limit(monkeypatch, tmp_path):
     f = tmp_path / "big.toml"
     f.write_text('name = "big"\n[base]\ntopology = "n_source"\n[base.args]\nn = 100000000\nduration = "20 ms"\n')
     one_error_line(["sweep", str(f), "--dry-run"], "base.args", "n = 100000000", "memory limit")
+
+
+def test_scorecard_exits_1_when_every_run_failed(tmp_path, monkeypatch):
+    """Runs that all fail for a reason no up-front check sees (here the memory limit) end
+    with status 1 and one line saying so, with and without --json."""
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", "1 KiB")
+    for extra in ([], ["--json"]):
+        rc, out, err = run_cli(["scorecard", "--allocators", "erica", "--configs", "one-source", "--quick",
+                                "--workers", "1", "--no-progress", "--backend", "threads",
+                                "--out", str(tmp_path / f"sc{len(extra)}"), *extra])
+        assert rc == 1, (out, err)
+        assert "atmsim: every one of the 1 runs failed (the n/a rows say why)" in err.splitlines()

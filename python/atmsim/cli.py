@@ -121,6 +121,24 @@ def check_out_dir(out: Path) -> None:
     _probe(probe_in, where)
 
 
+def refuse_out_over_input(out: Path, scenario_file: Path) -> None:
+    """Refuses (UserError) ``atmsim run --out DIR`` where a file the run writes there
+    (:attr:`atmsim.RunResult.SAVED_FILES`: scenario.toml, ...) is the scenario file itself."""
+    from .result import RunResult
+
+    if not scenario_file.is_file():  # a pipe: nothing to overwrite
+        return
+    for name in RunResult.SAVED_FILES:
+        written = out / name
+        try:
+            same = written.exists() and os.path.samefile(written, scenario_file)
+        except OSError:
+            same = False
+        if same:
+            raise UserError(f"--out {str(out)!r} would overwrite the scenario file {str(scenario_file)!r} "
+                            f"(the run writes its {name} there); give another directory")
+
+
 def _probe(directory: Path, where: str) -> None:
     """Makes and removes a directory in ``directory``; an OutputError if it cannot."""
     import tempfile
@@ -186,8 +204,17 @@ def _save(r, out: Path, plot: bool, times: dict | None) -> None:
         times.update(files=t1 - t0, **({"plot": time.perf_counter() - t1} if plot else {}))
 
 
-def _fmt_rate(bps: float) -> str:
-    return f"{bps / 1e6:.2f} Mbps"
+#: What a figure a partial run could not measure (None: no goodput before warm-up ended) prints as.
+NOT_MEASURED = "n/a"
+
+
+def _fmt_rate(bps: float | None) -> str:
+    return NOT_MEASURED if bps is None else f"{bps / 1e6:.2f} Mbps"
+
+
+def _fmt(value: float | None, spec: str) -> str:
+    """A summary figure in format ``spec``, or :data:`NOT_MEASURED` for None."""
+    return NOT_MEASURED if value is None else format(value, spec)
 
 
 def _secs(x: float) -> str:
@@ -209,8 +236,9 @@ def _print_result(r, out: Path | None = None) -> None:
     s = r.summary
     print(f"{s['name']}: {s['duration_s']:g} s simulated; event loop {_secs(s['wall_seconds'])} of wall-clock time "
           f"({s['cell_hops_per_second'] / 1e6:.1f} M cell-hops/s)")
-    print(f"  efficiency       {s['efficiency']:.4f}  (goodput {_fmt_rate(s['total_goodput_bps'])} of max {_fmt_rate(s['max_goodput_bps'])})")
-    print(f"  fairness (Jain)  {s['fairness']:.4f}")
+    print(f"  efficiency       {_fmt(s['efficiency'], '.4f')}  (goodput {_fmt_rate(s['total_goodput_bps'])} "
+          f"of max {_fmt_rate(s['max_goodput_bps'])})")
+    print(f"  fairness (Jain)  {_fmt(s['fairness'], '.4f')}")
     print(f"  max switch queue {s['max_switch_queue_cells']} cells")
     print(f"  cells            sent {s['cells_sent']}, delivered {s['cells_delivered']}, dropped {s['cells_dropped']}, "
           f"in flight {s['cells_in_flight']} (conservation {'ok' if s['conservation_ok'] else 'VIOLATED'})")
@@ -249,9 +277,11 @@ def _toml_tables(path: Path, text: str | None = None) -> set:
         import tomllib
     except ImportError:  # Python < 3.11
         import tomli as tomllib  # type: ignore[no-redef]
-    try:
-        return set(tomllib.loads(path.read_text(encoding="utf-8") if text is None else text))
-    except (OSError, ValueError, UnicodeDecodeError):
+    from .scenario import read_scenario_file
+
+    try:  # read as a scenario is (a file too large for the memory is not read at all)
+        return set(tomllib.loads(read_scenario_file(path) if text is None else text))
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply for tomllib
         return set()
 
 
@@ -309,6 +339,7 @@ def cmd_run(a) -> int:
         raise
     if a.out:  # before the run: a bad --out must not cost its results
         check_out_dir(Path(a.out))
+        refuse_out_over_input(Path(a.out), Path(a.file))
     trace = True if a.trace == "all" else a.trace
     t_run = time.perf_counter()
     phases["scenario read and checked"] = t_run - entered
@@ -384,6 +415,8 @@ def cmd_validate(a) -> int:
 
     try:
         info = atmsim.validate(Path(a.file))
+    except atmsim.MemoryLimitError:  # too large to read: not read again to see if it is a sweep
+        raise
     except atmsim.ScenarioError:
         _refuse_sweep_file(a.file, "check it with 'atmsim sweep {file} --dry-run'")
         raise
@@ -397,8 +430,10 @@ def cmd_validate(a) -> int:
     late = info["late_connections"]
     if late:  # valid (a run cut short to see a transient), but worth saying
         names = ", ".join(late[:5]) + (f" and {len(late) - 5} more" if len(late) > 5 else "")
-        print(f"  note: {len(late)} connection{'s' if len(late) != 1 else ''} start at or after the run's end "
-              f"({info['duration_s']:g} s) and send nothing in this run: {names}")
+        they = f"{len(late)} connections start" if len(late) != 1 else "1 connection starts"
+        verb = "send" if len(late) != 1 else "sends"
+        print(f"  note: {they} at or after the run's end ({info['duration_s']:g} s) and {verb} nothing in this "
+              f"run: {names}")
     for route in info["routes"][: a.routes]:
         print("  route: " + " -> ".join(route))
     return 0
@@ -739,7 +774,7 @@ def cmd_scorecard(a) -> int:
     paths = card.write(out)
     if a.json:
         print(json.dumps(card.to_json()))
-        return 0
+        return _all_failed(card)
     cols = list(COLUMNS)
     print(f"{'configuration':24s} {'allocator':15s} " + " ".join(f"{HEADINGS[c]:>16s}" for c in cols))
     for r in card.rows.to_dict("records"):
@@ -747,7 +782,15 @@ def cmd_scorecard(a) -> int:
         print(f"{r['config']:24s} {r['allocator']:15s} " + " ".join(f"{x:>16s}" for x in cells))
     print(f"\n{len(card.rows)} runs in {card.wall_s:.1f} s on {card.workers} workers; wrote "
           + ", ".join(str(p) for p in paths))
-    return 0
+    return _all_failed(card)
+
+
+def _all_failed(card) -> int:
+    """1, saying so, when no run of the scorecard gave a score (the n/a rows say why); else 0."""
+    if not card.all_failed:
+        return 0
+    print(f"atmsim: every one of the {len(card.rows)} runs failed (the n/a rows say why)", file=sys.stderr)
+    return 1
 
 
 def cmd_schema(a) -> int:
@@ -1011,11 +1054,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     a = parser.parse_args(_negative_values(sys.argv[1:] if argv is None else list(argv)))
     a.started = started
+    if sys.stdout is None:  # started with stdout closed (`atmsim schema >&-`): nothing could be printed
+        _say("atmsim: error: stdout is closed, so nothing can be printed; redirect it instead "
+             "(> /dev/null, or > FILE)")
+        return 1
     if not getattr(a, "command", None):
         parser.print_help()
         return 0
+    stdout, sys.stdout = sys.stdout, WatchedStdout(sys.stdout)
     try:
-        code = _dispatch(a)
+        code = _dispatch_watching_destructors(a)
         sys.stdout.flush()
         return code
     except KeyboardInterrupt:
@@ -1027,6 +1075,42 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         _say(f"atmsim: error: cannot write the output (stdout): {_os_message(e)}")
         return 1
+    finally:
+        if isinstance(sys.stdout, WatchedStdout):
+            sys.stdout = stdout
+
+
+class StdoutError(OSError):
+    """An error writing stdout (a full device), told apart from an error writing a file."""
+
+
+class WatchedStdout:
+    """``sys.stdout`` while a command runs: an error writing it raises :class:`StdoutError`
+    (a closed pipe stays a BrokenPipeError), so that a file's write error, which may carry
+    no file name (pyarrow's), is never blamed on stdout, nor stdout's on a file."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def _watched(self, call, *args):
+        try:
+            return call(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise StdoutError(e.errno, e.strerror or str(e)) from e
+
+    def write(self, text: str) -> int:
+        return self._watched(self._stream.write, text)
+
+    def writelines(self, lines) -> None:
+        return self._watched(self._stream.writelines, lines)
+
+    def flush(self) -> None:
+        return self._watched(self._stream.flush)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def _process_started() -> float | None:
@@ -1095,9 +1179,9 @@ def _dispatch(a) -> int:
         except (BrokenPipeError, KeyboardInterrupt, UserError):
             raise
         except OSError as e:
-            if e.errno == errno.EPIPE or (e.filename is None and (e.errno in _OUTPUT_ERRNOS or _stdout_broken())):
+            if isinstance(e, StdoutError) or e.errno == errno.EPIPE or (e.filename is None and _stdout_broken()):
                 raise  # stdout itself: main() says so
-            _say(f"atmsim: error: {_os_message(e)}")
+            _say(f"atmsim: error: {_file_error(a, e)}")
             return 1
         except MemoryError:
             _say("atmsim: error: out of memory")
@@ -1110,6 +1194,27 @@ def _dispatch(a) -> int:
         return 2
 
 
+def _dispatch_watching_destructors(a) -> int:
+    """:func:`_dispatch`, with an error raised where Python cannot raise it (a destructor: a
+    trace's ParquetWriter closing on the full disk that failed its last write) kept from
+    printing "Exception ignored ... Traceback": after a failure it is the same fault, already
+    said; after a success it is said in one line, and the command fails."""
+    import gc
+
+    late: list[BaseException] = []
+    previous, sys.unraisablehook = sys.unraisablehook, lambda u: late.append(u.exc_value)
+    try:
+        code = _dispatch(a)
+        gc.collect()  # what the failure left in reference cycles, closed while watched
+    finally:
+        sys.unraisablehook = previous
+    if late and code == 0:
+        e = late[0]
+        _say(f"atmsim: error: {_file_error(a, e) if isinstance(e, OSError) else f'{type(e).__name__}: {e}'}")
+        return 1
+    return code
+
+
 def _say(line: str) -> None:
     try:
         print(line, file=sys.stderr, flush=True)
@@ -1117,8 +1222,30 @@ def _say(line: str) -> None:
         pass
 
 
-#: Errors of a write to stdout (a full or failing device); main() reports them as such.
-_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+#: Options naming where a command writes files: (option, attribute of its arguments).
+OUTPUT_OPTIONS = (("--out", "out"), ("--trace-dir", "trace_dir"))
+
+
+def _file_error(a, e: OSError) -> str:
+    """One line for an error of a file (not stdout): the file and the output option it is
+    under; without a file name (pyarrow's errors), the output options given."""
+    given = [(option, str(getattr(a, attr))) for option, attr in OUTPUT_OPTIONS if getattr(a, attr, None)]
+    if e.filename is not None:
+        under = [f"{option} {path!r}" for option, path in given if _is_under(str(e.filename), path)]
+        return _os_message(e) + (f" ({under[0]})" if under else "")
+    reason = e.strerror or str(e) or type(e).__name__
+    if not given:
+        return reason
+    return f"cannot write the output ({' or '.join(f'{option} {path!r}' for option, path in given)}): {reason}"
+
+
+def _is_under(file: str, directory: str) -> bool:
+    """Whether ``file`` is ``directory`` or inside it."""
+    file, directory = os.path.abspath(file), os.path.abspath(directory)
+    try:
+        return os.path.commonpath([file, directory]) == directory
+    except ValueError:  # different drives
+        return False
 
 
 def _stdout_broken() -> bool:

@@ -297,6 +297,22 @@ def _table_frame(spec: dict[str, Any], cols: "dict[str, Any]", table: str) -> "p
     return frame
 
 
+def _unmeasured_as_nan(frame: "pd.DataFrame") -> "pd.DataFrame":
+    """A result table with every column of only nulls (a figure no row measured: the ABR
+    counters of a UBR run, the goodput of a run stopped before its warm-up ended) as float64
+    NaN, as a column with some nulls already is, not an object column of None that pandas
+    counts as no numeric data (``plot`` refuses it). Every nullable field of the connection
+    and port tables is a number (crates/atmsim/src/result.rs); a CSV writes either as empty
+    fields."""
+    import numpy as np
+
+    for name in frame.columns[(frame.dtypes == object).to_numpy()]:
+        column = frame[name]
+        if len(column) and column.isna().all():
+            frame[name] = np.full(len(column), np.nan)
+    return frame
+
+
 def _table_rows(spec: dict[str, Any], cols: "dict[str, Any]", table: str) -> list[dict[str, Any]]:
     """A table as the engine's JSON rows, from its typed columns: null as None, a map field
     as a dict of the keys a row has, in sorted order (a port's ``drops``: every reason,
@@ -431,6 +447,7 @@ class RunResult:
                 drops = pd.DataFrame(list(ports.pop("drops"))).add_prefix("drops_")
                 ports = pd.concat([ports, drops], axis=1)
             self.ports = ports
+        self.connections, self.ports = _unmeasured_as_nan(self.connections), _unmeasured_as_nan(self.ports)
         self._series = series if series is not None else Series.from_json(raw["timeseries"])
         self._frames: dict[str, "pd.DataFrame"] = {}
         self.files: dict[str, bytes] = {}
@@ -557,6 +574,10 @@ class RunResult:
         from .plots import plot_run
 
         return plot_run(self, path)
+
+    #: The files :meth:`save` may write in its directory (and ``traces/``).
+    SAVED_FILES = ("summary.json", "connections.csv", "ports.csv", "port_series.csv", "connection_series.csv",
+                   "abr_series.csv", "scenario.toml", "run.png")
 
     def save(self, out: str | Path, plot: bool = True) -> Path:
         """Writes summary.json, the tables and series as CSV, the scenario, and a plot."""

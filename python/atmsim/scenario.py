@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -47,16 +48,119 @@ def utf8_text(data: bytes, what: str, error: type = _core.ScenarioError) -> str:
                     f"column {column}) is not valid UTF-8; the file must be UTF-8 text (save it as UTF-8)") from None
 
 
+#: Bytes of memory the TOML reader takes per byte of a scenario's text, about: a scenario
+#: file may hold 1/32 of the memory limit (:func:`scenario_file_cap`).
+READER_BYTES_PER_BYTE = 32
+#: The least :func:`scenario_file_cap` allows, whatever the memory available.
+SCENARIO_FILE_CAP_FLOOR = 64 * 2**20
+#: Units of ``ATMSIM_MEMORY_LIMIT``, as the engine reads them (``atmsim::footprint``).
+LIMIT_UNITS = {"B": 1, "kB": 10**3, "KiB": 2**10, "KB": 2**10, "MB": 10**6, "MiB": 2**20,
+               "GB": 10**9, "GiB": 2**30, "TB": 10**12, "TiB": 2**40}
+
+
+def _limit_bytes(value: str) -> Optional[int]:
+    """``ATMSIM_MEMORY_LIMIT``'s value (``"48 GiB"``) in bytes, None for ``"off"``, parsed as the
+    engine parses it (``atmsim::footprint``); anything else raises ValueError."""
+    text = value.strip()
+    if text.lower() == "off":
+        return None
+    split = next((i for i, c in enumerate(text) if not (c.isascii() and (c.isdigit() or c == "."))), len(text))
+    number, unit = text[:split].strip(), text[split:].strip()
+    if unit not in LIMIT_UNITS:
+        raise ValueError(f"ATMSIM_MEMORY_LIMIT = {value!r}: unknown unit {unit!r}")
+    size = float(number) * LIMIT_UNITS[unit]
+    if not 1 <= size <= 2**64 - 1:
+        raise ValueError(f"ATMSIM_MEMORY_LIMIT = {value!r}: not a size from 1 B to 2^64 - 1 B")
+    return int(size)
+
+
+def _available_memory() -> Optional[int]:
+    """``MemAvailable`` of ``/proc/meminfo`` in bytes, as the engine reads it; None where it
+    cannot be read."""
+    try:
+        with open("/proc/meminfo", "rb") as f:
+            for line in f:
+                if line.startswith(b"MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def scenario_file_cap() -> "tuple[Optional[int], str]":
+    """The most bytes a scenario file may hold here, with where the limit came from: 1/32
+    (:data:`READER_BYTES_PER_BYTE`) of the engine's memory limit, ``ATMSIM_MEMORY_LIMIT`` or
+    else ``MemAvailable``, and at least :data:`SCENARIO_FILE_CAP_FLOOR`; None (no cap) with
+    ``ATMSIM_MEMORY_LIMIT=off`` or where the memory available cannot be read. A value of
+    ``ATMSIM_MEMORY_LIMIT`` the engine does not take is left to the engine's own message:
+    the cap then follows ``MemAvailable``."""
+    variable = os.environ.get("ATMSIM_MEMORY_LIMIT")
+    if variable is not None:
+        try:
+            limit = _limit_bytes(variable)
+        except ValueError:  # the engine refuses a run with its own message (validate notes it)
+            pass
+        else:
+            return _cap(limit, f"ATMSIM_MEMORY_LIMIT = {json.dumps(variable)}")
+    return _cap(_available_memory(), "MemAvailable in /proc/meminfo")
+
+
+def _cap(limit: Optional[int], source: str) -> "tuple[Optional[int], str]":
+    """:func:`scenario_file_cap` under a memory limit of ``limit`` bytes (None: no limit)."""
+    if limit is None:
+        return None, source
+    return max(limit // READER_BYTES_PER_BYTE, SCENARIO_FILE_CAP_FLOOR), source
+
+
+def _size(b: int) -> str:
+    """Bytes in MiB or GiB, as the engine's memory messages write them."""
+    return f"{b / 2**30:.1f} GiB" if b >= 10 * 2**30 else f"{b / 2**20:.1f} MiB"
+
+
+def _too_large(path: Path, size: str, cap: int, source: str) -> Exception:
+    """The error for a scenario file of ``size`` ("3.0 GiB", "more than 64.0 MiB") past ``cap``."""
+    return _core.MemoryLimitError(
+        f"scenario file {str(path)!r} is {size}: allowed here: at most {_size(cap)} ({cap} bytes), 1/"
+        f"{READER_BYTES_PER_BYTE} of the memory limit ({source}), as reading TOML takes about "
+        f"{READER_BYTES_PER_BYTE} bytes of memory per byte of text; ATMSIM_MEMORY_LIMIT=\"48 GiB\" (or \"off\") "
+        f"sets the limit")
+
+
+def _read_at_most(stream: Any, n: int) -> bytes:
+    """Up to ``n`` bytes of a stream, read in pieces (``read(n)`` would take ``n`` bytes of
+    memory at once, however short the stream)."""
+    pieces, total = [], 0
+    while total < n:
+        piece = stream.read(min(16 * 2**20, n - total))
+        if not piece:
+            break
+        pieces.append(piece)
+        total += len(piece)
+    return b"".join(pieces)
+
+
 def read_scenario_file(path: Union[str, os.PathLike]) -> str:
     """The text of a scenario file, read once (a pipe or ``/dev/stdin`` can be read only once).
 
+    A file larger than :func:`scenario_file_cap` is refused before it is read, and a stream
+    (a pipe, ``/dev/zero``) once it passes the cap, so that neither exhausts the memory.
     Raises FileNotFoundError (any read error, naming the file) or :class:`atmsim.ScenarioError`
-    (not UTF-8 text)."""
+    (not UTF-8 text; :class:`atmsim.MemoryLimitError`: too large)."""
+    import stat
+
     path = Path(path)
+    cap, source = scenario_file_cap()
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            if cap is not None and stat.S_ISREG(st.st_mode) and st.st_size > cap:
+                raise _too_large(path, f"{_size(st.st_size)} ({st.st_size} bytes)", cap, source)
+            whole = cap is None or stat.S_ISREG(st.st_mode)  # its size checked: read at once
+            data = f.read() if whole else _read_at_most(f, cap + 1)
     except OSError as e:
         raise FileNotFoundError(f"cannot read scenario file {str(path)!r}: {e.strerror}") from None
+    if cap is not None and len(data) > cap:
+        raise _too_large(path, f"more than {_size(cap)}", cap, source)
     return utf8_text(data, f"scenario file {str(path)!r}")
 
 
@@ -72,6 +176,9 @@ def parse_json(text: str, error: type = _core.ScenarioError) -> dict[str, Any]:
         data = json_loads(text.lstrip("\ufeff"))
     except json.JSONDecodeError as e:
         raise error(f"invalid JSON (line {e.lineno}, column {e.colno}): {e.msg}") from None
+    except RecursionError:
+        raise error(f"invalid JSON: nested too deeply (objects and arrays more than about "
+                    f"{sys.getrecursionlimit()} levels inside each other; a scenario nests a few)") from None
     if not isinstance(data, dict):
         raise error(f"a JSON scenario is an object {{...}}, not {type(data).__name__}")
     return data
@@ -85,8 +192,20 @@ def parse_scenario_text(text: str) -> tuple[dict[str, Any], str]:
         # of 100 000 VCs took 2 s), and its text is written once.
         data = parse_json(text)
         return data, _json_text(data)
-    text = _core.toml_to_json(text)
+    text = _toml_json(text)
     return json_loads(text), text
+
+
+def _toml_json(text: str) -> str:
+    """A scenario's TOML text as the engine's JSON text; a document nested too deeply for the
+    TOML reader (arrays and inline tables inside each other) says so first."""
+    try:
+        return _core.toml_to_json(text)
+    except _core.ScenarioError as e:
+        if str(e).startswith("recursion limit exceeded"):
+            raise _core.ScenarioError(f"TOML nested too deeply (arrays and inline tables inside each other; "
+                                      f"a scenario nests a few): {e}") from None
+        raise
 
 
 def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
@@ -99,7 +218,7 @@ def load_scenario(scenario: ScenarioLike) -> dict[str, Any]:
     text = _scenario_text(scenario)
     if is_json_text(text):
         return parse_json(text)
-    return json_loads(_core.toml_to_json(text))
+    return json_loads(_toml_json(text))
 
 
 def _scenario_text(scenario: "str | os.PathLike") -> str:
@@ -125,7 +244,7 @@ def _engine_text(scenario: ScenarioLike) -> "tuple[dict[str, Any] | None, str]":
         data = parse_json(text)
         del text
         return None, _json_text(data)
-    return None, _core.toml_to_json(text)
+    return None, _toml_json(text)
 
 
 class InternalError(RuntimeError):
@@ -295,7 +414,13 @@ def _json_text(sc: dict[str, Any]) -> str:
     errors and NaN tokens are then what they were. ``json.loads`` of either gives an equal
     dict."""
     text = _core.scenario_json(sc)
-    return text if text is not None else json.dumps(sc)
+    if text is not None:
+        return text
+    try:
+        return json.dumps(sc)
+    except RecursionError:
+        raise _core.ScenarioError(f"scenario nested too deeply (dicts and lists more than about "
+                                  f"{sys.getrecursionlimit()} levels inside each other; a scenario nests a few)") from None
 
 
 class _ProgressBar:
