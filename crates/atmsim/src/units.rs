@@ -51,6 +51,8 @@ enum Bad {
     Form,
     /// Well formed, but outside the valid range: says why and what is allowed.
     Range(String),
+    /// A negative number: the quantity's own range says what is allowed.
+    Negative,
 }
 
 /// Splits `"155.52 Mbps"` into `(155.52, "Mbps")`; refuses non-finite and negative numbers.
@@ -71,7 +73,7 @@ fn split_number(s: &str) -> Result<(f64, &str), Bad> {
         return Err(Bad::Range("the number is not finite".into()));
     }
     if v < 0.0 {
-        return Err(Bad::Range("negative; allowed: 0 or more".into()));
+        return Err(Bad::Negative);
     }
     Ok((v, unit.trim()))
 }
@@ -117,7 +119,7 @@ fn whole(v: f64, max: f64, unit: &str) -> Result<f64, Bad> {
 }
 
 macro_rules! quantity {
-    ($name:ident, $what:literal, $pattern:literal, $units:literal, $parse:expr, $fmt:expr) => {
+    ($name:ident, $what:literal, $pattern:literal, $units:literal, $range:literal, $parse:expr, $fmt:expr) => {
         impl $name {
             /// Parses the written form, e.g. as found in a scenario file.
             pub fn parse(s: &str) -> Result<Self, String> {
@@ -132,6 +134,13 @@ macro_rules! quantity {
                     Bad::Range(why) => {
                         format!("invalid {} {}: {}; units: {}", $what, echo(s), why, $units)
                     }
+                    Bad::Negative => format!(
+                        "invalid {} {}: negative; allowed: {}; units: {}",
+                        $what,
+                        echo(s),
+                        $range,
+                        $units
+                    ),
                 })
             }
         }
@@ -214,6 +223,7 @@ quantity!(
     "rate",
     "155.52 Mbps",
     "bps, kbps, Mbps, Gbps, cells/s",
+    "424 bps (one cell per second) to 1 Tbps, or 0 where the key takes it",
     |s| {
         let (v, u) = split_number(s)?;
         let m = match u {
@@ -270,6 +280,7 @@ quantity!(
     "duration",
     "20 s",
     "ps, ns, us, ms, s, min",
+    "0 s to 1000000 s",
     |s| duration_of(s).map(Duration),
     |d, f| {
         let ps = d.0;
@@ -311,6 +322,7 @@ quantity!(
     "length",
     "1000 km",
     "m, km",
+    "0 m to 1000000 km",
     |s| {
         let (v, u) = split_number(s)?;
         let m = match u {
@@ -335,6 +347,7 @@ quantity!(
     "size",
     "512 B",
     "B, kB (1000 B), KB or KiB (1024 B), MB (10^6 B), MiB (2^20 B)",
+    "0 B to 1 TiB",
     |s| {
         let (v, u) = split_number(s)?;
         let m = match u {
@@ -360,6 +373,7 @@ quantity!(
     "cell count",
     "16 cells",
     "cells",
+    "0 to 4294967295 cells",
     |s| {
         let (v, u) = split_number(s)?;
         if !matches!(u, "cells" | "cell") {
@@ -384,6 +398,7 @@ quantity!(
     "buffer size",
     "36000 cells",
     "cells, or the word unlimited",
+    "a whole number of cells up to 4294967295, or the word unlimited",
     |s| {
         if s.trim() == "unlimited" {
             return Ok(BufferSize::Unlimited);
@@ -424,6 +439,7 @@ quantity!(
     "threshold",
     "80 %",
     "% (of the port's buffer size) or cells",
+    "0 % or more of the buffer, or 0 to 4294967295 cells",
     |s| {
         let (v, u) = split_number(s)?;
         match u {
@@ -452,6 +468,7 @@ quantity!(
     "timer granularity",
     "100 ms",
     "a duration (ps, ns, us, ms, s) or the word exact",
+    "a duration above 0 s, or the word exact",
     |s| {
         if s.trim() == "exact" {
             return Ok(Granularity::Exact);
@@ -482,6 +499,7 @@ quantity!(
     "tick phase",
     "random",
     "the word random, or a duration (ps, ns, us, ms, s)",
+    "the word random, or a duration of 0 s or more",
     |s| {
         if s.trim() == "random" {
             return Ok(TickPhase::Random);
