@@ -259,9 +259,9 @@ fn rates(pick: &AbrPick, access_rate: f64, ucsc: bool) -> Result<(f64, f64, f64)
         return err(
             mcr_p,
             format!(
-                "{:.6} Mbps is above PCR = {:.6} Mbps; allowed: 0 <= MCR <= PCR",
-                mcr * CELL_MBITS,
-                pcr * CELL_MBITS
+                "{} Mbps is above PCR = {} Mbps; allowed: 0 <= MCR <= PCR",
+                mbps_text(mcr),
+                mbps_text(pcr)
             ),
         );
     }
@@ -272,14 +272,21 @@ fn rates(pick: &AbrPick, access_rate: f64, ucsc: bool) -> Result<(f64, f64, f64)
         return err(
             icr_p,
             format!(
-                "{:.6} Mbps is outside [MCR, PCR] = [{:.6}, {:.6}] Mbps",
-                icr * CELL_MBITS,
-                mcr * CELL_MBITS,
-                pcr * CELL_MBITS
+                "{} Mbps is outside [MCR, PCR] = [{}, {}] Mbps",
+                mbps_text(icr),
+                mbps_text(mcr),
+                mbps_text(pcr)
             ),
         );
     }
     Ok((pcr, mcr, icr))
+}
+
+/// A rate of `cells_per_s` in Mb/s for a message: at most six decimals, without trailing
+/// zeros (20 Mb/s is 47 169.8 cells/s, which multiplies back to 20.000000000000004).
+fn mbps_text(cells_per_s: f64) -> String {
+    let text = format!("{:.6}", cells_per_s * CELL_MBITS);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// A factor in (0, 1] (or [0, 1] with `zero_ok`): RIF, RDF, CDF.
@@ -371,4 +378,18 @@ fn ucsc_policy(pick: &AbrPick, nrm: u32) -> Result<SourcePolicy, ConfigError> {
     Ok(SourcePolicy::Ucsc {
         increase: nrm as f64 * air,
     })
+}
+
+#[cfg(test)]
+mod message_tests {
+    use super::*;
+
+    /// Rates in messages read as written: no float noise, no trailing zeros.
+    #[test]
+    fn rates_in_messages_are_short() {
+        assert_eq!(mbps_text(20e6 / 424.0), "20");
+        assert_eq!(mbps_text(10e6 / 424.0), "10");
+        assert_eq!(mbps_text(0.0), "0");
+        assert_eq!(mbps_text(155.52e6 / 424.0), "155.52");
+    }
 }

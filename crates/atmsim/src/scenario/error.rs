@@ -45,6 +45,37 @@ impl From<ScenarioError> for RunError {
     }
 }
 
+/// serde's names of Rust types in a message (`invalid type: string "1/16", expected f64`)
+/// in words: a number, a whole number.
+pub fn plain_types(msg: &str) -> String {
+    const WORDS: [(&str, &str); 8] = [
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected u32", "expected a whole number, 0 or more"),
+        ("expected u16", "expected a whole number, 0 or more"),
+        ("expected u8", "expected a whole number, 0 or more"),
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("expected i64", "expected a whole number"),
+    ];
+    let mut out = msg.to_string();
+    for (rust, words) in WORDS {
+        // Whole words only: "expected u8" is not the start of "expected u80".
+        let mut from = 0;
+        while let Some(k) = out[from..].find(rust).map(|k| k + from) {
+            let end = k + rust.len();
+            let whole = !out[end..].starts_with(|c: char| c.is_ascii_alphanumeric());
+            if whole {
+                out.replace_range(k..end, words);
+                from = k + words.len();
+            } else {
+                from = end;
+            }
+        }
+    }
+    out
+}
+
 /// `s` with every name in it (a run of letters, digits and `_`, not all digits) longer than
 /// [`crate::units::ECHO_CHARS`] cut to that many characters, with its length: a key the
 /// reader echoes, as in `unknown field`, is cut as a value is (the scenario fuzzer's
@@ -75,7 +106,21 @@ pub fn cut_long_names(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::cut_long_names;
+    use super::{cut_long_names, plain_types};
+
+    /// serde's Rust type names read as words; a longer word that starts alike is kept.
+    #[test]
+    fn rust_type_names_become_words() {
+        assert_eq!(
+            plain_types(r#"invalid type: string "1/16", expected f64 (line 5)"#),
+            r#"invalid type: string "1/16", expected a number (line 5)"#
+        );
+        assert_eq!(
+            plain_types("invalid value: integer `-1`, expected u32"),
+            "invalid value: integer `-1`, expected a whole number, 0 or more"
+        );
+        assert_eq!(plain_types("expected u80"), "expected u80");
+    }
 
     #[test]
     fn long_names_are_cut_and_the_rest_kept() {

@@ -83,7 +83,10 @@ pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
             }
         }
         let (path, msg) = tagged::relocate(toml::from_str(text).ok(), path, msg);
-        ScenarioError::new(error::cut_long_names(&path), error::cut_long_names(&msg))
+        ScenarioError::new(
+            error::cut_long_names(&path),
+            error::cut_long_names(&error::plain_types(&msg)),
+        )
     })
 }
 
@@ -105,7 +108,10 @@ pub fn from_json_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
             msg
         };
         let (path, msg) = tagged::relocate(serde_json::from_str(text).ok(), path, msg);
-        ScenarioError::new(error::cut_long_names(&path), error::cut_long_names(&msg))
+        ScenarioError::new(
+            error::cut_long_names(&path),
+            error::cut_long_names(&error::plain_types(&msg)),
+        )
     })
 }
 
