@@ -303,7 +303,7 @@ def test_ray_start_is_announced(monkeypatch):
         seen.append("sweep")
         raise Stop
 
-    monkeypatch.setattr("atmsim.parallel.check_backend", lambda *a: None)
+    monkeypatch.setattr("atmsim.parallel.check_backend", lambda *a, **kw: None)
     monkeypatch.setattr(atmsim, "sweep", fake_sweep)
     import contextlib
     import io

@@ -81,17 +81,18 @@ def _os_message(e: OSError) -> str:
     return f"{str(path)!r}: {reason}" if path is not None else reason
 
 
-def check_out_dir(out: Path) -> None:
-    """Checks ``atmsim run --out`` before the run, so that a bad one costs no results: an
-    existing file is refused (UserError), and so is a place where the directory cannot be
-    made or written (OutputError: a parent that is a file, a read-only or virtual file
-    system). What it makes to find out (the missing parents, a probe) it removes again.
-    The messages name the --out value, never a temporary file."""
+def check_out_dir(out: Path, option: str = "--out") -> None:
+    """Checks an output directory (``option``: ``--out``, ``--trace-dir``) before the work
+    it is for, so that a bad one costs no results: an existing file is refused (UserError),
+    and so is a place where the directory cannot be made or written (OutputError: a parent
+    that is a file, a read-only or virtual file system). What it makes to find out (the
+    missing parents, a probe) it removes again. The messages name the option and its value,
+    never a temporary file."""
     out = Path(out)
-    where = f"cannot write the results to --out {str(out)!r}"
+    where = f"cannot write the results to {option} {str(out)!r}"
     if out.exists():
         if not out.is_dir():
-            raise UserError(f"--out {str(out)!r} is a file; give a directory")
+            raise UserError(f"{option} {str(out)!r} is a file; give a directory")
         probe_in = out.parent if not any(out.iterdir()) else out  # see save_atomically
     else:
         missing = []
@@ -340,7 +341,9 @@ def cmd_run(a) -> int:
     if a.out:  # before the run: a bad --out must not cost its results
         check_out_dir(Path(a.out))
         refuse_out_over_input(Path(a.out), Path(a.file))
-    trace = True if a.trace == "all" else a.trace
+    if a.trace_dir is not None:  # nor a bad --trace-dir its traces
+        check_out_dir(Path(a.trace_dir), "--trace-dir")
+    trace = trace_kinds(a.trace)
     t_run = time.perf_counter()
     phases["scenario read and checked"] = t_run - entered
     r = run_parsed(sc, sc_text, progress=False if a.json else None, max_events=a.max_events,
@@ -370,6 +373,27 @@ def cmd_run(a) -> int:
         print(f"\nwrote traces to {where}/ ({', '.join(p.name for p in r.trace_files.values())})", file=sys.stderr)
     print(_time_line(time.perf_counter() - started, phases, r.summary.get("wall_seconds")), file=sys.stderr)
     return 4 if r.partial else 0
+
+
+def trace_kinds(value: str | None) -> bool | str | None:
+    """``--trace``: None (not given), True (``all``) or the comma list of event kinds, each
+    checked: an unknown or empty kind, or ``all`` inside a list, is one UserError."""
+    if value is None:
+        return None
+    from .trace import kind_names
+
+    allowed = kind_names()
+    what = f"give all (every kind), or a comma list of {', '.join(allowed)}"
+    items = [k.strip() for k in value.split(",")]
+    if items == ["all"]:
+        return True
+    if "all" in items:
+        raise UserError(f"--trace {value!r}: \"all\" stands alone (it means every kind); {what}")
+    for k in items:
+        if k not in allowed:
+            raise UserError(f"--trace {value!r}: " + (f"{k!r} is not an event kind" if k else "an empty kind")
+                            + f"; {what}")
+    return ",".join(items)
 
 
 def _time_line(total: float, phases: dict[str, float], loop: float | None) -> str:
@@ -487,6 +511,7 @@ def cmd_reproduce(a) -> int:
     ids = _reproduction_ids(a.id)
     several = len(ids) > 1
     outs = [_reproduction_out(a, i, several) for i in ids]
+    check_reproduction_outs(a, ids, outs)
     _ray_note(a)
     try:
         command = ["atmsim", "reproduce", *a.id, "--out", str(Path(a.out) if a.out else outs[0])] + (["--quick"] if a.quick else []) \
@@ -501,6 +526,23 @@ def cmd_reproduce(a) -> int:
             print(("\n" if k else "") + f"== {i} ({out}) ==")
         _print_reproduction(comparison, out, a.quick)
     return 0
+
+
+def check_reproduction_outs(a, ids: list[str], outs: list[Path]) -> None:
+    """Before any run: each reproduction's folder can be written (not a file, its parents
+    can be made) and holds nothing but an earlier reproduction of the same experiment."""
+    from .experiments.provenance import refuse_foreign_folder
+
+    option = "--out" if a.out is not None else "the default output folder"
+    if a.out is not None and len(ids) > 1:  # the folder of their sub-folders
+        check_out_dir(Path(a.out))
+    for i, out in zip(ids, outs):
+        check_out_dir(out, option)
+        label = f"--out {str(out)!r}" if a.out is not None else f"the default output folder {str(out)!r}"
+        try:
+            refuse_foreign_folder(out, i, label)
+        except ValueError as e:
+            raise UserError(str(e)) from None
 
 
 def _print_reproduction(comparison, out: Path, quick: bool) -> None:
@@ -551,6 +593,7 @@ def cmd_sweep(a) -> int:
             raise UserError(f"{a.file} is a scenario file (it has nodes and connections, no [sweep] table): "
                             f"run it with 'atmsim run {a.file}'") from None
         raise
+    check_sweep_options(a, spec, timeout, memory)
     if a.dry_run:
         return _dry_run(spec, a)
     _ray_note(a)
@@ -586,14 +629,39 @@ def cmd_sweep(a) -> int:
     return 1 if len(failed) or len(res.missing) else 0
 
 
+def sweep_out(a, spec) -> Path:
+    """The results store of ``atmsim sweep``: --out, else results/sweeps/NAME."""
+    return Path(a.out) if a.out else Path("results") / "sweeps" / spec.name
+
+
+def check_sweep_options(a, spec, timeout: float | None, memory: int | None) -> None:
+    """What a sweep checks before it runs, --dry-run too (which only does not connect to a
+    Ray cluster): the engine's environment variables, --backend, --workers, --address, the
+    per-point limits and the results store."""
+    from . import _core
+    from .parallel import check_backend, check_limits
+    from .store import refuse_non_store
+    from .sweeps import _limits
+
+    _core.check_environment()
+    if memory is not None and a.backend != "local":
+        raise UserError(f"--point-memory {a.point_memory!r}: a per-point memory limit needs --backend local "
+                        f"(the default); --backend is {a.backend!r}")
+    check_backend(a.backend, a.workers, a.address, reach=not a.dry_run)
+    check_limits(a.backend, timeout, memory)
+    _limits(spec, a.backend, timeout, memory)
+    out = sweep_out(a, spec)
+    option = "--out" if a.out else "the default results store"
+    check_out_dir(out, option)
+    refuse_non_store(out)
+
+
 def _dry_run(spec, a) -> int:
     import atmsim
-    from .parallel import check_backend
 
-    check_backend("local", a.workers)  # a worker count the run would refuse (not the backend: no connection)
     print(spec.describe())
     points = spec.points()
-    out = Path(a.out) if a.out else Path("results") / "sweeps" / spec.name
+    out = sweep_out(a, spec)
     done: set = set()
     if (out / "manifest.json").is_file():
         done = {p.name for p in (out / "points").iterdir() if (p / "point.json").exists()} if (out / "points").is_dir() else set()
@@ -764,13 +832,14 @@ def cmd_scorecard(a) -> int:
 
     names = [n.strip() for n in a.allocators.split(",") if n.strip()] if a.allocators else None
     configs = [n.strip() for n in a.configs.split(",") if n.strip()] if a.configs else None
+    out = Path(a.out or ("results/scorecard-quick" if a.quick else "results/scorecard"))
+    check_out_dir(out, "--out" if a.out else "the default output folder")  # before the runs
     try:
         card = run_scorecard(names, config_names=configs, quick=a.quick, options=parse_options(a.option or []),
                              workers=a.workers, progress=not a.no_progress, backend=a.backend,
                              address=a.address)
     except ValueError as e:
         raise UserError(str(e)) from None
-    out = Path(a.out or ("results/scorecard-quick" if a.quick else "results/scorecard"))
     paths = card.write(out)
     if a.json:
         print(json.dumps(card.to_json()))
@@ -1061,6 +1130,10 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(a, "command", None):
         parser.print_help()
         return 0
+    empty = empty_value(parser, a)
+    if empty:  # not taken as "not given": `--out ""` wrote nothing, `--address ""` started a local Ray
+        _say(f"atmsim: error: {empty}")
+        return 2
     stdout, sys.stdout = sys.stdout, WatchedStdout(sys.stdout)
     try:
         code = _dispatch_watching_destructors(a)
@@ -1078,6 +1151,25 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if isinstance(sys.stdout, WatchedStdout):
             sys.stdout = stdout
+
+
+def empty_value(parser: argparse.ArgumentParser, a) -> str:
+    """The message for the first option or argument of the command given an empty string
+    (one that is taken as not given, or as the current directory); '' if there is none."""
+    command = next(act for act in parser._actions if isinstance(act, argparse._SubParsersAction))
+    for action in command.choices[a.command]._actions:
+        value = getattr(a, action.dest, None)
+        values = value if isinstance(value, list) else [value]
+        if "" not in values:
+            continue
+        if not action.option_strings:  # a positional argument: what its help says it is
+            what = (action.help or "a value").split(";")[0]
+            article = "" if what.startswith(("a ", "an ")) else "the "
+            return f"{action.dest.upper()} \"\": an empty argument; give {article}{what}"
+        name = action.option_strings[-1]
+        return (f"{name} \"\": an empty value; give {action.metavar or action.dest.upper()}"
+                + (" (or leave the option out for its default)" if action.default is None else ""))
+    return ""
 
 
 class StdoutError(OSError):

@@ -446,18 +446,38 @@ class RayInfo:
 last_ray_info: Optional[RayInfo] = None
 
 
+#: The forms of a Ray address, for messages.
+ADDRESS_FORMS = "host:port (e.g. 10.0.0.5:6379), auto, or ray://host:10001"
+
+
+def _check_address_form(address: Optional[str]) -> Optional[tuple[str, int]]:
+    """Refuses an address Ray cannot join: an HTTP(S) one (a dashboard's or the Jobs API's,
+    on which Ray's own message breaks off mid-sentence and blames RAY_ADDRESS) or a
+    "host:port" whose port is not a number. Returns (host, port) for "host:port"; None for
+    "auto", "ray://..." and other forms left to Ray."""
+    if not address or address == "auto":
+        return None
+    if address.lower().startswith(("http://", "https://")):
+        raise BackendError(f"--address {address!r}: an HTTP address (a Ray dashboard's or its Jobs API's) cannot "
+                           f"be joined; give {ADDRESS_FORMS}")
+    if "://" in address or ":" not in address:
+        return None
+    host, _, port = address.rpartition(":")
+    try:
+        return host, int(port)
+    except ValueError:
+        raise BackendError(f"--address {address!r}: give {ADDRESS_FORMS}") from None
+
+
 def _check_reachable(address: Optional[str], timeout: float = 5.0) -> None:
     """A "host:port" address that nothing answers at fails at once (Ray itself retries for
     a minute or more). "auto" and "ray://" addresses are left to Ray."""
     import socket
 
-    if not address or address == "auto" or "://" in address or ":" not in address:
+    host_port = _check_address_form(address)
+    if host_port is None:
         return
-    host, _, port = address.rpartition(":")
-    try:
-        port_n = int(port)
-    except ValueError:
-        raise BackendError(f"--address {address!r}: give host:port (e.g. 10.0.0.5:6379), auto, or ray://host:10001") from None
+    host, port_n = host_port
     try:
         with socket.create_connection((host.strip("[]"), port_n), timeout=timeout):
             pass
@@ -549,8 +569,10 @@ def _run_ray(tasks: list[Task], workers: Optional[int], address: Optional[str], 
 # --------------------------------------------------------------------------- the driver
 
 
-def check_backend(backend: str, workers: Optional[int] = None, address: Optional[str] = None) -> None:
-    """Refuses an unknown backend, a bad worker count, or an address without Ray."""
+def check_backend(backend: str, workers: Optional[int] = None, address: Optional[str] = None,
+                  reach: bool = True) -> None:
+    """Refuses an unknown backend, a bad worker count, or an address without Ray, in a form
+    Ray cannot join, or (``reach``) that nothing answers at."""
     if backend not in BACKENDS:
         raise BackendError(f"backend {backend!r} is not known; use one of: {', '.join(BACKENDS)}")
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
@@ -563,7 +585,9 @@ def check_backend(backend: str, workers: Optional[int] = None, address: Optional
         raise BackendError(f"address = {address!r} is for the ray backend; add --backend ray (backend is {backend!r})")
     if backend == "ray":
         _import_ray()
-        _check_reachable(address)  # before anything is written
+        _check_address_form(address)
+        if reach:
+            _check_reachable(address)  # before anything is written
 
 
 def check_limits(backend: str, point_timeout: Optional[float], point_memory: Optional[int]) -> None:

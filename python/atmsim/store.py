@@ -107,6 +107,22 @@ def point_damage(d: Path) -> str:
     return ""
 
 
+def refuse_non_store(root: Path) -> None:
+    """A results store goes into a new or empty directory, or an earlier store (it has its
+    manifest): a file, or a directory holding other files, is a StoreError naming --out."""
+    if root.exists() and not root.is_dir():
+        raise StoreError(f"--out {str(root)!r} is a file; give a directory for the results store")
+    if root.is_dir() and not (root / MANIFEST).exists() and any(root.iterdir()):
+        raise StoreError(f"--out {str(root)!r} exists and is not an atmsim sweep store (no {MANIFEST}); "
+                         f"give a new or empty directory, or an earlier sweep's store")
+
+
+def _reason(e: OSError) -> str:
+    """An OSError as "'path': reason" (the path when it has one)."""
+    reason = e.strerror or str(e) or type(e).__name__
+    return f"{str(e.filename)!r}: {reason}" if e.filename is not None else reason
+
+
 class SweepStore:
     """Writes a sweep's results (see the module doc). Use :meth:`create` as a context
     manager: it takes a lock so that two runs never write one store."""
@@ -123,12 +139,18 @@ class SweepStore:
     def create(cls, root: Union[str, os.PathLike], spec: "SweepSpec", points: list["Point"]) -> "SweepStore":
         """Opens (or starts) the store at ``root`` for this sweep and writes its manifest."""
         self = cls(root)
+        refuse_non_store(self.root)
+        try:
+            self._open(spec, points)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError, FileExistsError) as e:
+            # a parent that is a file, a directory where a store's file goes (a full or
+            # read-only disk stays an OSError: an I/O fault, not a mistake in --out)
+            raise StoreError(f"--out {str(self.root)!r}: cannot write the results store: {_reason(e)}") from None
+        return self
+
+    def _open(self, spec: "SweepSpec", points: list["Point"]) -> None:
+        """Makes the store's directories, takes its lock and writes its manifest."""
         root = self.root
-        if root.exists() and not root.is_dir():
-            raise StoreError(f"--out {str(root)!r} is a file; give a directory for the results store")
-        if root.is_dir() and not (root / MANIFEST).exists() and any(root.iterdir()):
-            raise StoreError(f"{str(root)!r} exists and is not an atmsim sweep store (no {MANIFEST}); "
-                             f"choose another directory with --out")
         self.points_dir.mkdir(parents=True, exist_ok=True)
         self._lock()
         try:
@@ -166,7 +188,6 @@ class SweepStore:
         except BaseException:
             self.close()
             raise
-        return self
 
     def _old_manifest(self) -> dict[str, Any]:
         """The manifest a previous run wrote; {} if none, or if it is damaged (it is

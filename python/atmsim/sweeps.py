@@ -209,6 +209,15 @@ def _variants(node: dict[str, Any], defs: dict[str, Any]) -> Iterator[dict[str, 
             yield from _variants(sub, defs)
 
 
+def _is_negative_index(part: Any) -> bool:
+    return isinstance(part, str) and part.startswith("-") and part[1:].isdigit()
+
+
+def _index_range(items: Any) -> str:
+    """", 0-4 in the base scenario" for a list of 5 ("" when not known or empty)."""
+    return f", 0-{len(items) - 1} in the base scenario" if isinstance(items, list) and items else ""
+
+
 def check_scenario_path(path: str, base: Optional[dict[str, Any]], where: str) -> None:
     """Checks a dotted path against the scenario schema (unknown keys) and the base
     scenario (list indices); raises SweepError naming the path and what is allowed."""
@@ -247,6 +256,9 @@ def check_scenario_path(path: str, base: Optional[dict[str, Any]], where: str) -
                     extra = v["additionalProperties"]
             is_list = any(isinstance(v.get("items"), dict) for v in vs)
             if not props and extra is None:
+                if is_list and _is_negative_index(part):
+                    raise SweepError(f"{where}: {here} has no element {part}: indices count from 0"
+                                     + _index_range(cur) + " (negative indices are not taken)")
                 if is_list:
                     n = len(cur) if isinstance(cur, list) else None
                     idx = f" 0-{n - 1}" if n else ""
@@ -272,8 +284,8 @@ def check_scenario_path(path: str, base: Optional[dict[str, Any]], where: str) -
 #: time and memory limit".
 WALL_UNITS = {"ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
 #: Memory units of ``point_memory`` (bytes each).
-MEMORY_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-                "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+MEMORY_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "PB": 10**15,
+                "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "PiB": 2**50}
 #: The per-point time limit must be below this (about 31 years: no limit to speak of).
 MAX_POINT_TIMEOUT = 1e9
 #: The smallest and largest per-point memory limits (a worker cannot even start in less).
@@ -781,6 +793,14 @@ def _seeds_text(seeds: list[int]) -> str:
 SweepLike = Union[str, os.PathLike, dict]
 
 
+def refuse_sweep_as_base(value: str, path: Path, base: Any) -> None:
+    """``base.scenario`` naming a sweep file (this one, say), whose every point then failed
+    with "base: unknown field `base`", is one SweepError."""
+    if isinstance(base, dict) and ("sweep" in base or "base" in base):
+        raise SweepError(f"base.scenario = {fmt(value)}: {str(path)!r} is a sweep file (it has a [sweep] or [base] "
+                         f"table), not a scenario; give a scenario file (nodes, links, connections)")
+
+
 def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = None) -> SweepSpec:
     """Reads and checks a sweep: a path to a TOML sweep file, or a dict with the same layout
     (relative paths in it are taken from ``base_dir``, default the current directory).
@@ -859,9 +879,9 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
         fp = Path(f) if Path(f).is_absolute() else here / f
         try:
             sdata = fp.read_bytes()
-        except OSError:
-            raise SweepError(f"base.scenario = {fmt(f)}: cannot read {str(fp)!r} (paths are relative to the sweep "
-                             f"file's directory, {str(here)!r})") from None
+        except OSError as e:
+            raise SweepError(f"base.scenario = {fmt(f)}: cannot read {str(fp)!r}: {e.strerror or type(e).__name__} "
+                             f"(paths are relative to the sweep file's directory, {str(here)!r})") from None
         stext = utf8_text(sdata, f"base.scenario = {fmt(f)}: {str(fp)!r}", SweepError)
         if is_json_text(stext):  # a JSON scenario (an object), as atmsim run takes
             spec.base_scenario = parse_json(stext, lambda m: SweepError(f"base.scenario = {fmt(f)}: "
@@ -871,6 +891,7 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
                 spec.base_scenario = tomllib.loads(stext)
             except tomllib.TOMLDecodeError as e:
                 raise SweepError(f"base.scenario = {fmt(f)}: {str(fp)!r} is not valid TOML: {e}") from None
+        refuse_sweep_as_base(f, fp, spec.base_scenario)
         spec.base_file = fp.resolve()
     else:
         topo = base["topology"]

@@ -21,7 +21,7 @@ import pandas as pd
 from ..parallel import run_many, same_runs
 from ..result import RunResult
 from .claims import annotate
-from .provenance import QUICK_LABEL, refuse_quick_over_full, write_provenance
+from .provenance import QUICK_LABEL, refuse_foreign_folder, refuse_quick_over_full, write_provenance
 
 COMPARISON_COLUMNS = ["experiment", "case", "metric", "published", "simulated"]
 
@@ -195,7 +195,8 @@ def _plan(jobs: list[tuple[Experiment, str | Path]], quick: bool) -> list[tuple[
     if len(set(ids)) != len(ids):
         raise ValueError(f"a reproduction is given twice: {', '.join(ids)}")
     outs = [Path(o) for _, o in jobs]
-    for out in outs:
+    for (exp, _), out in zip(jobs, outs):
+        refuse_foreign_folder(out, exp.id)
         refuse_quick_over_full(out, quick)
     plans = []
     for (exp, _), out in zip(jobs, outs):

@@ -63,3 +63,28 @@ def refuse_quick_over_full(out: Path, quick: bool) -> None:
             was_full = False
         if was_full:
             raise ValueError(f"{out} holds a full reproduction; a --quick run writes elsewhere (e.g. {out}-quick)")
+
+
+def refuse_foreign_folder(out: Path, exp_id: str, label: str | None = None) -> None:
+    """A reproduction never writes over files it did not write: ``out`` (named ``label`` in
+    the message, default its path) must be missing, empty, or an earlier reproduction of
+    ``exp_id`` (its ``provenance.json`` names it); anything else is a ValueError."""
+    why = _foreign(out, exp_id)
+    if why:
+        raise ValueError(f"{label or repr(str(out))} {why}; give a new or empty directory, or the folder of an "
+                         f"earlier 'atmsim reproduce {exp_id}' (it has its provenance.json)")
+
+
+def _foreign(out: Path, exp_id: str) -> str:
+    """Why a reproduction of ``exp_id`` may not write into ``out``; '' if it may."""
+    if not out.is_dir() or not any(out.iterdir()):
+        return ""
+    try:
+        prov = json.loads((out / "provenance.json").read_text())
+    except (OSError, ValueError):
+        prov = None
+    if not isinstance(prov, dict) or "experiment" not in prov:
+        return "is not empty and is not a reproduction's folder (no provenance.json naming one)"
+    if prov["experiment"] != exp_id:
+        return f"holds the reproduction {str(prov['experiment'])[:60]!r}, not {exp_id!r}"
+    return ""
