@@ -91,6 +91,19 @@ def check_summary(summary: dict[str, Any], n_connections: int) -> None:
     assert math.isclose(summary["efficiency"], summary["total_goodput_bps"] / summary["max_goodput_bps"], rel_tol=1e-9)
 
 
+def call_cli(capsys, argv: list[str]) -> tuple[int, Any, Any]:
+    """``atmsim.cli.main(argv)`` under pytest's ``capsys`` -> (status, stdout, stderr);
+    argparse's SystemExit becomes a status."""
+    from atmsim.cli import main
+
+    try:
+        rc = main(argv)
+    except SystemExit as e:
+        rc = e.code
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
     """Runs ``atmsim.cli.main(argv)``, returns (status, stdout, stderr); argparse exits become statuses."""
     from atmsim.cli import main

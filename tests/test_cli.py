@@ -16,18 +16,10 @@ import pytest
 
 import atmsim
 from atmsim import _core
-from atmsim.cli import main
-from conftest import SAVED_FILES, VENV_BIN, stable_summary
+from conftest import SAVED_FILES, VENV_BIN, call_cli, stable_summary
 
 
-def _call(capsys, argv):
-    """main(argv) -> (status, stdout, stderr); argparse's SystemExit becomes a status."""
-    try:
-        rc = main(argv)
-    except SystemExit as e:
-        rc = e.code
-    out = capsys.readouterr()
-    return rc, out.out, out.err
+_call = call_cli  # main(argv) -> (status, stdout, stderr)
 
 
 def _assert_one_line_user_error(rc, out, err, *needles):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import atmsim
-from atmsim.cli import main
+from conftest import call_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ROOT / "tests" / "data" / "small_ubr.toml"
@@ -28,13 +28,7 @@ def cli(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProces
                           timeout=120, env=dict(ENV, **(env or {})), **kw)
 
 
-def _call(capsys, argv):
-    try:
-        rc = main(argv)
-    except SystemExit as e:
-        rc = e.code
-    out = capsys.readouterr()
-    return rc, out.out, out.err
+_call = call_cli  # main(argv) -> (status, stdout, stderr)
 
 
 def _one_error_line(err: str) -> str:
