@@ -84,7 +84,7 @@ fn mcr_above_pcr() {
     assert_err(
         &with_abr("pcr = \"10 Mbps\", mcr = \"20 Mbps\""),
         "connection[0].abr.mcr",
-        &["20.000000 Mbps", "10.000000 Mbps", "PCR"],
+        &["20 Mbps is above PCR = 10 Mbps", "PCR"],
     );
 }
 
@@ -93,13 +93,13 @@ fn icr_above_pcr() {
     assert_err(
         &with_abr("icr = \"200 Mbps\""),
         "connection[0].abr.icr",
-        &["200.000000 Mbps", "155.520000", "PCR"],
+        &["200 Mbps is outside [MCR, PCR] = [0, 155.52] Mbps"],
     );
     // ... or below MCR.
     assert_err(
         &with_abr("mcr = \"20 Mbps\", icr = \"5 Mbps\""),
         "connection[0].abr.icr",
-        &["5.000000 Mbps", "MCR"],
+        &["5 Mbps is outside [MCR, PCR] = [20, 155.52] Mbps"],
     );
 }
 
