@@ -75,6 +75,8 @@ CASES: list[tuple[str, Mutation, list[str]]] = [
      ["defaults.policy", 'string "epd"', "policy = { kind = ", '"fba"']),
     ("traffic-as-a-string", _set("connection.0.traffic", "tcp"),
      ["connection[0].traffic", 'string "tcp"', "traffic = { kind = ", '"persistent"']),
+    ("line-break-in-a-kind", _set("defaults.policy", {"kind": "a\nb"}),
+     ["defaults.policy.kind", "unknown variant `a\\nb`", "`fba`"]),
     ("seed-string", _set("seed", "1"), ["seed", 'string "1"', "expected a whole number from 0 to 9223372036854775807"]),
     ("epd-threshold-on-unlimited-buffer",
      _both(_set("defaults.switch_buffer", "unlimited"), _set("defaults.policy", {"kind": "epd", "threshold": "80 %"})),

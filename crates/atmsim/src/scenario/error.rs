@@ -45,6 +45,12 @@ impl From<ScenarioError> for RunError {
     }
 }
 
+/// `msg` on one line: a line break in a value the reader echoes (serde's ``unknown variant
+/// `a\nb` ``, the fuzzer) written as `\n`, as a quoted string would show it.
+pub fn one_line(msg: &str) -> String {
+    msg.replace('\r', "\\r").replace('\n', "\\n")
+}
+
 /// serde's names of Rust types in a message (`invalid type: string "1/16", expected f64`)
 /// in words: a number, a whole number.
 pub fn plain_types(msg: &str) -> String {
@@ -106,7 +112,17 @@ pub fn cut_long_names(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{cut_long_names, plain_types};
+    use super::{cut_long_names, one_line, plain_types};
+
+    /// A line break in an echoed value is written as `\n`: a message is one line.
+    #[test]
+    fn echoed_line_breaks_keep_a_message_on_one_line() {
+        assert_eq!(
+            one_line("unknown variant `a\nb`, expected `bulk`"),
+            "unknown variant `a\\nb`, expected `bulk`"
+        );
+        assert_eq!(one_line("a\r\nb"), "a\\r\\nb");
+    }
 
     /// serde's Rust type names read as words; a longer word that starts alike is kept.
     #[test]

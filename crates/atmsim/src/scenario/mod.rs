@@ -85,7 +85,7 @@ pub fn from_toml_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
         let (path, msg) = tagged::relocate(toml::from_str(text).ok(), path, msg);
         ScenarioError::new(
             error::cut_long_names(&path),
-            error::cut_long_names(&error::plain_types(&msg)),
+            error::cut_long_names(&error::one_line(&error::plain_types(&msg))),
         )
     })
 }
@@ -110,7 +110,7 @@ pub fn from_json_str(text: &str) -> Result<ScenarioFile, ScenarioError> {
         let (path, msg) = tagged::relocate(serde_json::from_str(text).ok(), path, msg);
         ScenarioError::new(
             error::cut_long_names(&path),
-            error::cut_long_names(&error::plain_types(&msg)),
+            error::cut_long_names(&error::one_line(&error::plain_types(&msg))),
         )
     })
 }
