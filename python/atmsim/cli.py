@@ -1297,7 +1297,11 @@ def _dispatch_watching_destructors(a) -> int:
     previous, sys.unraisablehook = sys.unraisablehook, lambda u: late.append(u.exc_value)
     try:
         code = _dispatch(a)
-        gc.collect()  # what the failure left in reference cycles, closed while watched
+        if code != 0 or getattr(a, "trace", None) or getattr(a, "trace_dir", None):
+            # What a failure or a trace's writers left in reference cycles, closed while
+            # watched; not after other runs, where it would only be a pass over all of a
+            # large run's objects.
+            gc.collect()
     finally:
         sys.unraisablehook = previous
     if late and code == 0:
