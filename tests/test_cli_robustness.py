@@ -55,18 +55,21 @@ def _memory_cap(n: int):
     ("48 GiB", 48 * 2**30), ("1.5 MB", 1_500_000), ("2KB", 2048), ("2 KiB", 2048), ("3 kB", 3000),
     (" 1 TiB ", 2**40), ("7 B", 7), ("off", None), ("OFF", None),
 ])
-def test_the_memory_limit_is_read_as_the_engine_reads_it(value, size):
-    from atmsim.scenario import _limit_bytes
+def test_the_memory_limit_is_read_as_the_engine_reads_it(value, size, monkeypatch):
+    from atmsim.scenario import memory_limit
 
-    assert _limit_bytes(value) == size
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", value)
+    assert memory_limit()[0] == size
 
 
 @pytest.mark.parametrize("value", ["lots", "12", "1 gib", "0.5 B", "", "1e9 B", "-1 GiB", ". MiB"])
-def test_a_memory_limit_the_engine_refuses_is_not_a_size(value):
-    from atmsim.scenario import _limit_bytes
+def test_a_memory_limit_the_engine_refuses_is_not_a_size(value, monkeypatch):
+    from atmsim.scenario import memory_limit
 
+    monkeypatch.setenv("ATMSIM_MEMORY_LIMIT", value)
     with pytest.raises(ValueError):
-        _limit_bytes(value)
+        memory_limit()
+    assert memory_limit(available_if_bad=True)[1] == "MemAvailable in /proc/meminfo"
 
 
 def test_the_scenario_file_cap_is_a_32nd_of_the_memory_limit(monkeypatch):

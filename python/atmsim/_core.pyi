@@ -74,6 +74,11 @@ def run_json_watched(text: str, progress: Optional[Callable[[float, float], obje
 def trace_kinds() -> list[tuple[str, str, list[tuple[str, str, list[str], str]]]]:
     """The per-event trace kinds: ``[(name, doc, [(column, type, labels, doc), ...]), ...]``."""
 
+def memory_limit(available_if_bad: bool = False) -> tuple[int, str] | None:
+    """The memory limit runs are held to here, ``(bytes, where it came from)``, or None:
+    ``ATMSIM_MEMORY_LIMIT``, else ``MemAvailable``. A variable that is not a size raises
+    ScenarioError, or with ``available_if_bad`` is read as unset."""
+
 def validate(text: str, toml: bool = True) -> str:
     """Validates a scenario (TOML text if ``toml``, else JSON); returns a JSON summary
     (name, nodes, ports, connections, duration_s, routes)."""

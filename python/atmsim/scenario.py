@@ -53,56 +53,26 @@ def utf8_text(data: bytes, what: str, error: type = _core.ScenarioError) -> str:
 READER_BYTES_PER_BYTE = 32
 #: The least :func:`scenario_file_cap` allows, whatever the memory available.
 SCENARIO_FILE_CAP_FLOOR = 64 * 2**20
-#: Units of ``ATMSIM_MEMORY_LIMIT``, as the engine reads them (``atmsim::footprint``).
-LIMIT_UNITS = {"B": 1, "kB": 10**3, "KiB": 2**10, "KB": 2**10, "MB": 10**6, "MiB": 2**20,
-               "GB": 10**9, "GiB": 2**30, "TB": 10**12, "TiB": 2**40}
-
-
-def _limit_bytes(value: str) -> Optional[int]:
-    """``ATMSIM_MEMORY_LIMIT``'s value (``"48 GiB"``) in bytes, None for ``"off"``, parsed as the
-    engine parses it (``atmsim::footprint``); anything else raises ValueError."""
-    text = value.strip()
-    if text.lower() == "off":
-        return None
-    split = next((i for i, c in enumerate(text) if not (c.isascii() and (c.isdigit() or c == "."))), len(text))
-    number, unit = text[:split].strip(), text[split:].strip()
-    if unit not in LIMIT_UNITS:
-        raise ValueError(f"ATMSIM_MEMORY_LIMIT = {value!r}: unknown unit {unit!r}")
-    size = float(number) * LIMIT_UNITS[unit]
-    if not 1 <= size <= 2**64 - 1:
-        raise ValueError(f"ATMSIM_MEMORY_LIMIT = {value!r}: not a size from 1 B to 2^64 - 1 B")
-    return int(size)
-
-
-def _available_memory() -> Optional[int]:
-    """``MemAvailable`` of ``/proc/meminfo`` in bytes, as the engine reads it; None where it
-    cannot be read."""
-    try:
-        with open("/proc/meminfo", "rb") as f:
-            for line in f:
-                if line.startswith(b"MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+def memory_limit(available_if_bad: bool = False) -> "tuple[Optional[int], str]":
+    """The engine's memory limit here (``atmsim::footprint::limit``) and where it came from:
+    ``ATMSIM_MEMORY_LIMIT`` (None for ``"off"``), else ``MemAvailable`` (None where it cannot
+    be read). A value of the variable that is not a size raises :class:`ScenarioError` with
+    the engine's message, or with ``available_if_bad`` is read as unset."""
+    limit = _core.memory_limit(available_if_bad)
+    if limit is not None:
+        return limit
+    variable = os.environ.get("ATMSIM_MEMORY_LIMIT")
+    return None, ("MemAvailable in /proc/meminfo" if variable is None else f"ATMSIM_MEMORY_LIMIT = {json.dumps(variable)}")
 
 
 def scenario_file_cap() -> "tuple[Optional[int], str]":
     """The most bytes a scenario file may hold here, with where the limit came from: 1/32
-    (:data:`READER_BYTES_PER_BYTE`) of the engine's memory limit, ``ATMSIM_MEMORY_LIMIT`` or
-    else ``MemAvailable``, and at least :data:`SCENARIO_FILE_CAP_FLOOR`; None (no cap) with
-    ``ATMSIM_MEMORY_LIMIT=off`` or where the memory available cannot be read. A value of
-    ``ATMSIM_MEMORY_LIMIT`` the engine does not take is left to the engine's own message:
-    the cap then follows ``MemAvailable``."""
-    variable = os.environ.get("ATMSIM_MEMORY_LIMIT")
-    if variable is not None:
-        try:
-            limit = _limit_bytes(variable)
-        except ValueError:  # the engine refuses a run with its own message (validate notes it)
-            pass
-        else:
-            return _cap(limit, f"ATMSIM_MEMORY_LIMIT = {json.dumps(variable)}")
-    return _cap(_available_memory(), "MemAvailable in /proc/meminfo")
+    (:data:`READER_BYTES_PER_BYTE`) of the engine's memory limit (:func:`memory_limit`), and
+    at least :data:`SCENARIO_FILE_CAP_FLOOR`; None (no cap) with ``ATMSIM_MEMORY_LIMIT=off``
+    or where the memory available cannot be read. A value of ``ATMSIM_MEMORY_LIMIT`` the
+    engine does not take is left to the engine's own message (a run is refused with it,
+    validate notes it): the cap then follows ``MemAvailable``."""
+    return _cap(*memory_limit(available_if_bad=True))
 
 
 def _cap(limit: Optional[int], source: str) -> "tuple[Optional[int], str]":

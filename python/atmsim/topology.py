@@ -39,26 +39,14 @@ def _source_count(n: Any) -> int:
 BYTES_PER_ELEMENT = 2048
 
 
-def _memory_limit() -> "tuple[int | None, str]":
-    """The memory a scenario may take here, with where the figure came from: the engine's
-    limit, ``ATMSIM_MEMORY_LIMIT`` or else ``MemAvailable`` (None: no limit or not known)."""
-    import json
-    import os
-
-    from .scenario import _available_memory, _limit_bytes
-
-    variable = os.environ.get("ATMSIM_MEMORY_LIMIT")
-    if variable is not None:
-        return _limit_bytes(variable), f"ATMSIM_MEMORY_LIMIT = {json.dumps(variable)}"
-    return _available_memory(), "MemAvailable in /proc/meminfo"
-
-
 def _check_size(elements: int, sizes: "list[tuple[str, int, int]]") -> None:
     """Refuses (MemoryLimitError, before anything is built) a scenario of ``elements`` host
     nodes and connections that could not fit in memory, naming the size argument that adds
     most (``sizes``: (argument, value, elements per unit of it)), its value and the largest
     it may take with the others as given."""
-    limit, source = _memory_limit()
+    from .scenario import memory_limit
+
+    limit, source = memory_limit()
     need = elements * BYTES_PER_ELEMENT
     if limit is None or need <= limit:
         return

@@ -447,6 +447,15 @@ fn fair_share_phases_inner(text: String) -> PyResult<String> {
     Ok(serde_json::Value::Array(v).to_string())
 }
 
+/// The memory limit runs are held to here, `(bytes, where it came from)`, or None (no limit):
+/// `ATMSIM_MEMORY_LIMIT`, else `MemAvailable` (`atmsim::footprint::limit`). A variable that is
+/// not a size raises ScenarioError, or with `available_if_bad` is read as unset.
+#[pyfunction]
+#[pyo3(signature = (available_if_bad = false))]
+fn memory_limit(available_if_bad: bool) -> PyResult<Option<(u64, String)>> {
+    atmsim::footprint::limit(available_if_bad).map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
 /// Converts a TOML scenario to the equivalent JSON (the dict form).
 #[pyfunction]
 fn toml_to_json(text: String) -> PyResult<String> {
@@ -583,6 +592,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_json_watched, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_limit, m)?)?;
     m.add_function(wrap_pyfunction!(max_min_json, m)?)?;
     m.add_function(wrap_pyfunction!(fair_share_phases_json, m)?)?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;

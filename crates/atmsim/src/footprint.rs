@@ -379,11 +379,9 @@ impl RouteBudget {
         if self.nodes <= ROUTE_NODES_UNCHECKED && self.limit.is_none() {
             return Ok(());
         }
-        let limit = self.limit.get_or_insert_with(|| {
-            limit_from(std::env::var(LIMIT_VARIABLE).ok(), mem_available)
-                .ok()
-                .flatten()
-        });
+        let limit = self
+            .limit
+            .get_or_insert_with(|| limit(false).ok().flatten());
         let bytes = self.nodes.saturating_mul(ROUTE_NODE_BYTES);
         match limit {
             Some((limit, source)) if bytes > *limit => Err(format!(
@@ -420,10 +418,7 @@ pub fn check_toml_text(len: usize) -> Result<(), String> {
     if len <= TOML_UNCHECKED_BYTES {
         return Ok(());
     }
-    let limit = limit_from(std::env::var(LIMIT_VARIABLE).ok(), mem_available)
-        .ok()
-        .flatten();
-    toml_text_within(len, limit)
+    toml_text_within(len, limit(false).ok().flatten())
 }
 
 /// [`check_toml_text`] held to `limit` (bytes, and where it came from; None: no limit).
@@ -506,6 +501,17 @@ fn parse_limit(text: &str) -> Result<Option<u64>, MemoryError> {
 /// each one ([`crate::check_environment`]).
 pub fn check_limit_variable() -> Result<(), MemoryError> {
     limit_from(std::env::var(LIMIT_VARIABLE).ok(), || None).map(|_| ())
+}
+
+/// The memory limit here and where it came from: [`LIMIT_VARIABLE`] if set (None for
+/// "off"), else the memory available now (None where it cannot be read). A variable that is
+/// not a size is an error, or, with `available_if_bad`, read as unset (for a check that
+/// leaves the variable to the run's own message).
+pub fn limit(available_if_bad: bool) -> Result<Option<(u64, String)>, MemoryError> {
+    match limit_from(std::env::var(LIMIT_VARIABLE).ok(), mem_available) {
+        Err(_) if available_if_bad => limit_from(None, mem_available),
+        other => other,
+    }
 }
 
 /// The limit to hold a run to, and where it came from: [`LIMIT_VARIABLE`] if set (None:
