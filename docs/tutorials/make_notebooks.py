@@ -12,10 +12,12 @@ HERE = Path(__file__).resolve().parent
 UBR = [
     new_markdown_cell("""# Run a UBR scenario and plot it
 
-Three TCP Tahoe sources share a 155 Mbit/s bottleneck through two switches with tail-drop
-buffers (`examples/ubr_small.toml`). We run it, look at the results as pandas tables, and
-plot them. Runs take well under a second here; a long run shows a progress bar and stops
-at once on *Kernel > Interrupt*."""),
+Three TCP sources (`a` and `c` run Tahoe, `b` runs Reno) share a 155 Mbit/s bottleneck
+through two switches (`examples/ubr_small.toml`): the port `sw1->sw2`, with a 600-cell
+buffer. Every switch port drops by Early Packet Discard (EPD, threshold 80 %) except the
+destination's access port `sw2->dst`, which has a 5000-cell tail-drop buffer. We run it,
+look at the results as pandas tables, and plot them. Runs take well under a second here;
+a long run shows a progress bar and stops at once on *Kernel > Interrupt*."""),
     new_code_cell("""%matplotlib inline
 from pathlib import Path
 import atmsim
@@ -26,9 +28,9 @@ while not (root / "examples").is_dir():   # the repository root, wherever the no
 result = atmsim.run(root / "examples" / "ubr_small.toml")
 result                                     # a summary table (RunResult._repr_html_)"""),
     new_markdown_cell("""Efficiency is about 0.45 and the link idles for the last 44 % of the run. That is
-what TCP Tahoe with 100 ms timer ticks does in 0.5 s (seed 001's setting): `a` and `b`
-lose frames in their first burst and time out; `c`, starting at 50 ms, has the link to
-itself until it too loses frames at about 0.27 s; then all three wait for retransmission
+what TCP with 100 ms timer ticks does in 0.5 s (seed 001's timers): `a` and `b` lose
+frames at the EPD bottleneck in their first burst and time out; `c`, starting at 50 ms, has
+the link to itself until it too loses frames at about 0.27 s; then all three wait for retransmission
 timers that do not fire before the run ends (see the comments in
 `examples/ubr_small.toml`). The per-connection table:"""),
     new_code_cell("""result.connections[["name", "goodput_bps", "retransmissions", "timeouts", "cells_dropped"]]"""),
@@ -107,7 +109,9 @@ SWEEP = [
 
 A sweep runs a grid of scenarios in parallel and writes each point to a results store
 (Parquet) as it finishes. Here: the switch buffer of a 5-source UBR network, two drop
-policies, two seeds per point."""),
+policies, three seeds per point (24 runs, a few seconds in all). Each run simulates 2 s of
+TCP Tahoe with 100 ms timer ticks, long enough for the retransmission timers to fire many
+times: that is where the seeds make a difference, as the spread below shows."""),
     new_code_cell("""%matplotlib inline
 import tempfile
 from pathlib import Path
@@ -117,8 +121,8 @@ store = Path(tempfile.mkdtemp()) / "buffers"
 spec = {
     "name": "buffers",
     "base": {"topology": "n_source",
-             "args": {"n": 5, "link_delay": "100 us", "duration": "0.2 s"}},
-    "sweep": {"seeds": 2,
+             "args": {"n": 5, "link_delay": "100 us", "duration": "2 s"}},
+    "sweep": {"seeds": 3,
               "parameters": {
                   "defaults.switch_buffer": {"values": [200, 500, 1000, 2000], "unit": "cells"},
                   "defaults.policy": {"values": [{"kind": "tail_drop"}, {"kind": "epd", "threshold": "80 %"}],
@@ -126,10 +130,20 @@ spec = {
 }
 res = atmsim.sweep(spec, out=store, backend="threads", progress=False)
 res.df.head()"""),
+    new_markdown_cell("""Efficiency against the buffer, one line per policy: the mean over the seeds, with
+a band of ± one standard deviation."""),
     new_code_cell("""ax = res.plot("efficiency", x="defaults.switch_buffer", by="policy")"""),
     new_markdown_cell("""Later, or in another process, load the store again: nothing runs."""),
     new_code_cell("""again = atmsim.load_sweep(store)
 again.aggregate(["efficiency", "fairness"])"""),
+    new_markdown_cell("""The `_std` columns are the spread over the three seeds, and it is large: the
+efficiency of one point often differs by 0.1 or more from seed to seed. In a UBR network the
+seed sets only each connection's TCP tick phase (where its 100 ms timer grid starts; see
+*Tick phase* in the TCP model page, `docs/models/tcp.md`), but the phases decide which
+sources time out on the same tick and restart together. One seed per point is not a result.
+The spread would be exactly 0 in runs too short for any retransmission timer to fire (0.2 s
+here: the RTO is at least two ticks), and with `timer_granularity = "exact"`, where the
+phase moves only the delayed-ACK timer, which is off by default."""),
     new_markdown_cell("""Every Parquet file of the store has a `point_id` column, so `pyarrow.dataset`
 reads all points' tables at once and the rows can be joined back to their parameters:"""),
     new_code_cell("""import pyarrow.dataset as ds

@@ -41,11 +41,12 @@ pub fn split(r: &RunResult) -> (String, Vec<Column>) {
     let connections = encode("connections", result_tables::columns(&r.connections));
     let ports = encode("ports", result_tables::columns(&r.ports));
     let head = format!(
-        "{{\"summary\":{},\"connections\":{},\"ports\":{},\"series\":{}}}",
+        "{{\"summary\":{},\"connections\":{},\"ports\":{},\"series\":{},\"late_connections\":{}}}",
         serde_json::to_string(&r.summary).expect("result serializes"),
         connections,
         ports,
-        series
+        series,
+        serde_json::to_string(&r.late_connections).expect("names serialize")
     );
     (head, cols)
 }

@@ -388,8 +388,7 @@ fn validate_inner(text: String, toml: bool) -> PyResult<String> {
         "estimated_events": atmsim::scenario::budget::estimated_events(&sc),
         // Connections that start at or after the run's end send nothing in this run (valid:
         // a run cut short to see a transient, with later connections left in).
-        "late_connections": sc.connections.iter().zip(sc.connection_names.iter())
-            .filter(|(c, _)| c.start >= sc.duration).map(|(_, n)| n).collect::<Vec<_>>(),
+        "late_connections": sc.late_connections().into_iter().map(|k| sc.connection_name(k)).collect::<Vec<_>>(),
         "routes": sc.paths.iter().map(|c| c.route().iter().map(|&n| sc.nodes.name(n as usize)).collect::<Vec<_>>()).collect::<Vec<_>>(),
     });
     Ok(v.to_string())

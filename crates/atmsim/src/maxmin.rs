@@ -283,9 +283,10 @@ fn dismissal_level(bound: f64, hi_level: f64) -> Option<f64> {
 /// The max-min fair rate (cells/s) of each connection's forward direction, or None for
 /// connections outside the allocation: CBR and VBR connections (their mean rate is taken
 /// off the capacity of the links they cross) and request/response exchanges (no steady
-/// demand). ABR and UBR connections share what is left; an ABR connection's minimum is
-/// its MCR and its cap the application's permanent rate cap, else its PCR; other
-/// connections are capped by their access link.
+/// demand), and connections that open at or after the run's end
+/// ([`Scenario::late_connections`]). ABR and UBR connections share what is left; an ABR
+/// connection's minimum is its MCR and its cap the application's permanent rate cap, else
+/// its PCR; other connections are capped by their access link.
 pub fn fair_shares(sc: &Scenario) -> Vec<Option<f64>> {
     let (capacity, demands, _, index) = claims(sc);
     let rates = water_fill(&capacity, &demands);
@@ -398,6 +399,11 @@ fn claims_at(sc: &Scenario, at: Option<Time>) -> Claims {
     let mut index = vec![None; sc.connections.len()];
     for (k, c) in sc.connections.iter().enumerate() {
         if at.is_some_and(|t| t < c.start || c.stop().is_some_and(|s| t >= s)) {
+            continue;
+        }
+        // A connection that opens at or after the run's end claims nothing in it
+        // ([`Scenario::late_connections`]; a review found its share taken off the others').
+        if at.is_none() && c.start >= sc.duration {
             continue;
         }
         let fwd_ports = sc.path(k).fwd_ports();

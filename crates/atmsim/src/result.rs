@@ -31,7 +31,8 @@ pub struct Summary {
     pub max_goodput_bps: f64,
     /// total goodput / max possible goodput (seed 001 definition).
     pub efficiency: f64,
-    /// Jain's index over connection goodputs (equal shares, as seed 001 computes it).
+    /// Jain's index over connection goodputs (equal shares, as seed 001 computes it), of
+    /// the connections that open before the run's end.
     pub fairness: f64,
     /// Jain's index over throughput / max-min share (seed 003 section 3), over the
     /// connections that have a share; None if none has.
@@ -112,8 +113,8 @@ pub struct ConnectionResult {
     pub frames_lost: u64,
     /// Data frames whose reassembly failed at the destination (CRC).
     pub frames_corrupted: u64,
-    /// Congestion window at the end, bytes.
-    pub final_cwnd_bytes: u64,
+    /// Congestion window at the end, bytes (None for cell-level traffic: no TCP).
+    pub final_cwnd_bytes: Option<u64>,
     /// Smoothed RTT at the end, s (NaN if never sampled).
     pub srtt_s: f64,
     /// The traffic source's kind: a name of [`crate::traffic::TRAFFIC_KINDS`].
@@ -248,6 +249,10 @@ pub struct RunResult {
     pub ports: Vec<PortResult>,
     /// Time series.
     pub timeseries: TimeSeries,
+    /// The connections that start at or after the run's end, by name
+    /// ([`Scenario::late_connections`]): they send nothing in the run, have no ACR, and are
+    /// left out of the fair shares and the fairness indices.
+    pub late_connections: Vec<Name>,
 }
 
 fn traffic_name(c: &crate::scenario::ConnectionCfg) -> &'static str {
@@ -270,6 +275,10 @@ impl RunResult {
         let measured = time::to_secs_f64(sc.duration - sc.warmup);
         let net = &sim.net;
         let shares = crate::maxmin::fair_shares(sc);
+        let mut late = vec![false; sc.connections.len()];
+        for k in sc.late_connections() {
+            late[k] = true;
+        }
         let connections: Vec<ConnectionResult> = sc
             .connections
             .iter()
@@ -299,7 +308,7 @@ impl RunResult {
                     frames_delivered: frames.good,
                     frames_lost: frames.seen - frames.good,
                     frames_corrupted: frames.corrupted,
-                    final_cwnd_bytes: 0,
+                    final_cwnd_bytes: None,
                     srtt_s: f64::NAN,
                     traffic: traffic_name(c).into(),
                     service: format!("{:?}", c.class).to_lowercase(),
@@ -325,7 +334,7 @@ impl RunResult {
                         r.timeouts = t.snd.stats.timeouts;
                         r.fast_retransmits = t.snd.stats.fast_retransmits;
                         r.dup_acks = t.snd.stats.dup_acks;
-                        r.final_cwnd_bytes = t.snd.cwnd();
+                        r.final_cwnd_bytes = Some(t.snd.cwnd());
                         r.srtt_s = t.snd.srtt_secs().unwrap_or(f64::NAN);
                         let tp = c.tcp();
                         let cells = aal5::cells_for_segment(tp.mss, c.llc_snap);
@@ -350,7 +359,7 @@ impl RunResult {
                     }
                     (None, None) => unreachable!(),
                 }
-                if let Some(d0) = conn.dir(0) {
+                if let Some(d0) = conn.dir(0).filter(|_| !late[i]) {
                     if let Some(src) = d0.abr() {
                         let area = d0.acr_area_until(sc.duration, sc.warmup);
                         r.acr_final_bps = Some(src.acr() * CELL_BITS_F64);
@@ -404,8 +413,12 @@ impl RunResult {
                     }
                 }),
         );
-        let goodputs: Vec<f64> = connections.iter().map(|c| c.goodput_bps).collect();
-        let total: f64 = goodputs.iter().sum();
+        let total: f64 = connections.iter().map(|c| c.goodput_bps).sum();
+        // Fairness is over the connections open in the run (a late one's zero is no share).
+        let goodputs: Vec<f64> = (connections.iter().zip(&late))
+            .filter(|(_, &is_late)| !is_late)
+            .map(|(c, _)| c.goodput_bps)
+            .collect();
         // Efficiency refers to the first TCP connection's segment size, or to the 48-byte
         // payload of a cell for cell-level traffic.
         let (mss, cells) = sc
@@ -476,6 +489,9 @@ impl RunResult {
             connections,
             ports,
             timeseries: sim.rec.into_series(sc, &sim.net),
+            late_connections: (sc.late_connections().into_iter())
+                .map(|k| Name::from(sc.connection_name(k)))
+                .collect(),
         }
     }
 }

@@ -315,6 +315,20 @@ impl Scenario {
         }
         used
     }
+
+    /// The connections whose `start` is at or after the run's end, by index: they open in
+    /// no part of the run and send nothing in it (valid: a run cut short to see a
+    /// transient, with later connections left in). Results leave them out of the fair
+    /// shares and the fairness indices, and say so ([`crate::RunResult::late_connections`]).
+    pub fn late_connections(&self) -> Vec<usize> {
+        let mut late = Vec::new();
+        for (k, c) in self.connections.iter().enumerate() {
+            if c.start >= self.duration {
+                late.push(k);
+            }
+        }
+        late
+    }
 }
 
 #[cfg(test)]

@@ -89,8 +89,10 @@ pub struct TcpTrafficSpec {
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TcpAppSpec {
-    /// Infinite bulk transfer: the socket always has data (the default).
-    Bulk,
+    /// Infinite bulk transfer: the socket always has data (the default). No keys: an
+    /// empty struct variant, so that the enum's `deny_unknown_fields` refuses one (a unit
+    /// variant of a tagged enum took `size = "1 MB"` and ignored it; found by review).
+    Bulk {},
     /// The worst-case generator of seed 002, section 3: one segment every
     /// `segment_interval` from the connection's start, `segments` of them; then, at
     /// `burst_at` (absolute simulation time), a write of `burst` bytes at once.
@@ -326,7 +328,7 @@ pub fn resolve_tcp_app(
     mss: u32,
 ) -> Result<TcpApp, ConfigError> {
     Ok(match a {
-        None | Some(TcpAppSpec::Bulk) => TcpApp::Bulk,
+        None | Some(TcpAppSpec::Bulk {}) => TcpApp::Bulk,
         Some(TcpAppSpec::Periodic {
             segment_interval,
             segments,

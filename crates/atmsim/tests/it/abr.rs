@@ -49,7 +49,7 @@ const ERICA: &str = "allocator = { kind = \"erica\", target_utilization = 0.95, 
 fn check_invariants(r: &RunResult, what: &str) {
     support::check_conservation(r, what);
     for c in &r.connections {
-        if c.service == "abr" {
+        if c.service == "abr" && !r.late_connections.contains(&c.name) {
             let acr = c.acr_final_bps.expect("ABR connections report ACR");
             assert!(
                 (0.0..=155.52e6 * (1.0 + 1e-9)).contains(&acr),
@@ -409,4 +409,29 @@ traffic = { kind = "persistent" }
     support::check_conservation(&a, "ACR collapse under EFCI");
     assert_eq!(fingerprint(&a), fingerprint(&b));
     assert!(a.connections.iter().all(|c| c.rm_cells_sent.unwrap() > 0));
+}
+
+/// A connection that starts at or after the run's end sends nothing, has no ACR, claims no
+/// fair share and is left out of the fairness indices; the result names it (a review found
+/// it given its ICR as a mean ACR and a share taken off the others').
+#[test]
+fn a_connection_starting_after_the_end_is_left_out() {
+    let ex =
+        std::fs::read_to_string(support::repo().join("examples/abr_two_sources.toml")).unwrap();
+    let late = ex.replacen("to = \"d2\"\n", "to = \"d2\"\nstart = \"60 ms\"\n", 1);
+    let r = run_checked(&late, "late");
+    assert_eq!(r.late_connections, ["b"]);
+    let (a, b) = (conn(&r, "a"), conn(&r, "b"));
+    assert_eq!(
+        (b.cells_sent, b.acr_mean_bps, b.acr_final_bps),
+        (0, None, None)
+    );
+    assert_eq!(b.fair_share_bps, None);
+    assert!(a.acr_mean_bps.is_some());
+    // Alone in the run, a's fair share is the whole bottleneck (its PCR caps it).
+    let both = support::run(&ex);
+    assert!(a.fair_share_bps.unwrap() > conn(&both, "a").fair_share_bps.unwrap() * 1.5);
+    assert_eq!(r.summary.fairness, 1.0);
+    assert!(both.late_connections.is_empty());
+    assert_eq!(b.final_cwnd_bytes, None);
 }

@@ -26,7 +26,7 @@ fn snapshot_text() -> String {
             c.fast_retransmits,
             c.cells_dropped,
             c.frames_lost,
-            c.final_cwnd_bytes
+            c.final_cwnd_bytes.unwrap_or(0)
         );
     }
     out +=

@@ -119,7 +119,12 @@ fn tcp_rows_count_the_senders_timeouts_and_fast_retransmits() {
     for conn in &r.connections {
         let k = conn_index(&sink, &conn.name);
         if let Some(last) = sink.rows(Kind::Tcp).filter(|w| w[c] as usize == k).last() {
-            assert_eq!(last[cwnd] as u64, conn.final_cwnd_bytes, "{}", conn.name);
+            assert_eq!(
+                Some(last[cwnd] as u64),
+                conn.final_cwnd_bytes,
+                "{}",
+                conn.name
+            );
         }
     }
 }

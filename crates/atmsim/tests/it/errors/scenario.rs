@@ -240,3 +240,25 @@ fn an_error_inside_a_tagged_table_names_its_key() {
     assert_eq!(e.path, "defaults.policy.threshold", "{e}");
     assert!(e.message.contains("negative"), "{e}");
 }
+
+/// A bulk application takes no keys: a size given to it is refused, not ignored (a unit
+/// variant of the tagged enum took any key; found by review).
+#[test]
+fn bulk_application_takes_no_keys() {
+    let text = crate::support::small_toml().replacen(
+        "traffic = { kind = \"tcp\" }",
+        "traffic = { kind = \"tcp\", application = { kind = \"bulk\", size = \"1 MB\" } }",
+        1,
+    );
+    let e = err(&text);
+    assert!(
+        e.contains("connection[0].traffic.application") && e.contains("size"),
+        "{e}"
+    );
+    let ok = crate::support::small_toml().replacen(
+        "traffic = { kind = \"tcp\" }",
+        "traffic = { kind = \"tcp\", application = { kind = \"bulk\" } }",
+        1,
+    );
+    assert!(atmsim::run_toml(&ok).is_ok());
+}

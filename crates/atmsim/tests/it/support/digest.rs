@@ -93,7 +93,9 @@ fn connection(out: &mut String, c: &ConnectionResult) {
         c.frames_delivered,
         c.frames_lost,
         c.frames_corrupted,
-        c.final_cwnd_bytes,
+        // Cell-level traffic has no window (None); written 0 as before it was an Option,
+        // so that the snapshots show what moved in the simulation, not in the type.
+        c.final_cwnd_bytes.unwrap_or(0),
         c.srtt_s,
     );
     if c.acr_final_bps.is_some() || c.fair_share_bps.is_some() {
