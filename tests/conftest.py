@@ -42,7 +42,7 @@ DROP_COLUMNS = ["drops_buffer_full", "drops_frame_discard", "drops_partial_disca
 PORT_SERIES_COLUMNS = ["time_s", "port", "queue_cells", "max_queue_cells", "utilization", "data_utilization", "vbr_utilization"]
 CONNECTION_SERIES_COLUMNS = ["time_s", "connection", "cwnd_bytes", "cells_received", "delivered_bytes"]
 SAVED_FILES = [
-    "summary.json", "connections.csv", "ports.csv", "port_series.csv",
+    "summary.json", "provenance.json", "connections.csv", "ports.csv", "port_series.csv",
     "connection_series.csv", "scenario.toml", "run.png",
 ]
 

@@ -38,7 +38,7 @@ def no_traceback(r: subprocess.CompletedProcess) -> None:
 
 @pytest.mark.parametrize("case, words", [
     ("link_rate_below_one_cell", ["1e-12 Mbps", "below one cell per second", "424 bps"]),
-    ("link_rate_1e300", ["1e300 Mbps", "above the maximum of 1 Tbps"]),
+    ("link_rate_1e300", ["1e300 Mbps", "above the maximum of 1000 Gbps"]),
     ("duration_1e12s", ["measurement.duration", "1e12 s", "above the maximum of 1000000 s"]),
     ("delay_1e8s", ["link[0].delay", "1e8 s", "maximum"]),
     ("delay_2_64_ps", ["maximum"]),
@@ -79,7 +79,7 @@ def test_a_time_series_too_big_for_memory_is_refused():
     sc = topology.r1()
     sc["measurement"]["duration"] = "0.1 s"
     sc["measurement"]["sample_interval"] = "50 ns"  # found by the fuzzer: > 2 GB
-    with pytest.raises(atmsim.ScenarioError, match=r"measurement.sample_interval: 50000 ps records .* values"):
+    with pytest.raises(atmsim.ScenarioError, match=r"measurement.sample_interval: 50 ns records .* values"):
         atmsim.validate(sc)
 
 

@@ -39,7 +39,7 @@ del _error
 
 if TYPE_CHECKING:  # pragma: no cover - what the lazy names below resolve to, for type checkers
     from .result import RunResult
-    from .scenario import InternalError, load_scenario, max_min, run, to_toml, validate
+    from .scenario import EfficiencyWarning, InternalError, LateConnectionsWarning, load_scenario, max_min, run, to_toml, validate
     from .store import StoreError, SweepResults, load_sweep
     from .sweeps import SweepError, SweepSpec, load_sweep_file, sweep
 
@@ -49,6 +49,8 @@ __version__ = _engine_version()
 # the first time it is used (PEP 562), so `import atmsim` and `atmsim --help` stay fast.
 _LAZY = {
     "InternalError": "scenario",
+    "EfficiencyWarning": "scenario",
+    "LateConnectionsWarning": "scenario",
     "RunResult": "result",
     "load_scenario": "scenario",
     "max_min": "scenario",
@@ -78,24 +80,5 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 
-__all__ = [
-    "InternalError",
-    "InvariantError",
-    "MemoryLimitError",
-    "EngineSettingError",
-    "RunResult",
-    "ScenarioError",
-    "StoreError",
-    "SweepError",
-    "SweepResults",
-    "SweepSpec",
-    "__version__",
-    "load_scenario",
-    "load_sweep",
-    "load_sweep_file",
-    "max_min",
-    "run",
-    "sweep",
-    "to_toml",
-    "validate",
-]
+# Every public name: the engine's exceptions and the lazy names above (one list, not two).
+__all__ = ["InvariantError", "MemoryLimitError", "EngineSettingError", "ScenarioError", "__version__", *_LAZY]

@@ -18,6 +18,7 @@ import sys
 import textwrap
 import time
 import uuid
+import warnings
 from pathlib import Path
 
 DESCRIPTION = """\
@@ -154,12 +155,13 @@ def _probe(directory: Path, where: str) -> None:
         pass
 
 
-def save_atomically(r, out: Path, plot: bool, times: dict | None = None) -> Path:
+def save_atomically(r, out: Path, plot: bool, times: dict | None = None, command: list[str] | None = None) -> Path:
     """Writes a run's files to ``out`` so that a failure leaves no half-written results: a new
     directory is written under a temporary name and renamed into place (a failure removes it);
     an existing, non-empty directory gets an ``INCOMPLETE`` marker first, removed only once
     every file is written. ``times``, if given, gets the wall-clock seconds spent writing the
-    tables and other files (``"files"``) and drawing run.png (``"plot"``)."""
+    tables and other files (``"files"``) and drawing run.png (``"plot"``). ``command``: the
+    command line provenance.json records (default ``sys.argv``)."""
     out = Path(out)
     check_out_dir(out)
     tmp = None
@@ -168,7 +170,7 @@ def save_atomically(r, out: Path, plot: bool, times: dict | None = None) -> Path
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:8]}"
             try:
-                _save(r, tmp, plot, times)
+                _save(r, tmp, plot, times, command)
                 if out.exists():
                     out.rmdir()
                 os.rename(tmp, out)
@@ -180,7 +182,7 @@ def save_atomically(r, out: Path, plot: bool, times: dict | None = None) -> Path
             raise UserError(f"--out {str(out)!r} is a file; give a directory")
         marker = out / "INCOMPLETE"
         marker.write_text("atmsim run --out was writing here and did not finish; the files are not a whole result\n")
-        _save(r, out, plot, times)
+        _save(r, out, plot, times, command)
         marker.unlink()
         return out
     except OSError as e:  # named by --out and the file under it, never by the temporary name
@@ -192,12 +194,12 @@ def save_atomically(r, out: Path, plot: bool, times: dict | None = None) -> Path
                           f"{e.strerror or str(e) or type(e).__name__}") from None
 
 
-def _save(r, out: Path, plot: bool, times: dict | None) -> None:
-    """``r.save(out, plot)``, with the files and the plot timed apart (into ``times``)."""
+def _save(r, out: Path, plot: bool, times: dict | None, command: list[str] | None = None) -> None:
+    """``r.save(out, plot, command)``, with the files and the plot timed apart (into ``times``)."""
     from .plots import plot_run
 
     t0 = time.perf_counter()
-    r.save(out, plot=False)
+    r.save(out, plot=False, command=command)
     t1 = time.perf_counter()
     if plot:
         plot_run(r, Path(out) / "run.png")  # what r.save(out, plot=True) draws, last
@@ -309,7 +311,9 @@ def _ray_note(a) -> None:
 def cmd_run(a) -> int:
     import atmsim
     from atmsim.plots import has_time_series, no_series_reason
-    from atmsim.scenario import parse_scenario_text, read_scenario_file, run_parsed, validate_parsed
+    from atmsim.scenario import (EfficiencyWarning, LateConnectionsWarning, efficiency_text, parse_scenario_text,
+                                 read_scenario_file, run_parsed, validate_parsed)
+    from atmsim.sweeps import parse_point_timeout
 
     entered = time.perf_counter()
     started = getattr(a, "started", None) or entered
@@ -318,8 +322,7 @@ def cmd_run(a) -> int:
 
     if a.max_events is not None and not 1 <= a.max_events < 2**64:
         raise UserError(f"--max-events {a.max_events}: give a whole number from 1 to 2^64 - 1")
-    if a.max_wall is not None and not 0 < a.max_wall < 1e9:
-        raise UserError(f"--max-wall {a.max_wall}: give seconds, above 0")
+    max_wall = None if a.max_wall is None else parse_point_timeout(a.max_wall, "--max-wall", "a run")
     # The file is read once: a pipe, /dev/stdin or <(...) cannot be read a second time.
     text = read_scenario_file(Path(a.file))
     try:
@@ -329,7 +332,7 @@ def cmd_run(a) -> int:
         info = validate_parsed(sc, sc_text)
         if not info["memory"]["refused"]:  # a refused run says why at once, without the warning
             _warn_if_heavy(info)
-        if (a.max_events is not None or a.max_wall is not None) and (a.trace or sc.get("trace") is not None):
+        if (a.max_events is not None or max_wall is not None) and (a.trace or sc.get("trace") is not None):
             raise UserError("a trace cannot be combined with --max-events or --max-wall (a budgeted run is "
                             "not traced): drop the budget, or --trace and the file's [trace] table")
         if a.trace_dir is not None and not a.trace and sc.get("trace") is None:
@@ -346,8 +349,13 @@ def cmd_run(a) -> int:
     trace = trace_kinds(a.trace)
     t_run = time.perf_counter()
     phases["scenario read and checked"] = t_run - entered
-    r = run_parsed(sc, sc_text, progress=False if a.json else None, max_events=a.max_events,
-                   max_wall=a.max_wall, trace=trace, trace_dir=a.trace_dir)
+    if info["late_connections"]:  # valid (a run cut short to see a transient), but worth saying
+        print(f"atmsim: note: {late_note(info)}", file=sys.stderr)
+    with warnings.catch_warnings():  # said above, as a note
+        warnings.simplefilter("ignore", LateConnectionsWarning)
+        warnings.simplefilter("ignore", EfficiencyWarning)
+        r = run_parsed(sc, sc_text, progress=False if a.json else None, max_events=a.max_events,
+                       max_wall=max_wall, trace=trace, trace_dir=a.trace_dir)
     t_done = time.perf_counter()
     phases["run"] = t_done - t_run
     if a.json:
@@ -357,14 +365,16 @@ def cmd_run(a) -> int:
     phases["summary and table printed"] = time.perf_counter() - t_done
     if r.partial:
         print(f"atmsim: partial results: {r.partial}", file=sys.stderr)
+    if efficiency_text(r.summary):
+        print(f"atmsim: note: {efficiency_text(r.summary)}", file=sys.stderr)
     if a.out:
         plot = not a.no_plot and has_time_series(r)
         saved: dict[str, float] = {}
-        out = save_atomically(r, Path(a.out), plot=plot, times=saved)
+        out = save_atomically(r, Path(a.out), plot=plot, times=saved, command=getattr(a, "command_line", None))
         phases["files written"] = saved.get("files", 0.0)
         if plot:
             phases["plot drawn"] = saved.get("plot", 0.0)
-        print(f"\nwrote {out}/ (summary.json, connections.csv, ports.csv, *_series.csv, scenario.toml"
+        print(f"\nwrote {out}/ (summary.json, provenance.json, connections.csv, ports.csv, *_series.csv, scenario.toml"
               + (", run.png" if plot else "") + (", traces/" if r.trace_files else "") + ")", file=sys.stderr)
         if not a.no_plot and not plot:
             print(f"no time series ({no_series_reason(r, sc)}): plot skipped", file=sys.stderr)
@@ -451,16 +461,19 @@ def cmd_validate(a) -> int:
           f"{_mib(mem['cells_up_to_bytes'])} more (watched as it runs)")
     if mem.get("refused"):  # valid, but a run would not start under this process's memory limit
         print(f"  note: a run would be refused now: {mem['refused']}")
-    late = info["late_connections"]
-    if late:  # valid (a run cut short to see a transient), but worth saying
-        names = ", ".join(late[:5]) + (f" and {len(late) - 5} more" if len(late) > 5 else "")
-        they = f"{len(late)} connections start" if len(late) != 1 else "1 connection starts"
-        verb = "send" if len(late) != 1 else "sends"
-        print(f"  note: {they} at or after the run's end ({info['duration_s']:g} s) and {verb} nothing in this "
-              f"run: {names}")
+    if info["late_connections"]:  # valid (a run cut short to see a transient), but worth saying
+        print(f"  note: {late_note(info)}")
     for route in info["routes"][: a.routes]:
         print("  route: " + " -> ".join(route))
     return 0
+
+
+def late_note(info: dict) -> str:
+    """What ``atmsim validate`` and ``atmsim run`` say after "note: " of a scenario's late
+    connections (``info``: :func:`atmsim.validate`'s), as :func:`atmsim.run` warns it."""
+    from .scenario import late_connections_text
+
+    return late_connections_text(info["late_connections"], info["duration_s"])
 
 
 def _mib(b: int) -> str:
@@ -916,8 +929,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-plot", action="store_true", help="with --out: skip the plot")
     r.add_argument("--max-events", type=int, metavar="N",
                    help="stop after N events; the results are then partial (summary 'partial', exit status 4)")
-    r.add_argument("--max-wall", type=float, metavar="SECONDS",
-                   help="stop after SECONDS of wall-clock time; the results are then partial (exit status 4)")
+    r.add_argument("--max-wall", metavar="SECONDS",
+                   help="stop after SECONDS of wall-clock time (or e.g. '10 s', '2 min'); the results are then "
+                        "partial (exit status 4)")
     r.add_argument("--trace", metavar="KINDS",
                    help=f"record per-event traces: a comma list of {', '.join(kind_names())}, or 'all' "
                         "(Parquet files; with --out in DIR/traces; see docs/traces.md)")
@@ -986,8 +1000,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "  seeds = 5                                # seeds per point (from the base's seed), or [1, 7]\n"
                     "  [sweep.parameters]                       # dotted paths into the scenario, or args.NAME\n"
                     "  \"defaults.switch_buffer\" = { start = 1000, stop = 5000, step = 1000, unit = \"cells\" }\n"
-                    "  \"defaults.policy\" = { values = [{ kind = \"tail_drop\" }, { kind = \"epd\", threshold = \"80 %\" }],\n"
-                    "                        labels = [\"tail drop\", \"EPD\"], name = \"policy\" }\n"
+                    "  \"defaults.policy\" = { name = \"policy\", labels = [\"tail drop\", \"EPD\"], values = [\n"
+                    "      { kind = \"tail_drop\" }, { kind = \"epd\", threshold = \"80 %\" }] }   # a line breaks only inside [ ]\n"
                     "  \"args.n\" = { from = 2, to = 32, num = 5, scale = \"log\", integer = true }\n"
                     "  [[sweep.zip]]                            # varied together, not crossed\n"
                     "  \"defaults.tcp.mss\" = [\"512 B\", \"9140 B\"]\n"
@@ -1121,8 +1135,10 @@ def main(argv: list[str] | None = None) -> int:
     started = (_process_started() if argv is None else None) or time.perf_counter()
     os.environ.setdefault("MPLBACKEND", "Agg")
     parser = build_parser()
-    a = parser.parse_args(_negative_values(sys.argv[1:] if argv is None else list(argv)))
+    given = sys.argv[1:] if argv is None else list(argv)
+    a = parser.parse_args(_negative_values(given))
     a.started = started
+    a.command_line = ["atmsim", *given]  # what provenance.json records
     if sys.stdout is None:  # started with stdout closed (`atmsim schema >&-`): nothing could be printed
         _say("atmsim: error: stdout is closed, so nothing can be printed; redirect it instead "
              "(> /dev/null, or > FILE)")

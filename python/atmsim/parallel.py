@@ -1,9 +1,10 @@
 """Running many scenarios at once: on local worker processes, threads or a Ray cluster.
 
 Every backend runs the same function on the same input: the scenario as JSON text goes to
-the engine (``_core.run_json``) and the engine's result comes back as JSON text, or an
-error as plain strings. The driver turns results into DataFrames and files. The engine is
-deterministic, so a scenario gives bit-identical results on every backend.
+the engine (``_core.run_json``; on the threads backend ``_core.run_json_watched``, which
+runs the same events and can be stopped) and the engine's result comes back as JSON text,
+or an error as plain strings. The driver turns results into DataFrames and files. The
+engine is deterministic, so a scenario gives bit-identical results on every backend.
 
 With ``columns=True`` (:func:`run_many`, the reproductions) a run comes back as one bytes
 object instead (:func:`atmsim.result.pack`: a small JSON head and the time series as raw
@@ -23,6 +24,8 @@ Backends (``backend=``):
 ``"threads"``
     Threads in this process. Lighter (no start-up, no copying): the engine releases the
     GIL, so threads run in parallel too; but a crash of one run takes the whole process.
+    Ctrl-C (or an exception in ``deliver``) stops the runs in progress at their next look
+    up from the simulation, about every 50 ms of wall time.
 ``"ray"``
     Tasks on a Ray cluster: an existing one at ``address`` (``"auto"``, ``"ray://host:10001"``,
     ``"host:6379"``), or a local Ray instance on this machine with ``workers`` CPUs when no
@@ -94,24 +97,46 @@ ENV_TIMEOUT = "ATMSIM_POINT_TIMEOUT"
 ENV_MEMORY = "ATMSIM_POINT_MEMORY"
 
 
-def simulate(scenario_json: str, timeout: Optional[float] = None) -> tuple[str, str, str]:
+class RunStopped(Exception):
+    """A run stopped by its ``stop`` event (the sweep it belongs to was interrupted)."""
+
+
+def _engine_run(scenario_json: str, timeout: Optional[float], stop: Optional[threading.Event],
+                columns: bool = False) -> Any:
+    """The engine's run of a scenario: ``_core.run_json``, or with a ``stop`` event
+    ``_core.run_json_watched`` (the same events, so the same result), whose look up from
+    the simulation, about every 50 ms of wall time, raises :class:`RunStopped` once
+    ``stop`` is set: the run ends there."""
+    from . import _core
+
+    if stop is None:
+        return _core.run_json(scenario_json, max_wall=timeout, columns=columns)
+
+    def look(_reached: float, _duration: float) -> None:
+        if stop.is_set():
+            raise RunStopped("the run was stopped (the sweep was interrupted)")
+
+    return _core.run_json_watched(scenario_json, look, max_wall=timeout, columns=columns)
+
+
+def simulate(scenario_json: str, timeout: Optional[float] = None,
+             stop: Optional[threading.Event] = None) -> tuple[str, str, str]:
     """Runs one scenario (JSON text). Returns ``("ok", result_json, "")`` or
     ``("error", error type, message)``: plain strings, cheap to send between processes.
 
     ``timeout`` (seconds; default: the ``ATMSIM_POINT_TIMEOUT`` environment variable of a
     worker process) bounds the run's wall time: a run stopped by it is a ``PointTimeout``
-    error, not a result."""
-    from . import _core
-
+    error, not a result. ``stop`` (the threads backend): once set, the run stops within
+    about 50 ms and :class:`RunStopped` is raised (no outcome)."""
     if timeout is None and os.environ.get(ENV_TIMEOUT):
         timeout = float(os.environ[ENV_TIMEOUT])
     try:
-        text = _core.run_json(scenario_json, max_wall=timeout)
+        text = _engine_run(scenario_json, timeout, stop)
         if timeout is not None and '"partial":' in text[:20000]:
             return ("error", "PointTimeout", f"the run passed the per-point time limit of {timeout:g} s "
                                              f"and was stopped")
         return ("ok", text, "")
-    except (KeyboardInterrupt, SystemExit):
+    except (KeyboardInterrupt, SystemExit, RunStopped):
         raise
     except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as pyo3's PanicException (a BaseException)
         return _error(e)
@@ -135,11 +160,11 @@ def columns_task(scenario_json: str, keep: Optional[dict[str, Any]] = None,
     return json.dumps({"keep": keep or None, "figures": figures}) + "\n" + scenario_json
 
 
-def simulate_columns(task: str, timeout: Optional[float] = None) -> tuple[str, Any, str]:
+def simulate_columns(task: str, timeout: Optional[float] = None,
+                     stop: Optional[threading.Event] = None) -> tuple[str, Any, str]:
     """:func:`simulate` for a :func:`columns_task`: returns ``("ok", packed bytes, "")``
     (:func:`atmsim.result.pack`, with only the series entities the task keeps) or an error
-    as :func:`simulate` does."""
-    from . import _core
+    as :func:`simulate` does; ``stop`` as for :func:`simulate`."""
     from .result import pack_selected
 
     header, _, scenario_json = task.partition("\n")
@@ -147,7 +172,7 @@ def simulate_columns(task: str, timeout: Optional[float] = None) -> tuple[str, A
     if timeout is None and os.environ.get(ENV_TIMEOUT):
         timeout = float(os.environ[ENV_TIMEOUT])
     try:
-        head, cols = _core.run_json(scenario_json, max_wall=timeout, columns=True)
+        head, cols = _engine_run(scenario_json, timeout, stop, columns=True)
         if timeout is not None and '"partial":' in head[:20000]:
             return ("error", "PointTimeout", f"the run passed the per-point time limit of {timeout:g} s "
                                              f"and was stopped")
@@ -158,7 +183,7 @@ def simulate_columns(task: str, timeout: Optional[float] = None) -> tuple[str, A
             exp_id, key = what["figures"]
             files = case_figures(exp_id, key, RunResult.from_columns(head, cols, json.loads(scenario_json)))
         return ("ok", pack_selected(head, cols, what.get("keep"), files), "")
-    except (KeyboardInterrupt, SystemExit):
+    except (KeyboardInterrupt, SystemExit, RunStopped):
         raise
     except BaseException as e:  # noqa: BLE001 - as in simulate
         return _error(e)
@@ -400,23 +425,34 @@ def _run_processes(tasks: list[Task], workers: int, deliver: Deliver, fn: Option
 # --------------------------------------------------------------------------- threads
 
 
+#: How long the driver thread of the threads backend waits for a run at a time: it then
+#: looks for an interrupt (``_thread.interrupt_main`` wakes no blocked wait).
+THREADS_POLL = 0.1
+
+
 def _run_threads(tasks: list[Task], workers: int, deliver: Deliver, timeout: Optional[float] = None,
                  fn: Callable[..., tuple[str, Any, str]] = simulate) -> None:
+    """Runs tasks on ``workers`` threads; ``fn(payload, timeout, stop)`` runs one. On
+    Ctrl-C (or an exception raised by ``deliver``) ``stop`` is set: nothing new starts, and
+    the runs in progress stop at their next look up from the simulation (about every 50 ms)
+    and are not delivered."""
     todo = deque(tasks)
+    stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="atmsim")
     running: dict[Future, Task] = {}
     try:
         while todo or running:
             while todo and len(running) < workers:
                 task = todo.popleft()
-                running[pool.submit(fn, task[1], timeout)] = task
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
+                running[pool.submit(fn, task[1], timeout, stop)] = task
+            done, _ = wait(running, timeout=THREADS_POLL, return_when=FIRST_COMPLETED)
             for fut in done:
                 task = running.pop(fut)
                 deliver(task[0], _outcome(fut.result()))
+    except BaseException:
+        stop.set()
+        raise
     finally:
-        # On Ctrl-C, runs in progress finish (a thread cannot be stopped inside the engine);
-        # nothing new starts.
         pool.shutdown(wait=True, cancel_futures=True)
 
 

@@ -241,9 +241,14 @@ PLOT_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
 def plot_format(path: Any) -> str:
     """The format a plot written to ``path`` takes, from its extension: ``"png"`` (also a
     file object, or no extension), ``"pdf"`` or ``"svg"``. Any other extension raises
-    ValueError, before anything is drawn: the file would hold other data than its name says."""
+    ValueError, before anything is drawn: the file would hold other data than its name says;
+    anything but a path (str or os.PathLike) or a file object, a TypeError naming ``path``."""
     if not isinstance(path, (str, Path)) and not hasattr(path, "__fspath__"):
-        return "png"  # a binary file object
+        if callable(getattr(path, "write", None)):
+            return "png"  # a binary file object
+        from .result import path_argument
+
+        path_argument(path, "path", "a file path or a binary file object")  # raises the TypeError
     suffix = Path(path).suffix
     if not suffix:
         return "png"
@@ -400,17 +405,49 @@ def _plot_no_series(result: "RunResult", path: Any) -> "Union[Path, Figure]":
     return save_figure(fig, path)
 
 
+def _file_path(path: Any) -> None:
+    """Checks a figure's ``path`` before anything is drawn: None, or a str or os.PathLike
+    (TypeError naming ``path`` otherwise) with the extension of a format it is written in
+    (:func:`plot_format`)."""
+    if path is not None:
+        from .result import path_argument
+
+        path_argument(path, "path")
+        plot_format(path)
+
+
+#: The utilization panels' scale: percent of the link rate (the tables hold the fraction 0-1).
+UTILIZATION_LABEL = "link utilization (%)"
+
+
 def plot_abr(result: "RunResult", path: "Union[str, Path, None]" = None,
              title: Optional[str] = None) -> "Union[Path, Figure]":
     """The four graphs of seed 003 (section 5) against time, in one figure:
     (a) allowed cell rate per source, (b) queue length per switch port, (c) link utilization
-    per switch port, (d) cells received per destination.
+    (%) per switch port, (d) cells received per destination. A run that also has TCP
+    connections outside ABR (UBR TCP beside the ABR sources) gets a third row for them:
+    (e) their cwnd and (f) the cells they received.
 
     Writes a PNG (a PDF or SVG for a name ending in .pdf or .svg) and returns its path when
     ``path`` is given; otherwise returns the figure (shown inline in a notebook)."""
-    if path is not None:
-        plot_format(path)  # a wrong extension, before the figure is drawn
-    fig, axes = figure_grid(path, (13, 8), 100, 2, 2)
+    _file_path(path)  # a wrong path or extension, before the figure is drawn
+    tcp = tcp_outside_abr(result)
+    rows = 3 if len(tcp) else 2
+    fig, axes = figure_grid(path, (13, 4 * rows), 100, rows, 2)
+    _abr_panels(result, axes)
+    if len(tcp):
+        _tcp_panels(result, axes[2], tcp)
+    for ax in axes.flat:
+        ax.grid(alpha=0.3)
+        _legend_outside(ax)
+    for ax in axes[-1]:
+        ax.set_xlabel("time (ms)")
+    fig.suptitle(title or result.summary["name"])
+    return _finish(fig, path)
+
+
+def _abr_panels(result: "RunResult", axes: "np.ndarray") -> None:
+    """Seed 003's four graphs (:func:`plot_abr`) in the first two rows of ``axes``, time in ms."""
     ms = 1e3
     ab = split_series(result.abr_series, "source", {"time_s": lambda t: t * ms, "acr_mbps": None, "cells_received": None})
     acr = [(name, d["time_s"], d["acr_mbps"]) for name, d in ab.items()]
@@ -435,24 +472,44 @@ def plot_abr(result: "RunResult", path: "Union[str, Path, None]" = None,
     draw_family(axes[1, 0], util, "ports", rank="max")
     axes[0, 0].set_ylabel("(a) allowed cell rate (Mbit/s)")
     axes[0, 1].set_ylabel("(b) queue length (cells, max over interval)")
-    axes[1, 0].set_ylabel("(c) link utilization (%)")
+    axes[1, 0].set_ylabel(f"(c) {UTILIZATION_LABEL}")
     axes[1, 1].set_ylabel("(d) cells received")
-    for ax in axes.flat:
-        ax.grid(alpha=0.3)
-        _legend_outside(ax)
-    for ax in axes[1]:
-        ax.set_xlabel("time (ms)")
-    fig.suptitle(title or result.summary["name"])
-    return _finish(fig, path)
+
+
+def tcp_outside_abr(result: "RunResult") -> "dict[str, str]":
+    """The TCP connections of a run that are not ABR sources (UBR TCP beside ABR sources;
+    TCP over ABR is drawn with the ABR sources), ``{name: service}`` in the table's order."""
+    c = getattr(result, "connections", None)  # a stand-in for a result may have only the series
+    if c is None or not len(c) or "traffic" not in c or "service" not in c:
+        return {}
+    rows = c[(c["traffic"] == "tcp") & (c["service"] != "abr")]
+    return dict(zip(rows["name"].tolist(), rows["service"].tolist()))
+
+
+def _tcp_panels(result: "RunResult", axes: "np.ndarray", tcp: "dict[str, str]") -> None:
+    """The third row of :func:`plot_abr`: (e) cwnd and (f) cells received of the TCP
+    connections outside ABR (``tcp``), time in ms."""
+    ms = 1e3
+    cs = split_series(result.connection_series, "connection",
+                      {"time_s": lambda t: t * ms, "cwnd_bytes": lambda b: b / 1024, "cells_received": None})
+    cwnd = [(name, cs[name]["time_s"], cs[name]["cwnd_bytes"]) for name in tcp]
+    received = [(name, cs[name]["time_s"], cs[name]["cells_received"]) for name in tcp]
+    kind = "/".join(sorted({str(v).upper() for v in tcp.values()})) + " TCP"
+    draw_family(axes[0], cwnd, "connections", lw=0.7)
+    draw_family(axes[1], received, "connections", lw=0.7)
+    axes[0].set_ylabel(f"(e) cwnd (KiB), {kind}")
+    axes[1].set_ylabel(f"(f) cells received, {kind}")
 
 
 def plot_run(result: "RunResult", path: "Union[str, Path, None]" = None) -> "Union[Path, Figure]":
     """Four panels against time. With ABR sources: the four graphs of seed 003
-    (:func:`plot_abr`); otherwise switch queue lengths, link utilization, cwnd and cells
+    (:func:`plot_abr`; with TCP connections outside ABR too, a third row of their cwnd and
+    cells received); otherwise switch queue lengths, link utilization (%), cwnd and cells
     received.
 
     Writes a PNG (a PDF or SVG for a name ending in .pdf or .svg) and returns its path when
-    ``path`` is given; otherwise returns the figure (shown inline in a notebook).
+    ``path`` (str or os.PathLike) is given; otherwise returns the figure (shown inline in a
+    notebook).
 
     A run without time series (``measurement.sample_interval = "0 s"``; see
     :func:`has_time_series`) has nothing to draw against time: instead of four empty axes,
@@ -460,15 +517,15 @@ def plot_run(result: "RunResult", path: "Union[str, Path, None]" = None) -> "Uni
     (``fig.axes`` is empty), drawn at any network size in a fraction of a second. The
     ``atmsim run --out`` command writes no plot then and says why; ``RunResult.save`` still
     writes its run.png, as this note."""
-    if path is not None:
-        plot_format(path)  # a wrong extension, before the figure is drawn
+    _file_path(path)  # a wrong path or extension, before the figure is drawn
     if not has_time_series(result):
         return _plot_no_series(result, path)
     if len(result.abr_series):
         return plot_abr(result, path)
     fig, axes = figure_grid(path, (13, 8), 110, 2, 2)
     busy = result.ports[(result.ports["is_switch"]) & (result.ports["max_queue_cells"] > 0)]["name"] if len(result.ports) else []
-    by_port = split_series(result.port_series, "port", {"time_s": None, "max_queue_cells": None, "utilization": None})
+    by_port = split_series(result.port_series, "port",
+                           {"time_s": None, "max_queue_cells": None, "utilization": lambda u: u * 100})
     queue, util = [], []
     for port in busy:
         d = by_port[port]  # a port without rows: empty arrays, an empty line (as before)
@@ -483,7 +540,7 @@ def plot_run(result: "RunResult", path: "Union[str, Path, None]" = None) -> "Uni
     draw_family(axes[1, 0], cwnd, "connections", lw=0.7)
     draw_family(axes[1, 1], received, "connections", lw=0.7)
     axes[0, 0].set_ylabel("queue (cells, max over interval)")
-    axes[0, 1].set_ylabel("link utilization")
+    axes[0, 1].set_ylabel(UTILIZATION_LABEL)
     axes[1, 0].set_ylabel("cwnd (KiB)")
     axes[1, 1].set_ylabel("cells received")
     for ax in axes.flat:
@@ -493,6 +550,75 @@ def plot_run(result: "RunResult", path: "Union[str, Path, None]" = None) -> "Uni
         ax.set_xlabel("time (s)")
     fig.suptitle(result.summary["name"])
     return _finish(fig, path)
+
+
+# --------------------------------------------------------------------------- throughput
+
+#: Past this many connections, :func:`plot_throughput` draws the half with the highest
+#: goodput and the half with the lowest (connections.csv has them all).
+MAX_BARS = 60
+#: Bar colours of :func:`plot_throughput`, by service class (others: grey).
+SERVICE_COLORS = {"abr": "tab:blue", "ubr": "tab:orange", "vbr": "tab:green", "cbr": "tab:red"}
+
+
+def plot_throughput(result: "RunResult", path: "Union[str, Path, None]" = None,
+                    max_bars: int = MAX_BARS) -> "Union[Path, Figure]":
+    """Goodput per connection in Mbit/s, one horizontal bar each (coloured by service
+    class), its throughput (all cells delivered, overheads and retransmissions included)
+    as a pale bar behind it, and its max-min fair share as a black tick where there is one:
+    what one compares first across allocators. The first connection is at the top; the
+    figure grows with the connections (a fifth of an inch each), so 40 or 60 stay
+    readable; past ``max_bars``, the half with the highest goodput and the half with the
+    lowest are drawn, ranked, and the title says so.
+
+    Writes a PNG (a PDF or SVG for a name ending in .pdf or .svg) and returns its path when
+    ``path`` (str or os.PathLike) is given; otherwise returns the figure."""
+    import numpy as np
+
+    _file_path(path)
+    rows, note = _bar_rows(result.connections, max_bars)
+    n = len(rows)
+    fig = _new_figure(path, (8.0, max(2.5, 1.2 + 0.2 * n)), 100)
+    ax = fig.subplots()
+    if not n:
+        ax.text(0.5, 0.5, "no connections", ha="center", va="center", transform=ax.transAxes)
+    else:
+        y = np.arange(n)
+        mbps = {k: rows[k].astype(float).to_numpy() / 1e6 if k in rows else np.full(n, np.nan)
+                for k in ("goodput_bps", "throughput_bps", "fair_share_bps")}
+        ax.barh(y, mbps["throughput_bps"], height=0.8, color="0.85", label="throughput")
+        services = rows["service"].astype(str).tolist() if "service" in rows else ["?"] * n
+        for service in dict.fromkeys(services):
+            at = np.array([s == service for s in services])
+            ax.barh(y[at], mbps["goodput_bps"][at], height=0.5, color=SERVICE_COLORS.get(service, "tab:gray"),
+                    label=f"goodput, {service.upper()}")
+        fair = ~np.isnan(mbps["fair_share_bps"])
+        if fair.any():
+            ax.scatter(mbps["fair_share_bps"][fair], y[fair], marker="|", s=120, color="black", zorder=3,
+                       label="max-min fair share")
+        ax.set_yticks(y)
+        ax.set_yticklabels(rows["name"].astype(str).tolist(), fontsize=8 if n <= 30 else 7)
+        ax.set_ylim(n - 0.5, -0.5)  # the first connection at the top
+    ax.set_xlabel("Mbit/s")
+    ax.grid(axis="x", alpha=0.3)
+    _legend_outside(ax)
+    ax.set_title(f"{result.summary['name']}: goodput per connection" + (f"\n{note}" if note else ""), fontsize=10)
+    return _finish(fig, path)
+
+
+def _bar_rows(connections: Any, max_bars: int) -> "tuple[Any, str]":
+    """The connections :func:`plot_throughput` draws, and a note on those left out: all of
+    them up to ``max_bars``; past it, the ``max_bars // 2`` highest goodputs and as many
+    lowest, ranked (ties in the table's order)."""
+    import numpy as np
+
+    n = len(connections)
+    if n <= max_bars:
+        return connections, ""
+    half = max(1, max_bars // 2)
+    rank = np.argsort(-connections["goodput_bps"].astype(float).fillna(-np.inf).to_numpy(), kind="stable")
+    rows = connections.iloc[np.r_[rank[:half], rank[-half:]]]
+    return rows, f"the {half} highest and {half} lowest goodputs of {n} connections (all in result.connections)"
 
 
 # --------------------------------------------------------------------------- sweeps
@@ -565,6 +691,18 @@ def choose_axes(results, x: str | None = None, by: str | None = None) -> tuple[s
     return x, by, others
 
 
+def legend_label(name: str, value: Any, info: "dict[str, dict]") -> str:
+    """A sweep plot's legend entry for parameter ``name`` at ``value``: ``"buffer = 1000
+    cells"`` when the manifest (``info``: :meth:`SweepResults.param_info`) gives the
+    parameter a unit and the value is a bare number (a value written with its unit, or
+    without a number, is shown as it is)."""
+    unit = (info.get(name) or {}).get("unit") or ""
+    bare = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not bare and hasattr(value, "item") and type(value).__module__ == "numpy":
+        bare = isinstance(value.item(), (int, float)) and not isinstance(value.item(), bool)
+    return f"{name} = {value} {unit}" if unit and bare else f"{name} = {value}"
+
+
 def plot_sweep(results, metric: str = "efficiency", x: str | None = None, by: str | None = None,
                path=None, ax=None, title: str | None = None):
     """One metric of a sweep against a parameter: one line per value of parameter ``by``
@@ -599,7 +737,7 @@ def plot_sweep(results, metric: str = "efficiency", x: str | None = None, by: st
             continue
         g = d.groupby(x, sort=False)[metric]
         stats = g.agg(["mean", "std", "count"]).reindex([v for v in xs_all if v in set(d[x])])
-        label = None if by is None else f"{by} = {val}"
+        label = None if by is None else legend_label(by, val, info)
         if nums is not None:
             pos = dict(zip(map(repr, xs_all), nums))
             xv = np.array([pos[repr(v)] for v in stats.index])

@@ -78,6 +78,57 @@ def json_loads(text: "str | bytes") -> Any:
         return json.loads(text)
 
 
+def path_argument(value: Any, name: str, what: str = "a file path") -> Path:
+    """``value`` of the path argument ``name`` as a Path: a str or os.PathLike, else a
+    one-line TypeError naming the argument, the value and what is allowed (not pathlib's
+    "expected str, bytes or os.PathLike object")."""
+    if isinstance(value, (str, os.PathLike)):
+        return Path(value)
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:55] + " ..."
+    raise TypeError(f"{name} = {text}: give {what} (str or os.PathLike, e.g. pathlib.Path), "
+                    f"not {type(value).__name__}")
+
+
+@functools.lru_cache(maxsize=1)
+def _source_commit() -> str:
+    """The git commit of atmsim's source tree, once per process (two git calls):
+    :func:`atmsim.experiments.provenance.git_commit`."""
+    from .experiments.provenance import git_commit
+
+    return git_commit()
+
+
+def run_provenance(scenario_sha256: str, created: str, command: Optional[list[str]] = None) -> dict[str, Any]:
+    """What made a run's numbers, as a reproduction's ``provenance.json`` records it: the
+    atmsim version, the git commit of the source tree (``"<sha>"``, ``"<sha>+dirty"`` when
+    modified, ``"unknown"`` outside git; :func:`atmsim.experiments.provenance.git_commit`)
+    and ``git_dirty`` (None when unknown), when the run's result was made (``created``, UTC,
+    ISO 8601), the command line (``command``; default ``sys.argv``), Python, the platform,
+    NumPy and pandas, and ``scenario_sha256`` (given: :func:`atmsim.scenario.scenario_sha256`)."""
+    import platform
+    import sys
+
+    import numpy
+    import pandas
+
+    from . import __version__
+
+    commit = _source_commit()
+    return {
+        "atmsim_version": __version__,
+        "git_commit": commit,
+        "git_dirty": None if commit == "unknown" else commit.endswith("+dirty"),
+        "created": created,
+        "command_line": list(sys.argv if command is None else command),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "platform": platform.platform(),
+        "numpy": numpy.__version__,
+        "pandas": pandas.__version__,
+        "scenario_sha256": scenario_sha256,
+    }
+
+
 #: The three long-format series: attribute -> (entity column, names key, [(column, engine column)]).
 SERIES: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
     "port_series": ("port", "port_names", [(c, c) for c in (
@@ -390,6 +441,12 @@ def pack_selected(head: str, columns: "list[tuple[str, str, Any]]", keep: Option
     return pack(json.dumps(h), cols, files)
 
 
+def _figure(value: Optional[float], spec: str) -> str:
+    """A summary figure in format ``spec``, or "n/a" for one a partial run could not
+    measure (None), as ``atmsim run`` prints it."""
+    return "n/a" if value is None else format(value, spec)
+
+
 class RunResult:
     """The outcome of one run.
 
@@ -411,6 +468,12 @@ class RunResult:
         files: ``{name: bytes}`` of files the worker process that ran it made from it (a
             reproduction's figures of the run, :meth:`atmsim.experiments.base.Experiment.plot_case`);
             empty otherwise.
+        late_connections: names of the connections whose ``start`` is at or after the
+            run's end (they send nothing in it; :func:`atmsim.run` warns about them).
+        partial: why the run stopped before its duration, or None.
+
+    :meth:`provenance` says what made the numbers (version, git commit, time, command
+    line, scenario digest); :meth:`save` writes it as ``provenance.json``.
     """
 
     def __init__(self, raw: dict[str, Any], scenario: "dict[str, Any] | str",
@@ -451,6 +514,12 @@ class RunResult:
         self._series = series if series is not None else Series.from_json(raw["timeseries"])
         self._frames: dict[str, "pd.DataFrame"] = {}
         self.files: dict[str, bytes] = {}
+        #: The connections that start at or after the run's end (they send nothing in it).
+        self.late_connections: list[str] = [str(n) for n in (raw.get("late_connections") or [])]
+        from datetime import datetime, timezone
+
+        self._created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self._provenance: Optional[dict[str, Any]] = None
 
     @property
     def scenario(self) -> dict[str, Any]:
@@ -487,8 +556,34 @@ class RunResult:
 
     def _frame(self, attr: str) -> "pd.DataFrame":
         if attr not in self._frames:
-            self._frames[attr] = self._series.long(attr)
+            frame = self._frames[attr] = self._series.long(attr)
+            if self._provenance is not None:
+                frame.attrs["provenance"] = self._provenance
         return self._frames[attr]
+
+    def provenance(self, command: Optional[list[str]] = None) -> dict[str, Any]:
+        """What made this run's numbers (:func:`run_provenance`: atmsim version, git commit
+        and dirty flag, time (UTC), command line, Python and platform, the scenario's
+        SHA-256), as :meth:`save` writes it to ``provenance.json``. Made on first call
+        (``command``: the command line to record, default ``sys.argv``; a later call with
+        another one records that), and from then on also in the tables'
+        ``.attrs["provenance"]`` (connections, ports and the time series)."""
+        if self._stale_provenance(command):
+            from .scenario import scenario_sha256
+
+            sc = self._scenario if self._scenario is not None else json_loads(self._scenario_text)
+            self._record_provenance(scenario_sha256(sc), command)
+        return self._provenance
+
+    def _stale_provenance(self, command: Optional[list[str]]) -> bool:
+        """Whether :meth:`provenance` is still to be made, or recorded another command line."""
+        return self._provenance is None or (command is not None and self._provenance["command_line"] != list(command))
+
+    def _record_provenance(self, digest: str, command: Optional[list[str]]) -> None:
+        """Makes :meth:`provenance` (``digest``: the scenario's) and puts it in the tables' attrs."""
+        self._provenance = run_provenance(digest, self._created, command)
+        for frame in (self.connections, self.ports, *self._frames.values()):
+            frame.attrs["provenance"] = self._provenance
 
     @property
     def port_series(self) -> "pd.DataFrame":
@@ -542,61 +637,102 @@ class RunResult:
 
     def __repr__(self) -> str:
         s = self.summary
+        partial = f", partial: {self.partial}" if self.partial else ""
         return (
-            f"<RunResult {s['name']!r}: {s['duration_s']:g} s simulated, efficiency {s['efficiency']:.3f}, "
-            f"fairness {s['fairness']:.3f}, max switch queue {s['max_switch_queue_cells']} cells, "
-            f"{s['cells_dropped']} cells dropped>"
+            f"<RunResult {s['name']!r}: {s['duration_s']:g} s simulated{partial}, efficiency "
+            f"{_figure(s.get('efficiency'), '.3f')}, fairness {_figure(s.get('fairness'), '.3f')}, max switch queue "
+            f"{s['max_switch_queue_cells']} cells, {s['cells_dropped']} cells dropped>"
         )
 
     def _repr_html_(self) -> str:
-        """The summary and the per-connection table, for Jupyter."""
+        """The summary and the per-connection table, for Jupyter (:meth:`_connections_html`)."""
         s = self.summary
-        facts = [
-            ("simulated", f"{s['duration_s']:g} s"),
-            ("efficiency", f"{s['efficiency']:.3f}"),
-            ("fairness", f"{s['fairness']:.3f}"),
+        facts = [("simulated", f"{s['duration_s']:g} s")]
+        if self.partial:
+            facts.append(("partial", str(self.partial)))
+        facts += [
+            ("efficiency", _figure(s.get("efficiency"), ".3f")),
+            ("fairness", _figure(s.get("fairness"), ".3f")),
             ("max switch queue", f"{s['max_switch_queue_cells']} cells"),
             ("cells dropped", f"{s['cells_dropped']}"),
             ("wall time", f"{s.get('wall_seconds', float('nan')):.2f} s"),
         ]
+        if self.late_connections:
+            from .scenario import late_connections_text
+
+            facts.append(("note", late_connections_text(self.late_connections)))
         rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
                        for k, v in facts)
-        cols = [c for c in ("name", "kind", "goodput_bps", "retransmissions", "timeouts")
-                if c in self.connections.columns]
-        table = self.connections[cols].to_html(index=False, max_rows=20) if cols else ""
         return (f"<div><b>RunResult {html.escape(str(s['name']))}</b>"
-                f"<table>{rows}</table>{table}</div>")
+                f"<table>{rows}</table>{self._connections_html()}</div>")
 
-    def plot(self, path: Union[str, Path, None] = None) -> "Union[Path, Figure]":
-        """The run's four panels (:func:`atmsim.plots.plot_run`): returns the figure, shown
-        inline in a notebook; with ``path``, writes a PNG there (a PDF or SVG for a name ending
-        in .pdf or .svg; another extension raises ValueError) and returns the path."""
+    def _connections_html(self) -> str:
+        """The connections table of :meth:`_repr_html_`, with the columns that apply: name,
+        service, traffic and goodput; ACR mean and max-min fair share when there are ABR
+        connections; retransmissions and timeouts when there are TCP connections. Rates in
+        Mbit/s (the columns' names say so), as ``atmsim run`` prints them."""
+        c = self.connections
+        if not len(c):
+            return ""
+        cols = ["name", "service", "traffic", "goodput_bps"]
+        if "service" in c and (c["service"] == "abr").any():
+            cols += ["acr_mean_bps", "fair_share_bps"]
+        if "traffic" in c and (c["traffic"] == "tcp").any():
+            cols += ["retransmissions", "timeouts"]
+        t = c[[k for k in cols if k in c.columns]].copy()
+        for k in [k for k in t.columns if k.endswith("_bps")]:
+            t[k] = t[k].astype(float) / 1e6
+            t = t.rename(columns={k: k[:-len("_bps")] + "_Mbps"})
+        return t.to_html(index=False, max_rows=20, float_format=lambda v: f"{v:.2f}", na_rep="")
+
+    def plot(self, path: Union[str, os.PathLike, None] = None) -> "Union[Path, Figure]":
+        """The run's panels (:func:`atmsim.plots.plot_run`): returns the figure, shown
+        inline in a notebook; with ``path`` (str or os.PathLike), writes a PNG there (a PDF
+        or SVG for a name ending in .pdf or .svg; another extension raises ValueError) and
+        returns the path."""
         from .plots import plot_run
 
+        if path is not None:
+            path_argument(path, "path")
         return plot_run(self, path)
 
+    def plot_throughput(self, path: Union[str, os.PathLike, None] = None) -> "Union[Path, Figure]":
+        """Goodput and throughput per connection in Mbit/s, one bar each, with the max-min
+        fair share where there is one (:func:`atmsim.plots.plot_throughput`); readable with
+        many connections. Returns the figure, or with ``path`` writes it there and returns
+        the path."""
+        from .plots import plot_throughput
+
+        return plot_throughput(self, path)
+
     #: The files :meth:`save` may write in its directory (and ``traces/``).
-    SAVED_FILES = ("summary.json", "connections.csv", "ports.csv", "port_series.csv", "connection_series.csv",
-                   "abr_series.csv", "scenario.toml", "run.png")
+    SAVED_FILES = ("summary.json", "provenance.json", "connections.csv", "ports.csv", "port_series.csv",
+                   "connection_series.csv", "abr_series.csv", "scenario.toml", "run.png")
 
-    def save(self, out: str | Path, plot: bool = True) -> Path:
-        """Writes summary.json, the tables and series as CSV, the scenario, and a plot."""
-        from .scenario import to_toml
+    def save(self, out: Union[str, os.PathLike], plot: bool = True, command: Optional[list[str]] = None) -> Path:
+        """Writes summary.json, provenance.json (:meth:`provenance`; ``command``: the
+        command line to record, default ``sys.argv``), the tables and series as CSV, the
+        scenario, and a plot (run.png) into the directory ``out`` (str or os.PathLike)."""
+        from .scenario import to_toml, toml_sha256
 
-        out = Path(out)
+        out = path_argument(out, "out", "a directory path")
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
+        # A scenario kept as its JSON text is decoded for this only, not kept decoded after
+        # (at 100 000 VCs the dict is about 0.3 GB).
+        sc = self._scenario if self._scenario is not None else json_loads(self._scenario_text)
+        toml = to_toml(sc)
+        del sc
+        if self._stale_provenance(command):  # from the TOML written here, not written again
+            self._record_provenance(toml_sha256(toml), command)
+        (out / "provenance.json").write_text(json.dumps(self._provenance, indent=1) + "\n")
         self.connections.to_csv(out / "connections.csv", index=False)
         self.ports.to_csv(out / "ports.csv", index=False)
         self.port_series.to_csv(out / "port_series.csv", index=False)
         self.connection_series.to_csv(out / "connection_series.csv", index=False)
         if len(self.abr_series):
             self.abr_series.to_csv(out / "abr_series.csv", index=False)
-        # A scenario kept as its JSON text is decoded for this only, not kept decoded after
-        # (at 100 000 VCs the dict is about 0.3 GB).
-        sc = self._scenario if self._scenario is not None else json_loads(self._scenario_text)
-        (out / "scenario.toml").write_text(to_toml(sc), encoding="utf-8")
-        del sc
+        (out / "scenario.toml").write_text(toml, encoding="utf-8")
         if self.trace_files:
             import shutil
 
@@ -608,4 +744,22 @@ class RunResult:
             from .plots import plot_run
 
             plot_run(self, out / "run.png")
+        self._remove_stale(out, plot)
         return out
+
+    def _remove_stale(self, out: Path, plot: bool) -> None:
+        """Removes what an earlier save left in ``out`` that this one did not write (its
+        abr_series.csv, run.png, or traces of other kinds), so that the folder holds one
+        run (a review found an ABR run's series and plot beside a later TCP run's tables)."""
+        stale = [] if len(self.abr_series) else ["abr_series.csv"]
+        stale += [] if plot else ["run.png"]
+        for name in stale:
+            (out / name).unlink(missing_ok=True)
+        kept = {Path(p).name for p in (self.trace_files or {}).values()}
+        traces = out / "traces"
+        if traces.is_dir():
+            for f in traces.glob("*.parquet"):
+                if f.name not in kept:
+                    f.unlink()
+            if not any(traces.iterdir()):
+                traces.rmdir()

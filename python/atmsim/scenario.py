@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, Optional, Union
 
 from . import _core
 from . import trace as _trace
-from .result import RunResult, json_loads, paused_gc
+from .result import RunResult, json_loads, path_argument, paused_gc
 
 ScenarioLike = Union[str, os.PathLike, dict]
 
@@ -118,7 +119,7 @@ def read_scenario_file(path: Union[str, os.PathLike]) -> str:
     (not UTF-8 text; :class:`atmsim.MemoryLimitError`: too large)."""
     import stat
 
-    path = Path(path)
+    path = path_argument(path, "path", "a scenario file's path")
     cap, source = scenario_file_cap()
     try:
         with open(path, "rb") as f:
@@ -234,7 +235,7 @@ def _internal_error(e: BaseException, sc: Any) -> InternalError:
     try:
         fd, path = tempfile.mkstemp(prefix="atmsim-bug-", suffix=".json")
         with os.fdopen(fd, "w") as f:
-            json.dump(sc, f, indent=1)
+            json.dump(sc, f, indent=1, default=plain_value)
     except (OSError, TypeError, ValueError):
         path = None
     where = f"; the scenario is saved in {path} for the bug report" if path else ""
@@ -279,13 +280,23 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: 
     a violation raises :class:`atmsim.InvariantError`.
 
     ``progress``: a progress bar of simulated time with an ETA (tqdm: text in a terminal,
-    a widget in a notebook). ``None`` (the default) shows it for runs that last more than
-    a second, ``True`` from the start, ``False`` never.
+    a widget in a notebook where ipywidgets is installed: ``pip install ipywidgets``, or
+    ``pip install "atmsim[notebook]"``; without it, the text bar). ``None`` (the default)
+    shows it for runs that last more than a second, ``True`` from the start, ``False``
+    never; anything else raises ValueError.
 
     ``max_events`` (events) and ``max_wall`` (seconds of wall-clock time) bound the run: past
     either, it stops cleanly and returns the results up to the simulated time reached, with
-    ``result.partial`` (and ``summary["partial"]``) saying why. An engine bug raises
-    :class:`atmsim.InternalError` with the scenario saved to a file.
+    ``result.partial`` (and ``summary["partial"]``) saying why; its progress bar stays at
+    the simulated time reached (a notebook's widget ends unfinished, red). An engine bug
+    raises :class:`atmsim.InternalError` with the scenario saved to a file.
+
+    Connections whose ``start`` is at or after the run's end send nothing in it: the run
+    warns (:class:`LateConnectionsWarning`, a UserWarning) and names them in
+    ``result.late_connections``.
+
+    NumPy scalars in a scenario dict (``np.int64(16)``, ``np.float32(0.9)``) are read as
+    their Python values.
 
     ``trace``: per-event traces (docs/traces.md), replacing the scenario's ``[trace]``
     table: ``True`` (every kind), ``"drop,tcp"``, a list of kinds, or a dict with the
@@ -296,7 +307,10 @@ def run(scenario: ScenarioLike, progress: Optional[bool] = None, *, max_events: 
     the results.
     """
     _check_budget(max_events, max_wall)
-    return _run(scenario, None, progress, max_events, max_wall, trace, trace_dir)
+    _check_run_args(progress, trace_dir)
+    result = _run(scenario, None, progress, max_events, max_wall, trace, trace_dir)
+    _warn_notes(result)
+    return result
 
 
 def run_parsed(sc: dict[str, Any], text: str, progress: Optional[bool] = None, *,
@@ -306,7 +320,72 @@ def run_parsed(sc: dict[str, Any], text: str, progress: Optional[bool] = None, *
     no one else holds (the result keeps it as its scenario, not a copy), and its JSON text,
     which is not written again (a second encoding of 100 000 VCs is 0.5-1 s)."""
     _check_budget(max_events, max_wall)
-    return _run(None, (sc, text), progress, max_events, max_wall, trace, trace_dir)
+    _check_run_args(progress, trace_dir)
+    result = _run(None, (sc, text), progress, max_events, max_wall, trace, trace_dir)
+    _warn_notes(result)
+    return result
+
+
+class LateConnectionsWarning(UserWarning):
+    """A run holds connections whose ``start`` is at or after its end: they send nothing in
+    it (``result.late_connections`` names them)."""
+
+
+def late_connections_text(names: "list[str]", duration_s: Optional[float] = None, stopped: bool = False) -> str:
+    """One line on the connections ``names`` that start at or after the end of a run of
+    ``duration_s`` seconds (None: not said) and so send nothing in it: what ``atmsim
+    validate`` and ``atmsim run`` print after "note: ", and :func:`run`'s warning.
+    ``stopped``: the run was cut short (``max_events``, ``max_wall``) at ``duration_s``."""
+    listed = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    they = f"{len(names)} connections start" if len(names) != 1 else "1 connection starts"
+    verb = "send" if len(names) != 1 else "sends"
+    end = "the time the run stopped" if stopped else "the run's end"
+    end += "" if duration_s is None else f" ({duration_s:g} s)"
+    return f"{they} at or after {end} and {verb} nothing in this run: {listed}"
+
+
+class EfficiencyWarning(UserWarning):
+    """A run's efficiency came out above 1: its connections do not all cross the one link
+    that efficiency refers to (:func:`efficiency_text`)."""
+
+
+def efficiency_text(summary: dict) -> Optional[str]:
+    """One line if ``summary``'s efficiency is above 1, else None: seed 001's efficiency
+    compares the total goodput with one link's capacity (``efficiency_rate``), so above 1
+    the connections do not all cross that link (two reviews found 2.0 for two disjoint host
+    pairs through one switch, 9.25 on a mesh, with nothing said)."""
+    e = summary.get("efficiency")
+    if not isinstance(e, (int, float)) or not e > 1 + 1e-9:
+        return None
+    rate = summary.get("efficiency_rate_bps")
+    rate_text = f"{rate / 1e6:g} Mbps" if isinstance(rate, (int, float)) else "one link's rate"
+    return (f"efficiency {e:.4f} is above 1: it compares the total goodput with one link "
+            f"(efficiency_rate = {rate_text}), and the connections do not all cross it; read fairness_maxmin "
+            f"and each connection's fair_share_bps, or set measurement.efficiency_rate (docs/models/metrics.md)")
+
+
+def _warn_notes(result: RunResult) -> None:
+    """One-line warnings on what a run's figures do not say by themselves: connections
+    that start at or after its end (:class:`LateConnectionsWarning`; for a run cut short,
+    those that had not started by the time it stopped) and an efficiency above 1
+    (:class:`EfficiencyWarning`)."""
+    if result.late_connections:
+        text = late_connections_text(result.late_connections, result.summary.get("duration_s"),
+                                     stopped=bool(result.partial))
+        warnings.warn(text, LateConnectionsWarning, stacklevel=3)
+    text = efficiency_text(result.summary)
+    if text:
+        warnings.warn(text, EfficiencyWarning, stacklevel=3)
+
+
+def _check_run_args(progress: Any, trace_dir: Any) -> None:
+    """``progress`` is True, False or None, ``trace_dir`` a path or None: a ValueError or
+    TypeError naming the argument, its value and what is allowed."""
+    if progress is not None and not isinstance(progress, bool):
+        raise ValueError(f"progress = {progress!r}: give True (a bar from the start), False (no bar) or None "
+                         f"(a bar for runs longer than a second)")
+    if trace_dir is not None:
+        path_argument(trace_dir, "trace_dir", "a directory path")
 
 
 def _check_budget(max_events: Optional[int], max_wall: Optional[float]) -> None:
@@ -336,7 +415,7 @@ def _run(scenario: Optional[ScenarioLike], parsed: "tuple[dict[str, Any], str] |
     table = _trace.normalize(trace)
     if table is not None:
         sc = {**sc, "trace": table}
-        kept = text = json.dumps(sc)
+        kept = text = _json_text(sc)
     writer = None
     traced = sc.get("trace")
     if traced is not None:
@@ -359,14 +438,16 @@ def _run(scenario: Optional[ScenarioLike], parsed: "tuple[dict[str, Any], str] |
             head, columns = _core.run_json_watched(text, bar.update if progress is not False else None,
                                                    max_events=max_events, max_wall=max_wall,
                                                    trace_sink=writer, columns=True)
-            bar.finish()
+            result = RunResult.from_columns(head, columns, kept)
+            bar.finish(result.summary["duration_s"] if result.partial else None)
         finally:
             bar.close()
     except _core.InternalError as e:
         raise _internal_error(e, kept if isinstance(kept, dict) else json_loads(text)) from None
     finally:
         files = writer.close() if writer is not None else {}
-    return RunResult.from_columns(head, columns, kept, traces=files)
+    result.trace_files = dict(files)
+    return result
 
 
 def _run_input(scenario: ScenarioLike) -> tuple[dict[str, Any], str]:
@@ -377,17 +458,27 @@ def _run_input(scenario: ScenarioLike) -> tuple[dict[str, Any], str]:
     return parse_scenario_text(_scenario_text(scenario))
 
 
+def plain_value(value: Any) -> Any:
+    """``json.dumps``'s ``default=`` for a scenario: a NumPy scalar (``np.int64``,
+    ``np.float32``, ``np.bool_``, ...) as its Python value (``.item()``), a NumPy array as a
+    list; anything else is not JSON data (the TypeError ``json.dumps`` gives)."""
+    if type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        return value.tolist()  # a scalar's .tolist() is its .item()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def _json_text(sc: dict[str, Any]) -> str:
     """A scenario dict as JSON text: written by the extension in one pass when the dict holds
     only plain JSON data (dicts with str keys, lists, tuples, str, 64-bit int, finite float,
     bool, None; 2.7x faster than ``json.dumps`` at 10 000 VCs), else by ``json.dumps``, whose
-    errors and NaN tokens are then what they were. ``json.loads`` of either gives an equal
+    errors and NaN tokens are then what they were; NumPy scalars and arrays in it are written
+    as their Python values (:func:`plain_value`). ``json.loads`` of either gives an equal
     dict."""
     text = _core.scenario_json(sc)
     if text is not None:
         return text
     try:
-        return json.dumps(sc)
+        return json.dumps(sc, default=plain_value)
     except RecursionError:
         raise _core.ScenarioError(f"scenario nested too deeply (dicts and lists more than about "
                                   f"{sys.getrecursionlimit()} levels inside each other; a scenario nests a few)") from None
@@ -404,8 +495,7 @@ class _ProgressBar:
 
     def update(self, simulated_s: float, duration_s: float) -> None:
         if self.bar is None:
-            from tqdm.auto import tqdm
-
+            tqdm = progress_bar_class()
             self.bar = tqdm(
                 total=duration_s,
                 desc=self.name or "run",
@@ -416,13 +506,42 @@ class _ProgressBar:
             )
         self.bar.update(simulated_s - self.bar.n)
 
-    def finish(self) -> None:
-        if self.bar is not None:
-            self.bar.update(self.bar.total - self.bar.n)
+    def finish(self, reached_s: Optional[float]) -> None:
+        """The bar at the end of the run: 100 % for a run that reached its end (``reached_s``
+        None), else at the simulated time it reached, short of its total, so that the text bar
+        shows how far it got and a notebook's widget ends unfinished (red) when closed."""
+        if self.bar is None:
+            return
+        at = self.bar.total if reached_s is None else min(reached_s, self.bar.total)
+        self.bar.update(at - self.bar.n)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def progress_bar_class() -> Any:
+    """The tqdm class of a run's progress bar: ``tqdm.auto``'s (a widget in a notebook, text
+    elsewhere) where ipywidgets can be imported, else the text bar, chosen quietly: without
+    ipywidgets, ``tqdm.auto`` in a notebook warns (TqdmWarning "IProgress not found") and
+    falls back to the text bar anyway. ``pip install ipywidgets`` (or the ``atmsim[notebook]``
+    extra) gives the widget."""
+    import importlib.util
+
+    try:
+        widgets = importlib.util.find_spec("ipywidgets") is not None
+    except (ImportError, ValueError):  # a broken or half-imported package
+        widgets = False
+    if not widgets:
+        from tqdm.std import tqdm
+
+        return tqdm
+    from tqdm import TqdmWarning
+
+    with warnings.catch_warnings():  # an ipywidgets too old for tqdm: the same quiet fallback
+        warnings.simplefilter("ignore", TqdmWarning)
+        from tqdm.auto import tqdm as auto_tqdm
+    return auto_tqdm
 
 
 def max_min(scenario: ScenarioLike):
@@ -439,19 +558,24 @@ def max_min(scenario: ScenarioLike):
     return pd.DataFrame(json.loads(_core.max_min_json(_engine_text(scenario)[1])))
 
 
+def _is_numpy(v: Any) -> bool:
+    return type(v).__module__ == "numpy"
+
+
 def _holds_none(v: Any) -> bool:
-    """True if ``v`` or anything in it (dicts' values, lists' items) is None."""
+    """True if ``v`` or anything in it (dicts' values, lists' items) is None or a NumPy
+    value (:func:`to_toml` writes neither as it is)."""
     if isinstance(v, dict):
-        return any(x is None or _holds_none(x) for x in v.values())
+        return any(x is None or _is_numpy(x) or _holds_none(x) for x in v.values())
     if isinstance(v, list):
-        return any(x is None or _holds_none(x) for x in v)
+        return any(x is None or _is_numpy(x) or _holds_none(x) for x in v)
     return False
 
 
 def _without_none(v: Any) -> Any:
-    """``v`` without the dict keys whose value is None and the None items of lists: ``v``
-    itself if it holds none (a copy of 100 000 VCs' scenario was 0.3 GB of the peak and half
-    a second of writing its TOML)."""
+    """``v`` without the dict keys whose value is None and the None items of lists, NumPy
+    values as Python's (:func:`plain_value`): ``v`` itself if it holds none (a copy of
+    100 000 VCs' scenario was 0.3 GB of the peak and half a second of writing its TOML)."""
     if not _holds_none(v):
         return v
     return _copy_without_none(v)
@@ -462,7 +586,25 @@ def _copy_without_none(v: Any) -> Any:
         return {k: _copy_without_none(x) for k, x in v.items() if x is not None}
     if isinstance(v, list):
         return [_copy_without_none(x) for x in v if x is not None]
+    if _is_numpy(v) and hasattr(v, "tolist"):
+        return _copy_without_none(plain_value(v))
     return v
+
+
+def scenario_sha256(scenario: dict[str, Any]) -> str:
+    """The SHA-256 (hex) of a scenario as the engine reads it (:func:`toml_sha256` of its
+    :func:`to_toml`). The same scenario gives the same digest whether it came from TOML,
+    JSON or a dict, so a saved ``scenario.toml`` can be checked against its
+    ``provenance.json``: ``scenario_sha256(atmsim.load_scenario("out/scenario.toml"))``."""
+    return toml_sha256(to_toml(scenario))
+
+
+def toml_sha256(text: str) -> str:
+    """The SHA-256 (hex) of the JSON text the engine makes of a scenario's TOML ``text``:
+    every key in one order, every quantity written one way ("0.05 s" as "50 ms")."""
+    import hashlib
+
+    return hashlib.sha256(_core.toml_to_json(text).encode("utf-8")).hexdigest()
 
 
 def to_toml(scenario: dict[str, Any]) -> str:

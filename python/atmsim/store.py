@@ -4,7 +4,10 @@ Layout (format 1)::
 
     DIR/
       manifest.json          sweep name, parameters, seeds, atmsim version, every point of the grid
-      sweep.toml             the sweep file as given (sweep.json for a sweep given as a dict)
+      sweep.toml             the sweep file as given (sweep.json for a JSON sweep file, or for a sweep
+                             given as a dict, with its base.scenario = "base_scenario.json")
+      base_scenario.json     the base scenario (a scenario-file or dict base): the sweep runs again
+                             from sweep.toml/sweep.json in any directory, on any machine
       summary.parquet        all finished points, one row each (rewritten when a run ends)
       summary.csv            the same as CSV
       points/<point_id>/     one directory per finished point, renamed into place when complete:
@@ -39,6 +42,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 FORMAT = 1
 MANIFEST = "manifest.json"
+#: The copy of a sweep's base scenario (a scenario file or dict) in its store.
+BASE_COPY = "base_scenario.json"
 KIND = "atmsim-sweep"
 SERIES = {"port": "port_series", "connection": "connection_series", "abr": "abr_series"}
 TABLES = {"connections": "connections", "ports": "ports"}
@@ -117,6 +122,46 @@ def refuse_non_store(root: Path) -> None:
                          f"give a new or empty directory, or an earlier sweep's store")
 
 
+def stored_base_copy(folder: Path) -> Optional[Path]:
+    """The copy of the base scenario that the results store at ``folder`` keeps, or None
+    (not a store, or a topology base). Its sweep.toml names the base as the original sweep
+    file did, relative to that file's folder; the copy is what it reads anywhere else."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_bytes().decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = manifest.get("base_scenario") if isinstance(manifest, dict) and manifest.get("kind") == KIND else None
+    if not isinstance(name, str) or not name or Path(name).name != name:
+        return None
+    kept = folder / name
+    return kept if kept.is_file() else None
+
+
+def _write_sweep_file(root: Path, spec: "SweepSpec") -> None:
+    """The sweep as given, in the store: sweep.toml (its TOML text) or sweep.json (its JSON
+    text, or the dict given with ``base.scenario`` naming the store's copy of the base),
+    and that copy, base_scenario.json (a scenario-file or dict base): so that the store's
+    sweep file runs again from any directory."""
+    from .scenario import is_json_text
+
+    if spec.base_scenario is not None:
+        _write_json(root / BASE_COPY, spec.base_scenario)
+    else:
+        (root / BASE_COPY).unlink(missing_ok=True)
+    if spec.source_text is not None and not is_json_text(spec.source_text):
+        (root / "sweep.toml").write_text(spec.source_text)
+        (root / "sweep.json").unlink(missing_ok=True)
+        return
+    if spec.source_text is not None:
+        (root / "sweep.json").write_text(spec.source_text)
+    else:
+        source = dict(spec.source)
+        if spec.base_scenario is not None and isinstance(source.get("base"), dict):
+            source["base"] = {**source["base"], "scenario": BASE_COPY}
+        _write_json(root / "sweep.json", source)
+    (root / "sweep.toml").unlink(missing_ok=True)
+
+
 def _reason(e: OSError) -> str:
     """An OSError as "'path': reason" (the path when it has one)."""
     reason = e.strerror or str(e) or type(e).__name__
@@ -172,18 +217,15 @@ class SweepStore:
                 "updated": _now(),
                 "sweep_file": str(spec.source_path) if spec.source_path else None,
                 "base": spec.base_description(),
+                "base_file": str(spec.base_file) if spec.base_file else None,
+                "base_scenario": BASE_COPY if spec.base_scenario is not None else None,
                 "seeds": spec.seeds,
                 "parameters": [p.to_json() for p in spec.parameters],
                 "combinations": spec.combinations,
                 "total_points": len(points),
                 "points": [{"point_id": p.point_id, "seed": p.seed, "params": p.params} for p in points],
             }
-            if spec.source_text is not None:
-                (root / "sweep.toml").write_text(spec.source_text)
-                (root / "sweep.json").unlink(missing_ok=True)
-            else:
-                _write_json(root / "sweep.json", spec.source)
-                (root / "sweep.toml").unlink(missing_ok=True)
+            _write_sweep_file(root, spec)
             _write_json(root / MANIFEST, manifest)
         except BaseException:
             self.close()
@@ -666,7 +708,9 @@ class SweepResults:
 
 def load_sweep(path: Union[str, os.PathLike]) -> SweepResults:
     """Reads a sweep's results store (the ``--out`` directory of ``atmsim sweep``)."""
-    p = Path(path)
+    from .result import path_argument
+
+    p = path_argument(path, "path", "the directory of a sweep's results store (the out of atmsim.sweep)")
     if not p.exists():
         raise FileNotFoundError(f"no sweep results at {str(p)!r}")
     return SweepResults(p)

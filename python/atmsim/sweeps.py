@@ -1,11 +1,12 @@
 """Parameter sweeps: a base scenario, the parameters to vary, and seeds.
 
-A sweep file (TOML) names a base scenario (a scenario file, or a topology builder of
-:mod:`atmsim.topology` with its arguments), the parameters to vary (lists, ranges, zipped
-groups) and how many seeds to run per combination. :func:`load_sweep_file` reads and checks
-it; :meth:`SweepSpec.points` expands the grid into :class:`Point` objects, each with its
-fully resolved scenario and a stable id (a hash of that scenario), and :func:`sweep` runs
-the points that are not yet in the results store (:mod:`atmsim.store`).
+A sweep file (TOML, or JSON; from Python a dict) names a base scenario (a scenario file, a
+scenario dict from Python, or a topology builder of :mod:`atmsim.topology` with its
+arguments), the parameters to vary (lists, ranges, zipped groups) and how many seeds to run
+per combination. :func:`load_sweep_file` reads and checks it; :meth:`SweepSpec.points`
+expands the grid into :class:`Point` objects, each with its fully resolved scenario and a
+stable id (a hash of that scenario), and :func:`sweep` runs the points that are not yet in
+the results store (:mod:`atmsim.store`).
 
 The format is documented in docs/sweeps.md. Every mistake in a sweep file raises
 :class:`SweepError` with one message that names the key, the value and what is allowed.
@@ -108,9 +109,38 @@ def _strip_none(v: Any) -> Any:
     return v
 
 
+def plain(v: Any) -> Any:
+    """``v`` with NumPy scalars as their Python values (``np.int64(2)`` -> ``2``, ``np.bool_``
+    -> ``bool``) and NumPy arrays as lists, in new dicts, lists and tuples: a sweep built in
+    a notebook (``list(np.arange(...))``) reads as if written by hand."""
+    if isinstance(v, dict):
+        return {plain(k): plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [plain(x) for x in v]
+    if isinstance(v, tuple):
+        return tuple(plain(x) for x in v)
+    np = sys.modules.get("numpy")  # not imported: there is no NumPy value to convert
+    if np is not None and isinstance(v, np.ndarray):
+        return v.tolist()
+    if np is not None and isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _json_default(o: Any) -> Any:
+    """What ``json.dumps`` writes for a value it does not know: a NumPy scalar or array as
+    its Python value; anything else is json's own TypeError."""
+    converted = plain(o)
+    if converted is o:
+        raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+    return converted
+
+
 def canonical(v: Any) -> str:
-    """Canonical JSON (sorted keys, no spaces, no nulls): what point ids hash."""
-    return json.dumps(_strip_none(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Canonical JSON (sorted keys, no spaces, no nulls): what point ids hash. NumPy
+    scalars count as their Python values."""
+    return json.dumps(_strip_none(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=_json_default)
 
 
 def point_id(scenario: dict[str, Any]) -> str:
@@ -792,65 +822,68 @@ def _seeds_text(seeds: list[int]) -> str:
 
 SweepLike = Union[str, os.PathLike, dict]
 
+#: Top-level keys of a scenario, none of which a sweep file has.
+SCENARIO_KEYS = ("node", "link", "connection")
 
-def refuse_sweep_as_base(value: str, path: Path, base: Any) -> None:
-    """``base.scenario`` naming a sweep file (this one, say), whose every point then failed
-    with "base: unknown field `base`", is one SweepError."""
+
+def refuse_sweep_as_base(value: Any, path: Optional[Path], base: Any) -> None:
+    """``base.scenario`` naming a sweep file (this one, say), or a dict that is a sweep,
+    whose every point then failed with "base: unknown field `base`", is one SweepError."""
     if isinstance(base, dict) and ("sweep" in base or "base" in base):
-        raise SweepError(f"base.scenario = {fmt(value)}: {str(path)!r} is a sweep file (it has a [sweep] or [base] "
+        what = f"{str(path)!r} is a sweep file" if path is not None else "the dict given is a sweep"
+        raise SweepError(f"base.scenario = {_cut(fmt(value))}: {what} (it has a [sweep] or [base] "
                          f"table), not a scenario; give a scenario file (nodes, links, connections)")
 
 
-def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = None) -> SweepSpec:
-    """Reads and checks a sweep: a path to a TOML sweep file, or a dict with the same layout
-    (relative paths in it are taken from ``base_dir``, default the current directory).
+def refuse_scenario_as_sweep(raw: dict[str, Any], path: Optional[Path]) -> None:
+    """A scenario given where a sweep goes (nodes, links or connections, and no [sweep] or
+    [base] table) is one SweepError saying so, not "unknown key 'seed' at the top"."""
+    if "sweep" in raw or "base" in raw or not any(k in raw for k in SCENARIO_KEYS):
+        return
+    if path is None:
+        raise SweepError('the dict given is a scenario, not a sweep: a sweep names it under "base": {"scenario": '
+                         '...} and varies it under "sweep": {"parameters": {...}}; see docs/sweeps.md')
+    raise SweepError(f"{str(path)!r} is a scenario, not a sweep file: a sweep file names it under [base] "
+                     f"scenario = ... and varies it under [sweep]; see docs/sweeps.md")
 
-    Raises :class:`SweepError` (one message naming the key, the value and what is allowed),
-    or :class:`atmsim.ScenarioError` when the base scenario file itself is malformed.
-    """
+
+def _read_sweep(sweep: SweepLike, base_dir: Union[str, os.PathLike, None]
+                ) -> tuple[dict[str, Any], Optional[str], Optional[Path], Path]:
+    """A sweep as parsed (NumPy values as Python's), the text of its file, the file, and
+    the folder its relative paths start from."""
     from .scenario import is_json_text, parse_json, utf8_text
 
-    text = None
-    path = None
     if isinstance(sweep, dict):
-        raw = copy.deepcopy(sweep)
-        here = Path(base_dir) if base_dir is not None else Path.cwd()
-    elif isinstance(sweep, (str, os.PathLike)):
-        path = Path(sweep)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise FileNotFoundError(f"cannot read sweep file {str(path)!r}: no such file") from None
-        except IsADirectoryError:
-            raise IsADirectoryError(f"cannot read sweep file {str(path)!r}: it is a directory") from None
-        except OSError as e:
-            raise FileNotFoundError(f"cannot read sweep file {str(path)!r}: {e.strerror}") from None
-        text = utf8_text(data, f"sweep file {str(path)!r}", SweepError)
+        return plain(sweep), None, None, Path(base_dir) if base_dir is not None else Path.cwd()
+    if not isinstance(sweep, (str, os.PathLike)):
+        raise TypeError(f"a sweep is a path to a sweep file (TOML or JSON) or a dict, not {type(sweep).__name__}")
+    path = Path(sweep)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"cannot read sweep file {str(path)!r}: no such file") from None
+    except IsADirectoryError:
+        raise IsADirectoryError(f"cannot read sweep file {str(path)!r}: it is a directory") from None
+    except OSError as e:
+        raise FileNotFoundError(f"cannot read sweep file {str(path)!r}: {e.strerror}") from None
+    text = utf8_text(data, f"sweep file {str(path)!r}", SweepError)
+    if is_json_text(text):  # a JSON sweep (an object), as the store writes for a sweep given as a dict
+        raw = parse_json(text, lambda m: SweepError(f"sweep file {str(path)!r}: {m}"))
+    else:
         try:
             raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise SweepError(f"sweep file {str(path)!r} is not valid TOML: {e}") from None
-        here = Path(base_dir) if base_dir is not None else path.resolve().parent
-    else:
-        raise TypeError(f"a sweep is a path to a TOML file or a dict, not {type(sweep).__name__}")
+    return raw, text, path, Path(base_dir) if base_dir is not None else path.resolve().parent
 
-    unknown = [k for k in raw if k not in _TOP_KEYS]
-    if unknown:
-        raise SweepError(f"unknown key {unknown[0]!r} at the top of the sweep file{_close(unknown[0], list(_TOP_KEYS))}; "
-                         f"allowed: name, description, [base], [sweep]")
-    name = raw.get("name", path.stem if path else "sweep")
-    if not isinstance(name, str) or not name.strip():
-        raise SweepError(f"name = {fmt(name)}: must be a non-empty string")
-    description = raw.get("description", "")
-    if not isinstance(description, str):
-        raise SweepError(f"description = {fmt(description)}: must be a string")
 
-    # [base]
+def _base_table(raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The ``[base]`` table of a sweep, checked, with its ``set`` and ``args`` tables."""
     base = raw.get("base")
     if not isinstance(base, dict):
         raise SweepError("[base] is missing: give the base scenario with [base] scenario = \"file.toml\" "
                          "(relative to the sweep file) or [base] topology = \"n_source\" with [base.args]"
-                         if base is None else f"base = {fmt(base)}: must be a table ([base])")
+                         if base is None else f"base = {_cut(fmt(base))}: must be a table ([base])")
     unknown = [k for k in base if k not in _BASE_KEYS]
     if unknown:
         raise SweepError(f"base.{unknown[0]}: unknown key{_close(unknown[0], list(_BASE_KEYS))}; "
@@ -862,64 +895,122 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
                          "topology = \"n_source\" with [base.args]")
     sets = base.get("set", {})
     if not isinstance(sets, dict):
-        raise SweepError(f"base.set = {fmt(sets)}: must be a table of scenario keys and values")
+        raise SweepError(f"base.set = {_cut(fmt(sets))}: must be a table of scenario keys and values")
     args = base.get("args", {})
     if not isinstance(args, dict):
-        raise SweepError(f"base.args = {fmt(args)}: must be a table of builder arguments")
+        raise SweepError(f"base.args = {_cut(fmt(args))}: must be a table of builder arguments")
+    return base, sets, args
 
+
+def _load_base_scenario(spec: SweepSpec, f: Any, args: dict[str, Any], here: Path) -> None:
+    """``[base] scenario``: a scenario file's path (relative to ``here``), or from Python a
+    scenario dict; sets ``spec.base_scenario`` (and ``spec.base_file``)."""
+    shown = _cut(fmt(f))
+    if args:
+        raise SweepError(f"base.args: builder arguments go with base.topology; with base.scenario = {shown}, "
+                         f"change the scenario with [base.set] or [sweep.parameters]")
+    if isinstance(f, dict) and f:
+        refuse_sweep_as_base(f, None, f)
+        spec.base_scenario = f
+        return
+    if isinstance(f, os.PathLike):  # a pathlib.Path, from Python
+        f = os.fspath(f)
+    if not isinstance(f, str) or not f:
+        raise SweepError(f"base.scenario = {shown}: must be the path of a scenario file (TOML or JSON) or, "
+                         f"from Python, a scenario dict (nodes, links, connections)")
+    spec.base_scenario, spec.base_file = _read_base_file(f, here)
+
+
+def _read_base_file(f: str, here: Path) -> tuple[dict[str, Any], Path]:
+    """The scenario file ``f`` names (relative to ``here``) as a dict, and its path. When it
+    cannot be read and ``here`` is a results store that keeps a copy of the base scenario
+    (its sweep.toml names the base as the original sweep file did), the copy is read."""
+    from .scenario import is_json_text, parse_json, utf8_text
+
+    shown = _cut(fmt(f))
+    fp = Path(f) if Path(f).is_absolute() else here / f
+    try:
+        sdata = fp.read_bytes()
+    except OSError as e:
+        from .store import stored_base_copy
+
+        kept = stored_base_copy(here)
+        if kept is None:
+            raise SweepError(f"base.scenario = {shown}: cannot read {str(fp)!r}: {e.strerror or type(e).__name__} "
+                             f"(paths are relative to the sweep file's directory, {str(here)!r})") from None
+        fp, sdata = kept, kept.read_bytes()
+    stext = utf8_text(sdata, f"base.scenario = {shown}: {str(fp)!r}", SweepError)
+    if is_json_text(stext):  # a JSON scenario (an object), as atmsim run takes
+        scenario = parse_json(stext, lambda m: SweepError(f"base.scenario = {shown}: {str(fp)!r}: {m}"))
+    else:
+        try:
+            scenario = tomllib.loads(stext)
+        except tomllib.TOMLDecodeError as e:
+            raise SweepError(f"base.scenario = {shown}: {str(fp)!r} is not valid TOML: {e}") from None
+    refuse_sweep_as_base(f, fp, scenario)
+    return scenario, fp.resolve()
+
+
+def _load_topology(spec: SweepSpec, topo: Any, args: dict[str, Any]) -> None:
+    """``[base] topology``: a builder of :mod:`atmsim.topology` and its ``args``, checked."""
+    builders = _builders()
+    if not isinstance(topo, str) or topo not in builders:
+        raise SweepError(f"base.topology = {_cut(fmt(topo))}: no such builder{_close(str(topo), sorted(builders))}; "
+                         f"available: {', '.join(sorted(builders))}")
+    sig = inspect.signature(builders[topo])
+    allowed = [p for p in sig.parameters]
+    for k in args:
+        if k not in sig.parameters:
+            raise SweepError(f"base.args.{k}: {topo}() has no argument {k!r}{_close(k, allowed)}; "
+                             f"allowed: {', '.join(allowed)}")
+    spec.topology, spec.args = topo, args
+
+
+def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = None) -> SweepSpec:
+    """Reads and checks a sweep: a path to a sweep file (TOML, or JSON as the results store
+    writes for a sweep given as a dict), or a dict with the same layout (relative paths in
+    it are taken from ``base_dir``, default the current directory). NumPy values count as
+    their Python values; from Python, ``base.scenario`` may be a scenario dict.
+
+    Raises :class:`SweepError` (one message naming the key, the value and what is allowed),
+    or :class:`atmsim.ScenarioError` when the base scenario file itself is malformed.
+    """
+    raw, text, path, here = _read_sweep(sweep, base_dir)
+    refuse_scenario_as_sweep(raw, path)
+    unknown = [k for k in raw if k not in _TOP_KEYS]
+    if unknown:
+        raise SweepError(f"unknown key {unknown[0]!r} at the top of the sweep file{_close(unknown[0], list(_TOP_KEYS))}; "
+                         f"allowed: name, description, [base], [sweep]")
+    name = raw.get("name", path.stem if path else "sweep")
+    if not isinstance(name, str) or not name.strip():
+        raise SweepError(f"name = {_cut(fmt(name))}: must be a non-empty string")
+    description = raw.get("description", "")
+    if not isinstance(description, str):
+        raise SweepError(f"description = {_cut(fmt(description))}: must be a string")
+
+    base, sets, args = _base_table(raw)
     spec = SweepSpec(name=name, description=description, seeds=[], axes=[], sets=sets, source=raw, source_text=text,
                      source_path=path)
     if "scenario" in base:
-        if args:
-            raise SweepError("base.args: builder arguments go with base.topology; with base.scenario = "
-                             f"{fmt(base['scenario'])}, change the scenario with [base.set] or [sweep.parameters]")
-        f = base["scenario"]
-        if not isinstance(f, str) or not f:
-            raise SweepError(f"base.scenario = {fmt(f)}: must be the path of a scenario file (TOML or JSON)")
-        fp = Path(f) if Path(f).is_absolute() else here / f
-        try:
-            sdata = fp.read_bytes()
-        except OSError as e:
-            raise SweepError(f"base.scenario = {fmt(f)}: cannot read {str(fp)!r}: {e.strerror or type(e).__name__} "
-                             f"(paths are relative to the sweep file's directory, {str(here)!r})") from None
-        stext = utf8_text(sdata, f"base.scenario = {fmt(f)}: {str(fp)!r}", SweepError)
-        if is_json_text(stext):  # a JSON scenario (an object), as atmsim run takes
-            spec.base_scenario = parse_json(stext, lambda m: SweepError(f"base.scenario = {fmt(f)}: "
-                                                                         f"{str(fp)!r}: {m}"))
-        else:
-            try:
-                spec.base_scenario = tomllib.loads(stext)
-            except tomllib.TOMLDecodeError as e:
-                raise SweepError(f"base.scenario = {fmt(f)}: {str(fp)!r} is not valid TOML: {e}") from None
-        refuse_sweep_as_base(f, fp, spec.base_scenario)
-        spec.base_file = fp.resolve()
+        _load_base_scenario(spec, base["scenario"], args, here)
     else:
-        topo = base["topology"]
-        builders = _builders()
-        if topo not in builders:
-            raise SweepError(f"base.topology = {fmt(topo)}: no such builder{_close(str(topo), sorted(builders))}; "
-                             f"available: {', '.join(sorted(builders))}")
-        sig = inspect.signature(builders[topo])
-        allowed = [p for p in sig.parameters]
-        for k in args:
-            if k not in sig.parameters:
-                raise SweepError(f"base.args.{k}: {topo}() has no argument {k!r}{_close(k, allowed)}; "
-                                 f"allowed: {', '.join(allowed)}")
-        spec.topology, spec.args = topo, args
-
+        _load_topology(spec, base["topology"], args)
     try:
         base_sc = spec._base_args_scenario()
     except PathError as e:
         raise SweepError(f"base.set: {e}") from None
     except (TypeError, ValueError) as e:
         raise SweepError(f"base.args: {spec.topology}() refused them: {e}") from None
-    for path in _merge_paths(sets, base_sc):
-        check_scenario_path(path, base_sc, f"base.set.{_key(path)}")
+    for p in _merge_paths(sets, base_sc):
+        check_scenario_path(p, base_sc, f"base.set.{_key(p)}")
+    _load_sweep_table(spec, raw.get("sweep", {}), base_sc)
+    return spec
 
-    # [sweep]
-    sw = raw.get("sweep", {})
+
+def _load_sweep_table(spec: SweepSpec, sw: Any, base_sc: dict[str, Any]) -> None:
+    """``[sweep]``: the limits, the seeds and the axes of the grid, checked, into ``spec``."""
     if not isinstance(sw, dict):
-        raise SweepError(f"sweep = {fmt(sw)}: must be a table ([sweep])")
+        raise SweepError(f"sweep = {_cut(fmt(sw))}: must be a table ([sweep])")
     unknown = [k for k in sw if k not in _SWEEP_KEYS]
     if unknown:
         raise SweepError(f"sweep.{unknown[0]}: unknown key{_close(unknown[0], list(_SWEEP_KEYS))}; "
@@ -930,53 +1021,69 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
 
     params = sw.get("parameters", {})
     if not isinstance(params, dict):
-        raise SweepError(f"sweep.parameters = {fmt(params)}: must be a table of \"path\" = [values] "
+        raise SweepError(f"sweep.parameters = {_cut(fmt(params))}: must be a table of \"path\" = [values] "
                          f"([sweep.parameters])")
     zips = sw.get("zip", [])
     if isinstance(zips, dict):
         zips = [zips]
     if not isinstance(zips, list) or any(not isinstance(z, dict) for z in zips):
-        raise SweepError(f"sweep.zip = {fmt(zips)}: must be tables ([[sweep.zip]]), each \"path\" = [values] of one length")
-
-    def checked(path: str, where: str, spec_v: Any) -> Parameter:
-        parts = split_path(path)
-        if any(p == "" for p in path.split(".")):
-            raise SweepError(f"{where}: {path!r} is not a dotted path such as \"defaults.switch_buffer\" or \"link.0.delay\"")
-        if parts[0] == "args":
-            if not spec.topology:
-                raise SweepError(f"{where}: args.* paths set topology builder arguments, and this sweep's base is "
-                                 f"a scenario file; vary a scenario key instead (e.g. \"defaults.switch_buffer\")")
-            if len(parts) < 2 or not isinstance(parts[1], str):
-                raise SweepError(f"{where}: give the argument after args., e.g. args.n")
-            sig = inspect.signature(_builders()[spec.topology])
-            if parts[1] not in sig.parameters:
-                allowed = list(sig.parameters)
-                raise SweepError(f"{where}: {spec.topology}() has no argument {parts[1]!r}{_close(str(parts[1]), allowed)}; "
-                                 f"allowed: {', '.join(allowed)}")
-            if parts[1] == "seed":
-                raise SweepError(f"{where}: the seed is not a parameter; set the seeds with [sweep] seeds = N or a list")
-        else:
-            check_scenario_path(path, base_sc, where)
-        p = _parse_parameter(where, path, spec_v)
-        if p.name in reserved_columns():
-            raise SweepError(f"{where}: the name {p.name!r} is taken by a results column; give another with "
-                             f"{{ values = [...], name = \"...\" }}")
-        return p
-
-    axes: list[Axis] = []
-    for path, where, v in _flatten("sweep.parameters", params):
-        axes.append(Axis([checked(path, where, v)]))
+        raise SweepError(f"sweep.zip = {_cut(fmt(zips))}: must be tables ([[sweep.zip]]), each \"path\" = [values] "
+                         f"of one length")
+    axes = [Axis([_checked_parameter(spec, base_sc, path, where, v)])
+            for path, where, v in _flatten("sweep.parameters", params)]
     for gi, z in enumerate(zips):
-        group = [checked(path, where, v) for path, where, v in _flatten(f"sweep.zip[{gi}]", z)]
-        if not group:
-            raise SweepError(f"sweep.zip[{gi}]: empty; give two or more \"path\" = [values] of one length")
-        lens = {p.name: len(p.values) for p in group}
-        if len(set(lens.values())) > 1:
-            raise SweepError(f"sweep.zip[{gi}]: zipped parameters vary together, so they need as many values each; "
-                             f"got " + ", ".join(f"{k}: {n}" for k, n in lens.items()))
-        for p in group:
-            p.group = gi
-        axes.append(Axis(group))
+        axes.append(_zipped_axis(spec, base_sc, gi, z))
+    _refuse_repeats(axes)
+    spec.axes = axes
+    if len(spec) > MAX_POINTS:
+        raise SweepError(f"the sweep holds {len(spec)} points ({spec.combinations} combinations x {len(spec.seeds)} "
+                         f"seeds), more than {MAX_POINTS}; vary fewer values")
+
+
+def _checked_parameter(spec: SweepSpec, base_sc: dict[str, Any], path: str, where: str, spec_v: Any) -> Parameter:
+    """One parameter of ``[sweep.parameters]`` or a zipped group: its path checked against
+    the builder's arguments (``args.*``) or the scenario schema and base, then its values."""
+    parts = split_path(path)
+    if any(p == "" for p in path.split(".")):
+        raise SweepError(f"{where}: {path!r} is not a dotted path such as \"defaults.switch_buffer\" or \"link.0.delay\"")
+    if parts[0] == "args":
+        if not spec.topology:
+            raise SweepError(f"{where}: args.* paths set topology builder arguments, and this sweep's base is "
+                             f"a scenario file; vary a scenario key instead (e.g. \"defaults.switch_buffer\")")
+        if len(parts) < 2 or not isinstance(parts[1], str):
+            raise SweepError(f"{where}: give the argument after args., e.g. args.n")
+        sig = inspect.signature(_builders()[spec.topology])
+        if parts[1] not in sig.parameters:
+            allowed = list(sig.parameters)
+            raise SweepError(f"{where}: {spec.topology}() has no argument {parts[1]!r}{_close(str(parts[1]), allowed)}; "
+                             f"allowed: {', '.join(allowed)}")
+        if parts[1] == "seed":
+            raise SweepError(f"{where}: the seed is not a parameter; set the seeds with [sweep] seeds = N or a list")
+    else:
+        check_scenario_path(path, base_sc, where)
+    p = _parse_parameter(where, path, spec_v)
+    if p.name in reserved_columns():
+        raise SweepError(f"{where}: the name {p.name!r} is taken by a results column; give another with "
+                         f"{{ values = [...], name = \"...\" }}")
+    return p
+
+
+def _zipped_axis(spec: SweepSpec, base_sc: dict[str, Any], gi: int, z: dict[str, Any]) -> Axis:
+    """``[[sweep.zip]]`` number ``gi``: its parameters, as many values each."""
+    group = [_checked_parameter(spec, base_sc, path, where, v) for path, where, v in _flatten(f"sweep.zip[{gi}]", z)]
+    if not group:
+        raise SweepError(f"sweep.zip[{gi}]: empty; give two or more \"path\" = [values] of one length")
+    lens = {p.name: len(p.values) for p in group}
+    if len(set(lens.values())) > 1:
+        raise SweepError(f"sweep.zip[{gi}]: zipped parameters vary together, so they need as many values each; "
+                         f"got " + ", ".join(f"{k}: {n}" for k, n in lens.items()))
+    for p in group:
+        p.group = gi
+    return Axis(group)
+
+
+def _refuse_repeats(axes: list[Axis]) -> None:
+    """A path varied twice, or a column name given twice, is one SweepError."""
     names: dict[str, str] = {}
     paths: dict[str, str] = {}
     for p in (p for a in axes for p in a.params):
@@ -988,11 +1095,6 @@ def load_sweep_file(sweep: SweepLike, base_dir: Union[str, os.PathLike, None] = 
                              f"with {{ values = [...], name = \"...\" }}")
         names[p.name] = p.path
         paths[p.path] = p.name
-    spec.axes = axes
-    if len(spec) > MAX_POINTS:
-        raise SweepError(f"the sweep holds {len(spec)} points ({spec.combinations} combinations x {len(spec.seeds)} "
-                         f"seeds), more than {MAX_POINTS}; vary fewer values")
-    return spec
 
 
 # --------------------------------------------------------------------------- running a sweep
@@ -1031,19 +1133,24 @@ def sweep(
     again, so an interrupted sweep resumes where it stopped and a finished one returns at
     once. ``backend`` is ``"local"`` (worker processes, default), ``"threads"`` or ``"ray"``
     (``address`` of an existing cluster, or a local Ray instance); see
-    :mod:`atmsim.parallel`. A point that fails is recorded with its error; the others go on.
+    :mod:`atmsim.parallel`. A point that fails is recorded with its error; the others go on;
+    when every point failed, a UserWarning says so (how many, and the first error).
     ``rerun_failed`` runs failed points again. ``log`` receives the plan and progress lines
     (default: stderr when ``progress`` is true). ``point_timeout`` (seconds) and
     ``point_memory`` (bytes, local backend) limit each point: a point past either is
     recorded as failed with the reason (``PointTimeout``, ``PointMemory``) and the sweep
-    goes on. They override the sweep file's ``[sweep] point_timeout`` and ``point_memory``. Every point in the store is verified first; one whose files do not read back
-    is run again.
+    goes on. They override the sweep file's ``[sweep] point_timeout`` and ``point_memory``.
+    Every point in the store is verified first; one whose files do not read back is run
+    again. Ctrl-C stops the sweep on every backend (the runs in progress too), keeping the
+    points that finished.
     """
     from . import parallel
+    from .result import path_argument
     from .store import SweepStore
 
     from . import _core
 
+    out = path_argument(out, "out", "a directory path for the results store") if out is not None else None
     spec = sweep if isinstance(sweep, SweepSpec) else load_sweep_file(sweep, base_dir=base_dir)
     _core.check_environment()  # a bad engine setting: one error before the store is made
     parallel.check_backend(backend, workers, address)
@@ -1051,7 +1158,7 @@ def sweep(
     point_timeout, point_memory = _limits(spec, backend, point_timeout, point_memory)
     if log is None:
         log = (lambda s: print(s, file=sys.stderr, flush=True)) if progress else (lambda s: None)
-    out = Path(out) if out is not None else Path("results") / "sweeps" / spec.name
+    out = out if out is not None else Path("results") / "sweeps" / spec.name
     points = spec.points()
     with SweepStore.create(out, spec, points) as store:
         done = store.finished_ids()
@@ -1084,4 +1191,22 @@ def sweep(
                              point_timeout=point_timeout, point_memory=point_memory)
         results = store.finish()
     log(results.status_line())
+    warn_if_all_failed(results)
     return results
+
+
+def warn_if_all_failed(results) -> None:
+    """A UserWarning when every point of a sweep failed (with ``progress=False`` nothing
+    else would say so): how many, and the first error, in one line."""
+    df = results.df
+    if not len(df) or (df["status"] == "ok").any():
+        return
+    first = df.iloc[0]
+    error = " ".join(str(first.get("error") or first.get("error_type") or "no message").split())
+    static = first.get("error_type") in ("ScenarioError", "BuildError")  # what --dry-run finds
+    import warnings
+
+    warnings.warn(f"sweep {results.name!r}: all {len(df)} point{'s' if len(df) != 1 else ''} failed; the first "
+                  f"error: {_cut(error, 300)} (res.failed lists them"
+                  + ("; atmsim sweep FILE --dry-run checks every point's scenario without running it)" if static
+                     else ")"), UserWarning, stacklevel=3)

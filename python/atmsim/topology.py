@@ -85,6 +85,42 @@ def _short(v: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 5] + " ...]"
 
 
+#: The tables a builder takes as arguments: argument -> (what it is, an example, the title
+#: of the engine's registry section naming its kinds, or None).
+TABLE_ARGUMENTS = {
+    "allocator": ("naming its kind", '{"kind": "erica"}', "rate allocators"),
+    "policy": ("naming its kind", '{"kind": "epd", "threshold": "80 %"}', "drop policies"),
+    "tcp": ("of TCP parameters", '{"congestion": "reno", "window": "64 KB"}', "TCP congestion control"),
+    "abr": ("of ABR source parameters", '{"policy": "ucsc", "nrm": 32}', None),
+    "vbr": ("with peak_rate, on and off", '{"peak_rate": "124.42 Mbps", "on": "1 ms", "off": "1 ms"}', None),
+}
+
+
+def _table(value: Any, arg: str) -> dict[str, Any]:
+    """A copy of the table (dict, or another mapping) given as the builder argument ``arg``
+    (one of :data:`TABLE_ARGUMENTS`); anything else is a one-line ValueError naming the
+    argument, the value and what is allowed, with the kinds the engine has registered."""
+    from collections.abc import Mapping
+
+    if isinstance(value, Mapping):
+        return dict(value)
+    what, example, section = TABLE_ARGUMENTS[arg]
+    kinds = _registered(section) if section else ""
+    if kinds:
+        kinds = f"; {'congestion control' if arg == 'tcp' else 'kinds'}: {kinds}"
+    raise ValueError(f"{arg} = {_short(value)}: give a table (dict) {what}, e.g. {example}{kinds}")
+
+
+def _registered(title: str) -> str:
+    """The names the engine's registry holds in its section ``title`` (never a copied list)."""
+    from .catalog import extension_points
+
+    for section in extension_points():
+        if section.title == title:
+            return ", ".join(e.name for e in section.entries)
+    return ""
+
+
 @_builder
 def n_source(
     n: int,
@@ -122,9 +158,12 @@ def n_source(
     generator). ``vbr`` adds a background VBR connection ``vbr`` from host ``vbr_src``
     over sw1 -> sw2 to ``vbr_dst`` (segments like the sources'): a dict with
     ``peak_rate``, ``on``, ``off`` and optional ``phase`` (seed 000: "124.42 Mbps", y ms
-    on, y ms off, from t = 2 ms).
+    on, y ms off, from t = 2 ms). ``abr``, ``allocator``, ``policy``, ``tcp`` and ``vbr``
+    are tables (dicts): anything else raises ValueError naming the argument.
     """
     n = _source_count(n)
+    tables = {k: _table(v, k) for k, v in (("abr", abr), ("allocator", allocator), ("policy", policy),
+                                            ("tcp", tcp), ("vbr", vbr)) if v is not None}
     _check_size(3 * n, [("n", n, 3)])  # per source: its host, its destination's and its connection
     start_times = _per_source(start_times, "start_times", n, 'times, e.g. ["0 s", "1 ms"]')
     applications = _per_source(applications, "applications", n, "tables (dicts) of a TCP application")
@@ -157,20 +196,16 @@ def n_source(
     if vbr is not None:
         nodes += [{"name": "vbr_src", "kind": "host"}, {"name": "vbr_dst", "kind": "host"}]
         links += [{"between": ["vbr_src", "sw1"], **segs[0]}, {"between": ["sw2", "vbr_dst"], **segs[2]}]
-        traffic = {"kind": "on_off", "peak_rate": vbr["peak_rate"], "on": vbr["on"], "off": vbr["off"]}
-        if "phase" in vbr:
-            traffic["phase"] = vbr["phase"]
-        conns.append({"name": "vbr", "from": "vbr_src", "to": "vbr_dst", "route": ["vbr_src", "sw1", "sw2", "vbr_dst"],
-                      "service": "vbr", "traffic": traffic})
+        conns.append(_vbr_connection(tables["vbr"]))
     defaults: dict[str, Any] = {"link_rate": rate, "switch_buffer": buffer}
     if abr is not None:
-        defaults["abr"] = dict(abr)
+        defaults["abr"] = tables["abr"]
     if allocator is not None:
-        defaults["allocator"] = dict(allocator)
+        defaults["allocator"] = tables["allocator"]
     if policy is not None:
-        defaults["policy"] = policy
+        defaults["policy"] = policy  # the caller's table, as before (not a copy)
     if tcp is not None:
-        defaults["tcp"] = dict(tcp)
+        defaults["tcp"] = tables["tcp"]
     measurement: dict[str, Any] = {"duration": duration}
     if sample_interval is not None:
         measurement["sample_interval"] = sample_interval
@@ -183,6 +218,20 @@ def n_source(
         "link": links,
         "connection": conns,
     }
+
+
+def _vbr_connection(vbr: dict[str, Any]) -> dict[str, Any]:
+    """:func:`n_source`'s background VBR connection from its ``vbr`` table (peak_rate, on,
+    off and optional phase; a ValueError naming what is missing)."""
+    missing = [k for k in ("peak_rate", "on", "off") if k not in vbr]
+    if missing:
+        raise ValueError(f"vbr = {_short(vbr)}: {', '.join(missing)} missing; give a table (dict) "
+                         f"{TABLE_ARGUMENTS['vbr'][0]}, e.g. {TABLE_ARGUMENTS['vbr'][1]}")
+    traffic = {"kind": "on_off", "peak_rate": vbr["peak_rate"], "on": vbr["on"], "off": vbr["off"]}
+    if "phase" in vbr:
+        traffic["phase"] = vbr["phase"]
+    return {"name": "vbr", "from": "vbr_src", "to": "vbr_dst", "route": ["vbr_src", "sw1", "sw2", "vbr_dst"],
+            "service": "vbr", "traffic": traffic}
 
 
 # ---------------------------------------------------------------------------------------
@@ -208,11 +257,11 @@ def _kvr_scenario(name, nodes, links, conns, *, duration, sample_interval, seed,
     defaults: dict[str, Any] = {
         "link_rate": KVR_LINK_RATE,
         "switch_buffer": buffer,
-        "abr": dict(KVR_SOURCE if abr is None else abr),
-        "allocator": dict(allocator or {"kind": "kvr"}),
+        "abr": _table(KVR_SOURCE if abr is None else abr, "abr"),
+        "allocator": (_table(allocator, "allocator") if allocator is not None else {}) or {"kind": "kvr"},
     }
     if tcp is not None:
-        defaults["tcp"] = dict(tcp)
+        defaults["tcp"] = _table(tcp, "tcp")
     sc: dict[str, Any] = {
         "name": name,
         "seed": seed,

@@ -32,7 +32,7 @@ pub struct Summary {
     /// total goodput / max possible goodput (seed 001 definition).
     pub efficiency: f64,
     /// Jain's index over connection goodputs (equal shares, as seed 001 computes it), of
-    /// the connections that open before the run's end.
+    /// the connections that open before the run's end (NaN if none does).
     pub fairness: f64,
     /// Jain's index over throughput / max-min share (seed 003 section 3), over the
     /// connections that have a share; None if none has.
@@ -142,10 +142,13 @@ pub struct ConnectionResult {
     pub rule5_resets: Option<u64>,
     /// See `rule5_resets`.
     pub rule6_cuts: Option<u64>,
-    /// TCP over ABR: the largest AAL5 source queue of the data direction, cells.
+    /// The largest source queue of the data direction, cells: TCP over ABR's AAL5 queue,
+    /// or the cells a cell-level application handed and its end system had not yet sent
+    /// (a CBR source above its link's rate; None for a greedy source, whose queue is
+    /// never empty, and for TCP over UBR).
     pub source_queue_max_cells: Option<u64>,
-    /// TCP over ABR: cells still in the source queues at the end (both directions; not
-    /// yet sent, so not part of cell conservation).
+    /// Cells still in the source queues at the end (TCP over ABR: both directions; cell
+    /// traffic: the data direction; not yet sent, so not part of cell conservation).
     pub source_queue_cells: Option<u64>,
 }
 
@@ -345,6 +348,12 @@ impl RunResult {
                         // Goodput is the forward direction's (the reverse direction of a
                         // request/response exchange crosses other links; it is reported
                         // in reverse_throughput_bps), so efficiency stays a share of one link.
+                        // What the application handed and the end system has not sent (a
+                        // source above its link's rate; a review found it in no counter).
+                        if d0.backlog() != crate::network::UNBOUNDED {
+                            r.source_queue_max_cells = Some(d0.max_backlog());
+                            r.source_queue_cells = Some(d0.backlog());
+                        }
                         let rx: u64 = d0.data_received_warm();
                         r.goodput_bytes = rx * 48;
                         r.goodput_bps = rx as f64 * 384.0 / measured;
@@ -443,7 +452,12 @@ impl RunResult {
             efficiency_rate_bps: sc.efficiency_rate_bps,
             max_goodput_bps: max_goodput,
             efficiency: total / max_goodput,
-            fairness: jain_fairness(&goodputs),
+            // No connection open in the run: no fairness to measure (NaN, "n/a").
+            fairness: if goodputs.is_empty() {
+                f64::NAN
+            } else {
+                jain_fairness(&goodputs)
+            },
             fairness_maxmin: {
                 let norm: Vec<f64> = connections
                     .iter()

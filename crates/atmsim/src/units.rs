@@ -107,13 +107,17 @@ fn checked_ps(secs: f64) -> Result<Time, Bad> {
     Ok(time::from_secs_f64(secs))
 }
 
-/// Checks a whole count (bytes or cells) against `max`.
-fn whole(v: f64, max: f64, unit: &str) -> Result<f64, Bad> {
+/// Checks a whole count of `unit` (bytes or cells) against `max`, written `max_text` in
+/// messages ("1 TiB"; `"{max} {unit}"` if None).
+fn whole(v: f64, max: f64, unit: &str, max_text: Option<&str>) -> Result<f64, Bad> {
     if v.fract() != 0.0 {
         return Err(Bad::Range(format!("not a whole number of {unit}")));
     }
     if v > max {
-        return Err(Bad::Range(format!("above the maximum of {max} {unit}")));
+        return Err(Bad::Range(match max_text {
+            Some(m) => format!("above the maximum of {m}"),
+            None => format!("above the maximum of {max} {unit}"),
+        }));
     }
     Ok(v)
 }
@@ -223,7 +227,7 @@ quantity!(
     "rate",
     "155.52 Mbps",
     "bps, kbps, Mbps, Gbps, cells/s",
-    "424 bps (one cell per second) to 1 Tbps, or 0 where the key takes it",
+    "424 bps (one cell per second) to 1000 Gbps, or 0 where the key takes it",
     |s| {
         let (v, u) = split_number(s)?;
         let m = match u {
@@ -237,12 +241,12 @@ quantity!(
         let bps = v * m;
         if bps > MAX_RATE_BPS {
             return Err(Bad::Range(
-                "above the maximum of 1 Tbps; allowed: 0, or 424 bps (one cell per second) to 1 Tbps".into(),
+                "above the maximum of 1000 Gbps; allowed: 424 bps (one cell per second) to 1000 Gbps, or 0 where the key takes it".into(),
             ));
         }
         if bps > 0.0 && bps < MIN_RATE_BPS {
             return Err(Bad::Range(
-                "below one cell per second; allowed: 0, or 424 bps (one cell per second) to 1 Tbps"
+                "below one cell per second; allowed: 424 bps (one cell per second) to 1000 Gbps, or 0 where the key takes it"
                     .into(),
             ));
         }
@@ -292,6 +296,8 @@ quantity!(
             write!(f, "{} ms", ps / atmsim_kernel::PS_PER_MS)
         } else if ps % atmsim_kernel::PS_PER_US == 0 {
             write!(f, "{} us", ps / atmsim_kernel::PS_PER_US)
+        } else if ps % 1_000 == 0 {
+            write!(f, "{} ns", ps / 1_000)
         } else {
             write!(f, "{} ps", ps)
         }
@@ -358,7 +364,7 @@ quantity!(
             "MiB" => 1048576.0,
             _ => return Err(Bad::Form),
         };
-        let b = whole(v * m, MAX_BYTES as f64, "bytes (1 TiB)")?;
+        let b = whole(v * m, MAX_BYTES as f64, "bytes", Some("1 TiB"))?;
         Ok(Bytes(b as u64))
     },
     |b, f| write!(f, "{} B", b.0)
@@ -379,7 +385,7 @@ quantity!(
         if !matches!(u, "cells" | "cell") {
             return Err(Bad::Form);
         }
-        Ok(CellCount(whole(v, u32::MAX as f64, "cells")? as u32))
+        Ok(CellCount(whole(v, u32::MAX as f64, "cells", None)? as u32))
     },
     |b, f| write!(f, "{} cells", b.0)
 );
@@ -407,7 +413,9 @@ quantity!(
         if !matches!(u, "cells" | "cell") {
             return Err(Bad::Form);
         }
-        Ok(BufferSize::Cells(whole(v, u32::MAX as f64, "cells")? as u32))
+        Ok(BufferSize::Cells(
+            whole(v, u32::MAX as f64, "cells", None)? as u32
+        ))
     },
     |b, f| match b {
         BufferSize::Cells(n) => write!(f, "{} cells", n),
@@ -444,7 +452,9 @@ quantity!(
         let (v, u) = split_number(s)?;
         match u {
             "%" => Ok(Threshold::Percent(v)),
-            "cells" | "cell" => Ok(Threshold::Cells(whole(v, u32::MAX as f64, "cells")? as u32)),
+            "cells" | "cell" => Ok(Threshold::Cells(
+                whole(v, u32::MAX as f64, "cells", None)? as u32
+            )),
             _ => Err(Bad::Form),
         }
     },
@@ -598,9 +608,9 @@ mod tests {
             e.contains("1e-12 Mbps") && e.contains("below one cell per second"),
             "{e}"
         );
-        assert!(e.contains("424 bps") && e.contains("1 Tbps"), "{e}");
+        assert!(e.contains("424 bps") && e.contains("1000 Gbps"), "{e}");
         let e = Rate::parse("1e300 Mbps").unwrap_err();
-        assert!(e.contains("above the maximum of 1 Tbps"), "{e}");
+        assert!(e.contains("above the maximum of 1000 Gbps"), "{e}");
         assert!(Rate::parse("1e400 Mbps")
             .unwrap_err()
             .contains("not finite"));

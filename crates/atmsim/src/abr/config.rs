@@ -51,13 +51,13 @@ pub struct AbrSpec {
     #[serde(default)]
     pub icr: Option<Rate>,
     /// Rate increase factor, 0 < RIF <= 1 (default 1/16).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::scenario::plain::factor")]
     pub rif: Option<f64>,
     /// Rate decrease factor, 0 < RDF <= 1 (default 1/16).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::scenario::plain::factor")]
     pub rdf: Option<f64>,
     /// Cells per forward RM cell, 2 to 256 (default 32).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::scenario::plain::nrm")]
     pub nrm: Option<u32>,
     /// Minimum in-rate cells between forward RM cells, at least 1 (default 2).
     #[serde(default)]

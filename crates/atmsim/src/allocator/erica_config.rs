@@ -21,7 +21,7 @@ use std::sync::Arc;
 pub struct EricaSpec {
     /// Target utilization U, 0 < U <= 1 (ERICA; default 0.9). ERICA+ targets a queueing
     /// delay instead and refuses this key.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::scenario::plain::share")]
     pub target_utilization: Option<f64>,
     /// Averaging interval: ends after this many ABR cells... (default `"100 cells"`)
     #[serde(default)]

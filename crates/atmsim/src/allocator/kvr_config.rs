@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 pub struct KvrSpec {
     /// Share of the link rate ABR may be allocated, 0 < U <= 1 (default 1.0: seed 004's
     /// "target link utilization is set at 100 %"). VBR reservations are subtracted.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::scenario::plain::share")]
     pub target_utilization: Option<f64>,
     /// Also lower the ER of backward RM cells to the allocation the VC could get now
     /// (seed 004 section 4.1's suggested improvement; default false).

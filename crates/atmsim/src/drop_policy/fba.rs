@@ -35,10 +35,13 @@ impl Resolve<Buffer> for FbaSpec {
     type Cfg = Fba;
     fn resolve(&self, path: &str, buffer: &Buffer) -> Result<Fba, ConfigError> {
         let r = threshold_cells(path, &self.threshold, *buffer)?;
-        if Some(r as u32) == *buffer {
+        if let Some(k) = buffer.filter(|&k| k == r as u32) {
             return err(
                 format!("{path}.threshold"),
-                "FBA needs R below the buffer size K (its limit divides by K - R)",
+                format!(
+                    "{r} cells (R) is not below the buffer of {k} cells (K); allowed: below {k} \
+                     cells (FBA's limit divides by K - R)"
+                ),
             );
         }
         Ok(Fba {

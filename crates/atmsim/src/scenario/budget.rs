@@ -303,7 +303,7 @@ fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
                 format!(
                     "the {} cell sources that start at port {:?} can send {:.1} Mbps together (their \
                      rate, peak_rate or ABR pcr), {:.0} times its rate of {} bps; allowed: at most \
-                     {MAX_OVERLOAD} times (the excess would only pile up in the host's queue)",
+                     {MAX_OVERLOAD} times (the excess would only pile up at the source or in its host's port)",
                     n + 1,
                     link.name(&sc.nodes),
                     together[p].0 * 424.0 / 1e6,
@@ -317,7 +317,7 @@ fn check_overload(sc: &Scenario) -> Result<(), ScenarioError> {
                 format!("connection[{i}].{key}"),
                 format!(
                     "{} is {:.0} times the rate of its first link {:?} ({} bps); allowed: at most \
-                     {MAX_OVERLOAD} times (the excess would only pile up in the host's queue, \
+                     {MAX_OVERLOAD} times (the excess would only pile up at the source or in its host's port, \
                      about {:.3e} events per simulated second)",
                     bps(rate),
                     rate / link_cells,

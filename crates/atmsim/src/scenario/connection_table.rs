@@ -80,6 +80,11 @@ impl ConnectionTable {
         }
     }
 
+    /// The configuration of connection `i`, or None past the end.
+    pub fn get(&self, i: usize) -> Option<&ConnectionCfg> {
+        self.cfg_of.get(i).map(|&k| &self.cfgs[k as usize])
+    }
+
     /// The number of distinct records held (at most [`ConnectionTable::len`]).
     pub fn records(&self) -> usize {
         self.cfgs.len()

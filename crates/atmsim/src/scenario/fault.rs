@@ -14,6 +14,8 @@ use atmsim_kernel::Time;
 pub struct FaultCtx<'a> {
     /// Connection names.
     pub names: &'a ConnNames<'a>,
+    /// The resolved connections (which cells each direction carries).
+    pub connections: &'a super::ConnectionTable,
     /// The resolved connections' paths.
     pub paths: &'a Paths,
     /// The resolved ports.
@@ -60,6 +62,7 @@ fn resolve_one(p: &str, ft: &FaultSpec, ctx: &FaultCtx) -> Result<FaultCfg, Conf
         None => ports_of[0] as usize,
         Some(name) => port_at(p, ft, name, ports_of, ctx)?,
     };
+    carries_such_cells(p, ft, ctx, c)?;
     let count = ft.count.unwrap_or(1);
     if count == 0 {
         return err(format!("{p}.count"), "0 is not allowed; at least 1 cell");
@@ -84,6 +87,46 @@ fn resolve_one(p: &str, ft: &FaultSpec, ctx: &FaultCtx) -> Result<FaultCfg, Conf
         },
         count,
     })
+}
+
+/// Refuses a fault that could never take a cell: RM cells of a connection that is not ABR,
+/// the reverse direction of one-way cell traffic (no cells), or data cells in the reverse
+/// direction of one-way ABR cell traffic (its backward RM cells only). A review found such
+/// faults accepted and dropping nothing.
+fn carries_such_cells(
+    p: &str,
+    ft: &FaultSpec,
+    ctx: &FaultCtx,
+    c: usize,
+) -> Result<(), ConfigError> {
+    let Some(cfg) = ctx.connections.get(c) else {
+        return Ok(());
+    };
+    let abr = cfg.abr.is_some();
+    let cell = ft.cell.unwrap_or_default();
+    let reverse = ft.direction == Some(DirectionSpec::Reverse);
+    // TCP sends ACKs back; cell traffic only if its application answers (request/response).
+    let reverse_data = cfg.tcp.is_some() || cfg.app.as_deref().is_some_and(|a| a.reverse_sends());
+    let name = &ft.connection;
+    if cell == FaultCellSpec::Rm && !abr {
+        return err(
+            format!("{p}.cell"),
+            format!("\"rm\", but connection {name:?} is not ABR (it sends no RM cells); allowed: \"data\" or \"any\""),
+        );
+    }
+    if reverse && !reverse_data && !abr {
+        return err(
+            format!("{p}.direction"),
+            format!("\"reverse\", but connection {name:?} is one-way cell traffic: nothing travels back; allowed: \"forward\""),
+        );
+    }
+    if reverse && !reverse_data && cell == FaultCellSpec::Data {
+        return err(
+            format!("{p}.cell"),
+            format!("\"data\" in the reverse direction, but connection {name:?} sends only backward RM cells back; allowed there: \"rm\" or \"any\""),
+        );
+    }
+    Ok(())
 }
 
 /// The output port of node `name` on the connection's path in the fault's direction.

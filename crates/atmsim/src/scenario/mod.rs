@@ -13,6 +13,7 @@ pub mod model;
 pub mod names;
 pub mod nodes;
 pub mod paths;
+pub mod plain;
 pub mod port_table;
 pub mod ports;
 pub mod resolve;

@@ -39,6 +39,7 @@ pub fn resolve_unchecked(f: &ScenarioFile) -> Result<Scenario, ScenarioError> {
         &f.fault,
         &FaultCtx {
             names: &names,
+            connections: &connections,
             paths: &paths,
             ports: &ports.cfg,
             nodes: &nodes,

@@ -360,3 +360,33 @@ fn fault_count_time_and_keys() {
         &["0 is not allowed"],
     );
 }
+
+/// A fault that could never take a cell is refused (a review found a reverse fault on a
+/// one-way CBR connection and an RM fault on a UBR one accepted and dropping nothing).
+#[test]
+fn fault_must_be_able_to_take_a_cell() {
+    // The seed-004 base's connections are ABR cell traffic: backward RM cells only.
+    assert_err(
+        &fault("connection = \"a\"\nat = \"1 ms\"\ndirection = \"reverse\""),
+        "fault[0].cell",
+        &["\"data\"", "backward RM", "\"rm\" or \"any\""],
+    );
+    let ok = fault("connection = \"a\"\nat = \"1 ms\"\ndirection = \"reverse\"\ncell = \"rm\"");
+    atmsim::run_toml(&ok).unwrap_or_else(|e| panic!("{e}"));
+    let cbr = third("service = \"cbr\"\ntraffic = { kind = \"cbr\", rate = \"1 Mbps\" }")
+        + "[[fault]]\nconnection = \"v\"\nat = \"1 ms\"\n";
+    assert_err(
+        &cbr.replace(
+            "at = \"1 ms\"\n",
+            "at = \"1 ms\"\ndirection = \"reverse\"\n",
+        ),
+        "fault[0].direction",
+        &["\"reverse\"", "one-way", "\"forward\""],
+    );
+    assert_err(
+        &cbr.replace("at = \"1 ms\"\n", "at = \"1 ms\"\ncell = \"rm\"\n"),
+        "fault[0].cell",
+        &["\"rm\"", "not ABR", "\"data\" or \"any\""],
+    );
+    atmsim::run_toml(&cbr).unwrap_or_else(|e| panic!("{e}"));
+}
