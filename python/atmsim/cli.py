@@ -912,6 +912,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "  atmsim run examples/ubr_small.toml --out out/small   # + CSV tables, time series, run.png\n"
                               "  atmsim run my.toml --json                            # summary as JSON\n"
                               "  atmsim run examples/ubr_small.toml --trace drop,tcp --out out/small  # + traces/*.parquet\n\n"
+                              "exit status: 0 done; 1 a file could not be written; 2 an invalid scenario or option\n"
+                              "(one line naming the key, the value and what is allowed); 3 an internal error or a\n"
+                              "broken invariant (please report it); 4 partial results (--max-events, --max-wall);\n"
+                              "130 interrupted (Ctrl-C).\n\n"
                               "memory: a scenario whose ports, tables, end systems and time series alone exceed\n"
                               "the memory the machine has free is refused before it starts, naming the keys that\n"
                               "drive it. A run whose queues and links then grow past that limit (an open-loop\n"
@@ -944,7 +948,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "A valid scenario's counts are printed, with its memory estimate: what the run\n"
                                    "holds before any cell moves (a run is refused if this exceeds the memory free),\n"
                                    "and at most what its cells may add (watched as the run goes), then its routes.",
-                       epilog="example:\n  atmsim validate examples/ubr_small.toml",
+                       epilog="example:\n  atmsim validate examples/ubr_small.toml\n\n"
+                              "exit status: 0 valid (notes, if any, say what a run will not show); 2 invalid\n"
+                              "(one line naming the key, the value and what is allowed).",
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     v.add_argument("file", help="scenario file (TOML, or JSON: an object with the same layout)")
     v.add_argument("--routes", type=_route_count, default=5, metavar="N",
@@ -956,7 +962,9 @@ def build_parser() -> argparse.ArgumentParser:
     points = ", ".join(p.title for p in extension_points())
     ls = sub.add_parser("list", help=f"list experiments, {points}, topology builders",
                         description=f"List what atmsim offers, with one line each: experiments, {points} "
-                                    "(all from the engine's registry) and topology builders.")
+                                    "(all from the engine's registry) and topology builders.",
+                        epilog="examples:\n  atmsim list\n  atmsim list | grep -A9 'rate allocators'",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
     ls.set_defaults(func=cmd_list)
 
     rp = sub.add_parser("reproduce", help="reproduce a published table (see 'atmsim list')",
@@ -1067,8 +1075,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="measure engine speed on a fixed scenario (--scale: CPU ns per "
                                      "cell-hop and memory per VC as VCs grow)",
-                       description="Run the UBR+ WAN scenario (15 sources, 36000-cell buffers, FBA, 20 s) on one core "
-                                   "and report cell-hops per second, events per second and wall time.")
+                       description=_wrapped("Run the UBR+ WAN scenario (15 sources, 36000-cell buffers, FBA, 20 s) on one "
+                                            "core and report cell-hops per second, events per second and wall time."),
+                       epilog="examples:\n"
+                              "  atmsim bench                                        # about 10 s a run, best of 3\n"
+                              "  atmsim bench --scale --case abr-kvr --vcs 10 --vcs 1000 --repeat 1\n"
+                              "  atmsim bench --scale --json --targets > scale.json   # the whole table (long)\n\n"
+                              "Figures and how they were measured: docs/performance.md.",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.add_argument("--repeat", type=_runs, default=3, metavar="N",
                    help="runs; the best is reported (default 3). With --scale: runs of each row, round by "
@@ -1105,11 +1119,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     sc = sub.add_parser(
         "scorecard", help="score every allocator of the registry against exact fair shares on one suite",
-        description="Run every rate allocator of the registry (or those named) on the scorecard suite (seed 003's "
+        description=_wrapped("Run every rate allocator of the registry (or those named) on the scorecard suite (seed 003's "
                     "configurations, multi-bottleneck, demand-limited and MCR cases; docs/scorecard.md) and score "
                     "each run against the oracle's max-min and GW shares, phase by phase: efficiency, largest "
                     "error, Jain's index, max and steady queue, convergence time, oscillation. Writes "
-                    "scorecard.csv, .json, .html and .md into --out.")
+                    "scorecard.csv, .json, .html and .md into --out."),
+        epilog="examples:\n"
+               "  atmsim scorecard --quick                              # every allocator, runs at 40 %\n"
+               "  atmsim scorecard --allocators erica,kvr --out results/sc\n"
+               "  atmsim scorecard --option efci.threshold='\"500 cells\"' --allocators efci\n\n"
+               "exit status: 0 scored; 1 every run failed; 2 an invalid option.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     sc.add_argument("--allocators", metavar="A,B", help="allocators to score (default: all in the registry)")
     sc.add_argument("--configs", metavar="C,D", help="configurations of the suite to run (default: all)")
     sc.add_argument("--option", action="append", metavar="NAME.KEY=VALUE",
@@ -1122,9 +1142,24 @@ def build_parser() -> argparse.ArgumentParser:
     _backend_args(sc)
     sc.set_defaults(func=cmd_scorecard)
 
-    s = sub.add_parser("schema", help="print the JSON Schema of scenario files", description="Print the JSON Schema of scenario files.")
+    s = sub.add_parser("schema", help="print the JSON Schema of scenario files",
+                       description="Print the JSON Schema of scenario files (generated from the engine's types): give\n"
+                                   "it to an editor to complete and check keys as you type.",
+                       epilog="examples:\n"
+                              "  atmsim schema > scenario.schema.json\n"
+                              "  # VS Code with Even Better TOML: put  #:schema ./scenario.schema.json  on a\n"
+                              "  # scenario file's first line",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
     s.set_defaults(func=cmd_schema)
     return p
+
+
+def _wrapped(text: str) -> str:
+    """``text`` wrapped at 88 columns, for a description shown as written (raw, so that its
+    epilog's examples keep their lines)."""
+    import textwrap
+
+    return textwrap.fill(text, 88)
 
 
 def main(argv: list[str] | None = None) -> int:

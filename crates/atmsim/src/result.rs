@@ -97,11 +97,12 @@ pub struct ConnectionResult {
     pub fast_retransmits: u64,
     /// Duplicate ACKs received by the sender.
     pub dup_acks: u64,
-    /// Data cells created.
+    /// Cells of the forward (data) direction sent, its forward RM cells included (the
+    /// reverse direction's are in the summary's `cells_sent` only).
     pub cells_sent: u64,
-    /// Data cells that reached the destination.
+    /// Cells of the forward direction that reached the destination.
     pub cells_delivered: u64,
-    /// Data cells dropped.
+    /// Cells of the forward direction dropped.
     pub cells_dropped: u64,
     /// ACK cells dropped.
     pub ack_cells_dropped: u64,
