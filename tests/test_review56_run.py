@@ -289,6 +289,7 @@ def test_save_writes_provenance_and_the_tables_carry_it(tmp_path):
     r = atmsim.run(small(2, duration="0.05 s", sample_interval="5 ms"))
     out = r.save(tmp_path / "run", plot=False)
     prov = json.loads((out / "provenance.json").read_text())
+    assert prov.pop("files") == [n for n in r.SAVED_FILES if n not in ("abr_series.csv", "run.png")]
     assert set(prov) == PROVENANCE_KEYS
     assert prov["atmsim_version"] == atmsim.__version__ and prov["git_commit"] == git_commit()
     assert prov["git_dirty"] == (None if prov["git_commit"] == "unknown" else prov["git_commit"].endswith("+dirty"))
@@ -521,17 +522,28 @@ def test_max_wall_takes_units(capsys, small_toml):
 
 def test_saving_into_a_used_folder_leaves_only_this_runs_files(mixed_result, tmp_path):
     # The second review: an ABR run's abr_series.csv, run.png and traces stayed beside a
-    # later TCP run's tables in the same --out folder.
+    # later TCP run's tables in the same --out folder. The review of the fix: only what an
+    # earlier save recorded (provenance.json's "files") is removed, never the user's own.
     out = tmp_path / "out"
     mixed_result.save(out)
+    assert "abr_series.csv" in json.loads((out / "provenance.json").read_text())["files"]
     (out / "traces").mkdir()
-    (out / "traces" / "acr.parquet").write_bytes(b"old")
+    (out / "traces" / "mine.parquet").write_bytes(b"the user's")
+    (out / "notes.txt").write_text("the user's")
     assert (out / "abr_series.csv").is_file() and (out / "run.png").is_file()
     tcp = atmsim.run(small(2, duration="0.02 s"), progress=False)
     tcp.save(out, plot=False)
     assert not (out / "abr_series.csv").exists() and not (out / "run.png").exists()
-    assert not (out / "traces").exists()
+    assert (out / "traces" / "mine.parquet").read_bytes() == b"the user's" and (out / "notes.txt").exists()
     assert json.loads((out / "summary.json").read_text())["name"] == tcp.summary["name"]
+    # A folder no save recorded loses nothing.
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "run.png").write_bytes(b"my figure")
+    (own / "abr_series.csv").write_text("mine")
+    tcp.save(own, plot=False)
+    assert (own / "run.png").read_bytes() == b"my figure" and (own / "abr_series.csv").read_text() == "mine"
+
 
 
 def test_the_sweep_file_in_the_help_is_valid_and_runs_dry(capsys, tmp_path):
@@ -571,3 +583,16 @@ def test_an_efficiency_above_one_is_explained(capsys, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         atmsim.run(small(2, duration="0.02 s"), progress=False)  # one bottleneck: quiet
+
+
+def test_atmsim_run_notes_connections_not_started_when_a_budget_stopped_it(capsys, tmp_path):
+    # The review of the fix: Python warned of them, the CLI did not.
+    sc = small(2, duration="0.1 s")
+    sc["connection"][1]["start"] = "50 ms"
+    path = tmp_path / "late_mid.toml"
+    path.write_text(atmsim.to_toml(sc))
+    rc, out, err = call_cli(capsys, ["run", str(path), "--max-events", "200", "--no-plot"])
+    assert rc == 4 and "at or after the time the run stopped" in err, err
+    assert sc["connection"][1]["name"] in err.split("the time the run stopped", 1)[1]
+    rc, out, err = call_cli(capsys, ["run", str(path), "--no-plot"])
+    assert rc == 0 and "note:" not in err, err

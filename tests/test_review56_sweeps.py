@@ -218,6 +218,13 @@ def test_a_cli_sweep_store_resumes_from_its_sweep_toml_anywhere(tmp_path, monkey
     lines: list[str] = []
     atmsim.sweep(store / "sweep.toml", out=store, progress=False, log=lines.append)
     assert any("all 2 points already done" in ln for ln in lines), lines
+    # The review of the fix: the manifest keeps the original file's path after a resume from
+    # the copy, and a base renamed or misspelt in the stored sweep file is not read as the old one.
+    manifest = json.loads((store / "manifest.json").read_text())
+    assert manifest["base_file"] == str((src / "line.toml").resolve()), manifest
+    (store / "sweep.toml").write_text((store / "sweep.toml").read_text().replace("line.toml", "line_typo.toml"))
+    rc, _, err = run_cli(["sweep", str(store / "sweep.toml"), "--out", str(store), "--no-progress"])
+    assert rc == 2 and "line_typo.toml" in err and "cannot read" in err, err
 
 
 # --------------------------------------------------------------------------- 10. a dict for a directory

@@ -311,7 +311,8 @@ def _ray_note(a) -> None:
 def cmd_run(a) -> int:
     import atmsim
     from atmsim.plots import has_time_series, no_series_reason
-    from atmsim.scenario import (EfficiencyWarning, LateConnectionsWarning, efficiency_text, parse_scenario_text,
+    from atmsim.scenario import (EfficiencyWarning, LateConnectionsWarning, efficiency_text, late_connections_text,
+                                 parse_scenario_text,
                                  read_scenario_file, run_parsed, validate_parsed)
     from atmsim.sweeps import parse_point_timeout
 
@@ -365,6 +366,9 @@ def cmd_run(a) -> int:
     phases["summary and table printed"] = time.perf_counter() - t_done
     if r.partial:
         print(f"atmsim: partial results: {r.partial}", file=sys.stderr)
+        if set(r.late_connections) != set(info["late_connections"]):  # not started when it stopped
+            text = late_connections_text(r.late_connections, r.summary.get("duration_s"), stopped=True)
+            print(f"atmsim: note: {text}", file=sys.stderr)
     if efficiency_text(r.summary):
         print(f"atmsim: note: {efficiency_text(r.summary)}", file=sys.stderr)
     if a.out:
@@ -610,10 +614,14 @@ def cmd_sweep(a) -> int:
     if a.dry_run:
         return _dry_run(spec, a)
     _ray_note(a)
-    res = atmsim.sweep(spec, out=a.out, backend=a.backend, workers=a.workers, address=a.address,
-                       progress=not a.no_progress, rerun_failed=a.rerun_failed,
-                       log=lambda s: print(s, file=sys.stderr, flush=True),
-                       point_timeout=timeout, point_memory=memory)
+    from .sweeps import AllPointsFailedWarning
+
+    with warnings.catch_warnings():  # the failed points are listed below, and the status is 1
+        warnings.simplefilter("ignore", AllPointsFailedWarning)
+        res = atmsim.sweep(spec, out=a.out, backend=a.backend, workers=a.workers, address=a.address,
+                           progress=not a.no_progress, rerun_failed=a.rerun_failed,
+                           log=lambda s: print(s, file=sys.stderr, flush=True),
+                           point_timeout=timeout, point_memory=memory)
     df = res.df
     with pd_options():
         failed = res.failed

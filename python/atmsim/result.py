@@ -90,6 +90,35 @@ def path_argument(value: Any, name: str, what: str = "a file path") -> Path:
                     f"not {type(value).__name__}")
 
 
+def _files_saved_before(out: Path) -> set[str]:
+    """The files an earlier :meth:`RunResult.save` wrote in ``out``, as its
+    ``provenance.json`` lists them (empty if none is there, or it lists none)."""
+    try:
+        files = json.loads((out / "provenance.json").read_text()).get("files", [])
+    except (OSError, ValueError, AttributeError):
+        return set()
+    return {f for f in files if isinstance(f, str) and (f in RunResult.SAVED_FILES or _is_trace_name(f))}
+
+
+def _is_trace_name(name: str) -> bool:
+    """``traces/<kind>.parquet``, a trace file a save copies (no other folder)."""
+    parts = name.split("/")
+    return len(parts) == 2 and parts[0] == "traces" and parts[1].endswith(".parquet") and parts[1] not in ("", ".", "..")
+
+
+def _remove_stale(out: Path, names: set[str]) -> None:
+    """Removes ``names`` (files an earlier save wrote in ``out`` and this one did not) so
+    that the folder holds one run: a review found an ABR run's series and plot beside a
+    later TCP run's tables. Only files a save recorded are removed, never another's."""
+    for name in sorted(names):
+        path = out / name
+        if path.parent.resolve() in (out.resolve(), (out / "traces").resolve()):
+            path.unlink(missing_ok=True)
+    traces = out / "traces"
+    if traces.is_dir() and not any(traces.iterdir()):
+        traces.rmdir()
+
+
 @functools.lru_cache(maxsize=1)
 def _source_commit() -> str:
     """The git commit of atmsim's source tree, once per process (two git calls):
@@ -717,6 +746,7 @@ class RunResult:
 
         out = path_argument(out, "out", "a directory path")
         out.mkdir(parents=True, exist_ok=True)
+        earlier = _files_saved_before(out)
         (out / "summary.json").write_text(json.dumps(self.summary, indent=2) + "\n")
         # A scenario kept as its JSON text is decoded for this only, not kept decoded after
         # (at 100 000 VCs the dict is about 0.3 GB).
@@ -725,7 +755,8 @@ class RunResult:
         del sc
         if self._stale_provenance(command):  # from the TOML written here, not written again
             self._record_provenance(toml_sha256(toml), command)
-        (out / "provenance.json").write_text(json.dumps(self._provenance, indent=1) + "\n")
+        record = {**self._provenance, "files": self._files_written(plot)}
+        (out / "provenance.json").write_text(json.dumps(record, indent=1) + "\n")
         self.connections.to_csv(out / "connections.csv", index=False)
         self.ports.to_csv(out / "ports.csv", index=False)
         self.port_series.to_csv(out / "port_series.csv", index=False)
@@ -744,22 +775,13 @@ class RunResult:
             from .plots import plot_run
 
             plot_run(self, out / "run.png")
-        self._remove_stale(out, plot)
+        _remove_stale(out, earlier - set(self._files_written(plot)))
         return out
 
-    def _remove_stale(self, out: Path, plot: bool) -> None:
-        """Removes what an earlier save left in ``out`` that this one did not write (its
-        abr_series.csv, run.png, or traces of other kinds), so that the folder holds one
-        run (a review found an ABR run's series and plot beside a later TCP run's tables)."""
-        stale = [] if len(self.abr_series) else ["abr_series.csv"]
-        stale += [] if plot else ["run.png"]
-        for name in stale:
-            (out / name).unlink(missing_ok=True)
-        kept = {Path(p).name for p in (self.trace_files or {}).values()}
-        traces = out / "traces"
-        if traces.is_dir():
-            for f in traces.glob("*.parquet"):
-                if f.name not in kept:
-                    f.unlink()
-            if not any(traces.iterdir()):
-                traces.rmdir()
+    def _files_written(self, plot: bool) -> list[str]:
+        """The files :meth:`save` writes in its folder (paths relative to it), as
+        ``provenance.json`` lists them under ``files``."""
+        names = [n for n in self.SAVED_FILES if n not in ("abr_series.csv", "run.png")]
+        names += ["abr_series.csv"] if len(self.abr_series) else []
+        names += ["run.png"] if plot else []
+        return names + [f"traces/{Path(p).name}" for p in (self.trace_files or {}).values()]

@@ -346,22 +346,26 @@ def late_connections_text(names: "list[str]", duration_s: Optional[float] = None
 
 class EfficiencyWarning(UserWarning):
     """A run's efficiency came out above 1: its connections do not all cross the one link
-    that efficiency refers to (:func:`efficiency_text`)."""
+    that efficiency refers to, or carry other payloads per cell than the first TCP
+    connection (:func:`efficiency_text`)."""
 
 
 def efficiency_text(summary: dict) -> Optional[str]:
     """One line if ``summary``'s efficiency is above 1, else None: seed 001's efficiency
-    compares the total goodput with one link's capacity (``efficiency_rate``), so above 1
-    the connections do not all cross that link (two reviews found 2.0 for two disjoint host
-    pairs through one switch, 9.25 on a mesh, with nothing said)."""
+    compares the total goodput with one link's capacity (``efficiency_rate``) at the first TCP
+    connection's payload per cell, so above 1 the connections do not all cross that link,
+    or carry other payloads per cell (two reviews found 2.0 for two disjoint host pairs
+    through one switch, 9.25 on a mesh, with nothing said; a third, 1.08 for ABR cells and
+    TCP on one link)."""
     e = summary.get("efficiency")
     if not isinstance(e, (int, float)) or not e > 1 + 1e-9:
         return None
     rate = summary.get("efficiency_rate_bps")
     rate_text = f"{rate / 1e6:g} Mbps" if isinstance(rate, (int, float)) else "one link's rate"
-    return (f"efficiency {e:.4f} is above 1: it compares the total goodput with one link "
-            f"(efficiency_rate = {rate_text}), and the connections do not all cross it; read fairness_maxmin "
-            f"and each connection's fair_share_bps, or set measurement.efficiency_rate (docs/models/metrics.md)")
+    return (f"efficiency {e:.4f} is above 1: it compares the total goodput with one link (efficiency_rate = "
+            f"{rate_text}) at the first TCP connection's payload per cell, so either the connections do not all "
+            f"cross that link or their payloads per cell differ (cell-level traffic, other segment sizes); read "
+            f"fairness_maxmin and each connection's fair_share_bps (docs/models/metrics.md)")
 
 
 def _warn_notes(result: RunResult) -> None:
@@ -547,7 +551,8 @@ def progress_bar_class() -> Any:
 def max_min(scenario: ScenarioLike):
     """The max-min fair share of every connection (seed 003 section 3), as a DataFrame
     with columns ``name`` and ``fair_share_bps`` (NaN for CBR/VBR and request/response
-    connections, which are outside the allocation).
+    connections, and for those that start at or after the run's end, which are outside the
+    allocation).
 
     Water-filling over the routes, honouring MCRs, demand caps (PCR, permanent rate caps)
     and the capacity each link leaves after CBR and VBR mean rates. Multiply by an ERICA

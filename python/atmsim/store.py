@@ -122,19 +122,25 @@ def refuse_non_store(root: Path) -> None:
                          f"give a new or empty directory, or an earlier sweep's store")
 
 
-def stored_base_copy(folder: Path) -> Optional[Path]:
-    """The copy of the base scenario that the results store at ``folder`` keeps, or None
-    (not a store, or a topology base). Its sweep.toml names the base as the original sweep
-    file did, relative to that file's folder; the copy is what it reads anywhere else."""
+def stored_base_copy(folder: Path, named: str) -> Optional[tuple[Path, Path]]:
+    """The copy of the base scenario that the results store at ``folder`` keeps, and the
+    original file's path it records, if the base ``named`` (as a sweep file writes it) is
+    that file: its sweep.toml names the base as the original sweep file did, relative to
+    that file's folder, and the copy is what it reads anywhere else. None if ``folder`` is
+    not a store, has no copy (a topology base), or ``named`` is another file (a base
+    renamed or misspelt is not silently read as the old one; found by review)."""
     try:
         manifest = json.loads((folder / MANIFEST).read_bytes().decode("utf-8"))
     except (OSError, ValueError):
         return None
-    name = manifest.get("base_scenario") if isinstance(manifest, dict) and manifest.get("kind") == KIND else None
-    if not isinstance(name, str) or not name or Path(name).name != name:
+    if not isinstance(manifest, dict) or manifest.get("kind") != KIND:
+        return None
+    name, original = manifest.get("base_scenario"), manifest.get("base_file")
+    if not isinstance(name, str) or not name or Path(name).name != name or not isinstance(original, str):
         return None
     kept = folder / name
-    return kept if kept.is_file() else None
+    same = Path(named).name == Path(original).name or Path(named).name == name
+    return (kept, Path(original)) if same and kept.is_file() else None
 
 
 def _write_sweep_file(root: Path, spec: "SweepSpec") -> None:

@@ -119,28 +119,27 @@ def plain(v: Any) -> Any:
         return [plain(x) for x in v]
     if isinstance(v, tuple):
         return tuple(plain(x) for x in v)
-    np = sys.modules.get("numpy")  # not imported: there is no NumPy value to convert
-    if np is not None and isinstance(v, np.ndarray):
-        return v.tolist()
-    if np is not None and isinstance(v, np.generic):
-        return v.item()
-    return v
+    from .scenario import plain_value  # the one reading of a NumPy value
 
-
-def _json_default(o: Any) -> Any:
-    """What ``json.dumps`` writes for a value it does not know: a NumPy scalar or array as
-    its Python value; anything else is json's own TypeError."""
-    converted = plain(o)
-    if converted is o:
-        raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
-    return converted
+    try:
+        return plain_value(v)
+    except TypeError:  # not a NumPy value: itself
+        return v
 
 
 def canonical(v: Any) -> str:
     """Canonical JSON (sorted keys, no spaces, no nulls): what point ids hash. NumPy
     scalars count as their Python values."""
     return json.dumps(_strip_none(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      default=_json_default)
+                      default=_plain_value)
+
+
+def _plain_value(o: Any) -> Any:
+    """``json.dumps``'s ``default=``: :func:`atmsim.scenario.plain_value` (imported when
+    first needed: this module is read before the scenario module's heavy imports)."""
+    from .scenario import plain_value
+
+    return plain_value(o)
 
 
 def point_id(scenario: dict[str, Any]) -> str:
@@ -925,7 +924,7 @@ def _read_base_file(f: str, here: Path) -> tuple[dict[str, Any], Path]:
     """The scenario file ``f`` names (relative to ``here``) as a dict, and its path. When it
     cannot be read and ``here`` is a results store that keeps a copy of the base scenario
     (its sweep.toml names the base as the original sweep file did), the copy is read."""
-    from .scenario import is_json_text, parse_json, utf8_text
+    from .scenario import utf8_text
 
     shown = _cut(fmt(f))
     fp = Path(f) if Path(f).is_absolute() else here / f
@@ -934,21 +933,31 @@ def _read_base_file(f: str, here: Path) -> tuple[dict[str, Any], Path]:
     except OSError as e:
         from .store import stored_base_copy
 
-        kept = stored_base_copy(here)
+        kept = stored_base_copy(here, f)
         if kept is None:
             raise SweepError(f"base.scenario = {shown}: cannot read {str(fp)!r}: {e.strerror or type(e).__name__} "
                              f"(paths are relative to the sweep file's directory, {str(here)!r})") from None
-        fp, sdata = kept, kept.read_bytes()
-    stext = utf8_text(sdata, f"base.scenario = {shown}: {str(fp)!r}", SweepError)
-    if is_json_text(stext):  # a JSON scenario (an object), as atmsim run takes
-        scenario = parse_json(stext, lambda m: SweepError(f"base.scenario = {shown}: {str(fp)!r}: {m}"))
-    else:
-        try:
-            scenario = tomllib.loads(stext)
-        except tomllib.TOMLDecodeError as e:
-            raise SweepError(f"base.scenario = {shown}: {str(fp)!r} is not valid TOML: {e}") from None
+        copy, original = kept
+        scenario = _parse_base_text(utf8_text(copy.read_bytes(), f"base.scenario = {shown}: {str(copy)!r}", SweepError),
+                                    shown, copy)
+        refuse_sweep_as_base(f, copy, scenario)
+        return scenario, original  # the manifest keeps the original file's path
+    scenario = _parse_base_text(utf8_text(sdata, f"base.scenario = {shown}: {str(fp)!r}", SweepError), shown, fp)
     refuse_sweep_as_base(f, fp, scenario)
     return scenario, fp.resolve()
+
+
+def _parse_base_text(stext: str, shown: str, fp: Path) -> dict[str, Any]:
+    """A base scenario's text (of the file ``fp``) as a dict: JSON (an object, as atmsim run
+    takes) or TOML, else a SweepError naming ``base.scenario = shown``."""
+    from .scenario import is_json_text, parse_json
+
+    if is_json_text(stext):
+        return parse_json(stext, lambda m: SweepError(f"base.scenario = {shown}: {str(fp)!r}: {m}"))
+    try:
+        return tomllib.loads(stext)
+    except tomllib.TOMLDecodeError as e:
+        raise SweepError(f"base.scenario = {shown}: {str(fp)!r} is not valid TOML: {e}") from None
 
 
 def _load_topology(spec: SweepSpec, topo: Any, args: dict[str, Any]) -> None:
@@ -1195,6 +1204,11 @@ def sweep(
     return results
 
 
+class AllPointsFailedWarning(UserWarning):
+    """Every point of a sweep failed (:func:`warn_if_all_failed`); the CLI says so in its
+    own summary of failed points and exits 1."""
+
+
 def warn_if_all_failed(results) -> None:
     """A UserWarning when every point of a sweep failed (with ``progress=False`` nothing
     else would say so): how many, and the first error, in one line."""
@@ -1209,4 +1223,4 @@ def warn_if_all_failed(results) -> None:
     warnings.warn(f"sweep {results.name!r}: all {len(df)} point{'s' if len(df) != 1 else ''} failed; the first "
                   f"error: {_cut(error, 300)} (res.failed lists them"
                   + ("; atmsim sweep FILE --dry-run checks every point's scenario without running it)" if static
-                     else ")"), UserWarning, stacklevel=3)
+                     else ")"), AllPointsFailedWarning, stacklevel=3)

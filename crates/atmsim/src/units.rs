@@ -123,7 +123,7 @@ fn whole(v: f64, max: f64, unit: &str, max_text: Option<&str>) -> Result<f64, Ba
 }
 
 macro_rules! quantity {
-    ($name:ident, $what:literal, $pattern:literal, $units:literal, $range:literal, $parse:expr, $fmt:expr) => {
+    ($name:ident, $what:literal, $pattern:literal, $units:literal, $range:expr, $parse:expr, $fmt:expr) => {
         impl $name {
             /// Parses the written form, e.g. as found in a scenario file.
             pub fn parse(s: &str) -> Result<Self, String> {
@@ -222,12 +222,17 @@ impl Rate {
     }
 }
 
+/// What a rate may be, for messages: from one cell per second ([`MIN_RATE_BPS`]) to
+/// [`MAX_RATE_BPS`] (1 Tbps, written in Gbps: Tbps is not a unit read here); a key that
+/// takes 0 says so itself.
+const RATE_RANGE: &str = "424 bps (one cell per second) to 1000 Gbps, or 0 where the key takes it";
+
 quantity!(
     Rate,
     "rate",
     "155.52 Mbps",
     "bps, kbps, Mbps, Gbps, cells/s",
-    "424 bps (one cell per second) to 1000 Gbps, or 0 where the key takes it",
+    RATE_RANGE,
     |s| {
         let (v, u) = split_number(s)?;
         let m = match u {
@@ -240,15 +245,14 @@ quantity!(
         };
         let bps = v * m;
         if bps > MAX_RATE_BPS {
-            return Err(Bad::Range(
-                "above the maximum of 1000 Gbps; allowed: 424 bps (one cell per second) to 1000 Gbps, or 0 where the key takes it".into(),
-            ));
+            return Err(Bad::Range(format!(
+                "above the maximum of 1000 Gbps; allowed: {RATE_RANGE}"
+            )));
         }
         if bps > 0.0 && bps < MIN_RATE_BPS {
-            return Err(Bad::Range(
-                "below one cell per second; allowed: 424 bps (one cell per second) to 1000 Gbps, or 0 where the key takes it"
-                    .into(),
-            ));
+            return Err(Bad::Range(format!(
+                "below one cell per second; allowed: {RATE_RANGE}"
+            )));
         }
         Ok(Rate(bps))
     },
@@ -525,6 +529,19 @@ quantity!(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rate range's text says the limits the code holds to.
+    #[test]
+    fn the_rate_range_text_is_the_limits() {
+        assert!(
+            RATE_RANGE.starts_with(&format!("{MIN_RATE_BPS} bps ")),
+            "{RATE_RANGE}"
+        );
+        assert!(
+            RATE_RANGE.contains(&format!("to {} Gbps", MAX_RATE_BPS / 1e9)),
+            "{RATE_RANGE}"
+        );
+    }
 
     #[test]
     fn rates() {

@@ -18,9 +18,15 @@ QUICK_LABEL = ("> **Quick run (`--quick`): shortened runs. Every verdict here is
 
 
 def git_commit() -> str:
-    """The commit of the source tree atmsim is imported from, '+dirty' if modified; 'unknown' outside git."""
+    """The commit of the source tree atmsim is imported from, '+dirty' if modified; 'unknown' outside git,
+    or when the git repository around it is not atmsim's (atmsim installed into a venv inside a user's own
+    project: that project's commit is not atmsim's; found by review): this file must be tracked in it."""
     here = Path(__file__).resolve().parent
     try:
+        tracked = subprocess.run(["git", "ls-files", "--error-unmatch", Path(__file__).name], cwd=here,
+                                 capture_output=True, text=True, timeout=10)
+        if tracked.returncode != 0:
+            return "unknown"
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=10)
         if sha.returncode != 0:
             return "unknown"

@@ -108,16 +108,16 @@ fn carries_such_cells(
     // TCP sends ACKs back; cell traffic only if its application answers (request/response).
     let reverse_data = cfg.tcp.is_some() || cfg.app.as_deref().is_some_and(|a| a.reverse_sends());
     let name = &ft.connection;
-    if cell == FaultCellSpec::Rm && !abr {
-        return err(
-            format!("{p}.cell"),
-            format!("\"rm\", but connection {name:?} is not ABR (it sends no RM cells); allowed: \"data\" or \"any\""),
-        );
-    }
     if reverse && !reverse_data && !abr {
         return err(
             format!("{p}.direction"),
             format!("\"reverse\", but connection {name:?} is one-way cell traffic: nothing travels back; allowed: \"forward\""),
+        );
+    }
+    if cell == FaultCellSpec::Rm && !abr {
+        return err(
+            format!("{p}.cell"),
+            format!("\"rm\", but connection {name:?} is not ABR (it sends no RM cells); allowed: \"data\" or \"any\""),
         );
     }
     if reverse && !reverse_data && cell == FaultCellSpec::Data {
