@@ -274,3 +274,12 @@ def test_a_scenario_given_for_a_sweep_says_so(tmp_path):
     with pytest.raises(SweepError, match="unknown key 'sweeps' at the top"):  # a sweep with a typo: as before
         load_sweep_file({"base": {"scenario": str(SMALL)}, "sweeps": {}})
     assert not (tmp_path / "s").exists()
+
+
+def test_atmsim_run_of_a_json_sweep_file_says_it_is_one(tmp_path):
+    # The review of the fix: the store writes sweep.json, which `atmsim run` read as a
+    # scenario ("unknown field `base`").
+    path = tmp_path / "sweep.json"
+    path.write_text(json.dumps({"name": "j", "base": {"scenario": "x.toml"}, "sweep": {"seeds": 1}}))
+    rc, _, err = run_cli(["run", str(path)])
+    assert rc == 2 and "is a sweep file" in err and "atmsim sweep" in err, err

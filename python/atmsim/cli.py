@@ -273,29 +273,33 @@ def _print_result(r, out: Path | None = None) -> None:
         print(textwrap.indent("\n".join(lines[half + 1:]), "  "))
 
 
-def _toml_tables(path: Path, text: str | None = None) -> set:
-    """The top-level keys of a TOML file (its `text`, if already read; empty if it cannot be
-    read or parsed)."""
+def _top_level(path: Path, text: str | None = None) -> dict:
+    """The top level of a TOML or JSON file (its `text`, if already read), as the scenario
+    and sweep readers tell them apart; empty if it cannot be read or parsed."""
     try:
         import tomllib
     except ImportError:  # Python < 3.11
         import tomli as tomllib  # type: ignore[no-redef]
-    from .scenario import read_scenario_file
+    from .scenario import is_json_text, read_scenario_file
 
     try:  # read as a scenario is (a file too large for the memory is not read at all)
-        return set(tomllib.loads(read_scenario_file(path) if text is None else text))
+        text = read_scenario_file(path) if text is None else text
+        data = json.loads(text) if is_json_text(text) else tomllib.loads(text)
     except (OSError, ValueError, RecursionError):  # RecursionError: nested too deeply for tomllib
-        return set()
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _is_sweep_file(path: Path, text: str | None = None) -> bool:
-    keys = _toml_tables(path, text)
-    return "sweep" in keys or "base" in keys
+    from .sweeps import is_sweep_data
+
+    return is_sweep_data(_top_level(path, text))
 
 
 def _is_scenario_file(path: Path) -> bool:
-    keys = _toml_tables(path)
-    return "sweep" not in keys and bool(keys & {"node", "link", "connection"})
+    from .sweeps import is_scenario_data
+
+    return is_scenario_data(_top_level(path))
 
 
 def _ray_note(a) -> None:

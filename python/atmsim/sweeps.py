@@ -825,10 +825,20 @@ SweepLike = Union[str, os.PathLike, dict]
 SCENARIO_KEYS = ("node", "link", "connection")
 
 
+def is_sweep_data(d: Any) -> bool:
+    """A sweep file's or dict's top level: a [sweep] or [base] table."""
+    return isinstance(d, dict) and ("sweep" in d or "base" in d)
+
+
+def is_scenario_data(d: Any) -> bool:
+    """A scenario's top level: nodes, links or connections, and no [sweep] or [base] table."""
+    return isinstance(d, dict) and not is_sweep_data(d) and any(k in d for k in SCENARIO_KEYS)
+
+
 def refuse_sweep_as_base(value: Any, path: Optional[Path], base: Any) -> None:
     """``base.scenario`` naming a sweep file (this one, say), or a dict that is a sweep,
     whose every point then failed with "base: unknown field `base`", is one SweepError."""
-    if isinstance(base, dict) and ("sweep" in base or "base" in base):
+    if is_sweep_data(base):
         what = f"{str(path)!r} is a sweep file" if path is not None else "the dict given is a sweep"
         raise SweepError(f"base.scenario = {_cut(fmt(value))}: {what} (it has a [sweep] or [base] "
                          f"table), not a scenario; give a scenario file (nodes, links, connections)")
@@ -837,7 +847,7 @@ def refuse_sweep_as_base(value: Any, path: Optional[Path], base: Any) -> None:
 def refuse_scenario_as_sweep(raw: dict[str, Any], path: Optional[Path]) -> None:
     """A scenario given where a sweep goes (nodes, links or connections, and no [sweep] or
     [base] table) is one SweepError saying so, not "unknown key 'seed' at the top"."""
-    if "sweep" in raw or "base" in raw or not any(k in raw for k in SCENARIO_KEYS):
+    if not is_scenario_data(raw):
         return
     if path is None:
         raise SweepError('the dict given is a scenario, not a sweep: a sweep names it under "base": {"scenario": '
