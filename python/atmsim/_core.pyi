@@ -93,6 +93,10 @@ def fair_share_phases_json(text: str) -> str:
 def toml_to_json(text: str) -> str:
     """Converts a TOML scenario to the equivalent JSON (the dict form)."""
 
+def normal_json(text: str) -> str:
+    """A JSON scenario as the engine reads it, written back as JSON (every key in one order,
+    every quantity one way): what a scenario's digest hashes. Raises ScenarioError."""
+
 def json_schema() -> str:
     """The JSON Schema of scenario files."""
 

@@ -598,11 +598,16 @@ class RunResult:
         another one records that), and from then on also in the tables'
         ``.attrs["provenance"]`` (connections, ports and the time series)."""
         if self._stale_provenance(command):
-            from .scenario import scenario_sha256
-
-            sc = self._scenario if self._scenario is not None else json_loads(self._scenario_text)
-            self._record_provenance(scenario_sha256(sc), command)
+            self._record_provenance(self._scenario_digest(), command)
         return self._provenance
+
+    def _scenario_digest(self) -> str:
+        """:func:`atmsim.scenario.json_sha256` of the scenario's JSON text, kept or encoded."""
+        from .scenario import json_sha256, scenario_sha256
+
+        if self._scenario_text is not None:
+            return json_sha256(self._scenario_text)
+        return scenario_sha256(self._scenario)
 
     def _stale_provenance(self, command: Optional[list[str]]) -> bool:
         """Whether :meth:`provenance` is still to be made, or recorded another command line."""
@@ -742,7 +747,7 @@ class RunResult:
         """Writes summary.json, provenance.json (:meth:`provenance`; ``command``: the
         command line to record, default ``sys.argv``), the tables and series as CSV, the
         scenario, and a plot (run.png) into the directory ``out`` (str or os.PathLike)."""
-        from .scenario import to_toml, toml_sha256
+        from .scenario import to_toml
 
         out = path_argument(out, "out", "a directory path")
         out.mkdir(parents=True, exist_ok=True)
@@ -753,8 +758,8 @@ class RunResult:
         sc = self._scenario if self._scenario is not None else json_loads(self._scenario_text)
         toml = to_toml(sc)
         del sc
-        if self._stale_provenance(command):  # from the TOML written here, not written again
-            self._record_provenance(toml_sha256(toml), command)
+        if self._stale_provenance(command):
+            self._record_provenance(self._scenario_digest(), command)
         record = {**self._provenance, "files": self._files_written(plot)}
         (out / "provenance.json").write_text(json.dumps(record, indent=1) + "\n")
         self.connections.to_csv(out / "connections.csv", index=False)
